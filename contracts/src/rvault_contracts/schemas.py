@@ -1,0 +1,122 @@
+"""The contract registry and schema validation.
+
+``registry.json`` names, for every artifact that crosses a package boundary,
+its versions, the schema file of each version, the producing package and the
+consuming packages. Schemas are JSON Schema Draft 2020-12, shipped as package
+data, and refer to each other by ``$id`` (``urn:rvault:<artifact>:v<N>``), so
+consumers never reach for files by relative path.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+SCHEMA_ID_PREFIX = "urn:rvault:"
+
+
+def schema_id(artifact: str, version: int) -> str:
+    return f"{SCHEMA_ID_PREFIX}{artifact}:v{version}"
+
+
+@dataclass(frozen=True)
+class ArtifactEntry:
+    id: str
+    producer: str
+    consumers: tuple[str, ...]
+    versions: dict[int, str]
+    description: str
+
+
+def _package_files() -> Any:
+    return resources.files("rvault_contracts")
+
+
+@cache
+def registry() -> dict[str, ArtifactEntry]:
+    """The parsed registry, keyed by artifact id."""
+    raw = json.loads((_package_files() / "registry.json").read_text(encoding="utf-8"))
+    entries: dict[str, ArtifactEntry] = {}
+    for artifact_id, body in raw["artifacts"].items():
+        entries[artifact_id] = ArtifactEntry(
+            id=artifact_id,
+            producer=body["producer"],
+            consumers=tuple(body["consumers"]),
+            versions={int(v): path for v, path in body["versions"].items()},
+            description=body.get("description", ""),
+        )
+    return entries
+
+
+def schema_path(artifact: str, version: int) -> str:
+    """The schema file of one version, relative to ``rvault_contracts/schemas``."""
+    try:
+        return registry()[artifact].versions[version]
+    except KeyError:
+        raise KeyError(f"no schema registered for {artifact} v{version}") from None
+
+
+@cache
+def load_schema(artifact: str, version: int) -> dict[str, Any]:
+    text = (_package_files() / "schemas" / schema_path(artifact, version)).read_text(
+        encoding="utf-8"
+    )
+    return json.loads(text)
+
+
+@cache
+def _resource_registry() -> Registry:
+    resources_list = []
+    for entry in registry().values():
+        for version in entry.versions:
+            schema = load_schema(entry.id, version)
+            resources_list.append((schema["$id"], Resource(contents=schema, specification=DRAFT202012)))
+    return Registry().with_resources(resources_list)
+
+
+@cache
+def validator(artifact: str, version: int) -> Draft202012Validator:
+    """A Draft 2020-12 validator with every registered schema resolvable by ``$id``."""
+    return Draft202012Validator(
+        load_schema(artifact, version),
+        registry=_resource_registry(),
+        format_checker=Draft202012Validator.FORMAT_CHECKER,
+    )
+
+
+@dataclass(frozen=True)
+class SchemaIssue:
+    path: str
+    message: str
+    validator: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": self.path, "message": self.message, "validator": self.validator}
+
+
+def _json_path(error: ValidationError) -> str:
+    parts = ["$"]
+    for item in error.absolute_path:
+        parts.append(f"[{item}]" if isinstance(item, int) else f"[{json.dumps(item)}]")
+    return "".join(parts)
+
+
+def schema_issues(artifact: str, version: int, document: Any) -> list[SchemaIssue]:
+    """Every schema violation, sorted by path, for field-by-field reports."""
+    errors = sorted(
+        validator(artifact, version).iter_errors(document),
+        key=lambda e: (_json_path(e), e.validator, e.message),
+    )
+    return [SchemaIssue(_json_path(e), e.message, str(e.validator)) for e in errors]
+
+
+def is_valid(artifact: str, version: int, document: Any) -> bool:
+    return validator(artifact, version).is_valid(document)

@@ -1,0 +1,249 @@
+"""Strict JSON decoding shared by every owner.
+
+The standard library accepts inputs that silently change meaning: duplicate
+keys (last one wins), NaN/Infinity, numbers that lose precision, lone UTF-16
+surrogates. A vault artifact read with such a decoder could be rewritten with
+different values than a reviewer saw, so every reader and plan decoder in the
+toolkit goes through :func:`loads_strict`, and each class of bad input fails
+with its own stable code.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+MAX_DEPTH = 200
+
+# Stable error codes, one per rule. They appear in reports and tests.
+INVALID_UTF8 = "invalid_utf8"
+UTF8_BOM = "utf8_bom"
+INVALID_JSON = "invalid_json"
+DUPLICATE_KEY = "duplicate_key"
+NON_FINITE_NUMBER = "non_finite_number"
+NUMBER_NOT_ROUND_TRIPPABLE = "number_not_round_trippable"
+NESTING_TOO_DEEP = "nesting_too_deep"
+UNPAIRED_SURROGATE = "unpaired_surrogate"
+ROOT_NOT_OBJECT = "root_not_object"
+
+ERROR_CODES = frozenset(
+    {
+        INVALID_UTF8,
+        UTF8_BOM,
+        INVALID_JSON,
+        DUPLICATE_KEY,
+        NON_FINITE_NUMBER,
+        NUMBER_NOT_ROUND_TRIPPABLE,
+        NESTING_TOO_DEEP,
+        UNPAIRED_SURROGATE,
+        ROOT_NOT_OBJECT,
+    }
+)
+
+
+@dataclass(frozen=True)
+class StrictJSONError(Exception):
+    """A refused document. ``path`` is a JSON path ("$" is the root)."""
+
+    code: str
+    message: str
+    path: str = "$"
+
+    def __str__(self) -> str:
+        return f"{self.code} at {self.path}: {self.message}"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message, "path": self.path}
+
+
+class _Refusal(Exception):
+    """Raised from decoder hooks; converted to StrictJSONError with a path later."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _Refusal(DUPLICATE_KEY, f"duplicate object key {key!r}")
+        result[key] = value
+    return result
+
+
+def _parse_constant(name: str) -> Any:
+    raise _Refusal(NON_FINITE_NUMBER, f"non-finite number {name} is not JSON")
+
+
+def _parse_float(literal: str) -> float:
+    value = float(literal)
+    if value in (float("inf"), float("-inf")) or value != value:
+        raise _Refusal(NON_FINITE_NUMBER, f"number {literal} overflows to a non-finite value")
+    # The toolkit re-encodes floats with repr(); the literal must denote the
+    # same mathematical value as what would be written back.
+    if Decimal(repr(value)) != Decimal(literal):
+        raise _Refusal(
+            NUMBER_NOT_ROUND_TRIPPABLE,
+            f"number {literal} would change value to {value!r} when re-encoded",
+        )
+    return value
+
+
+def _parse_int(literal: str) -> int:
+    try:
+        return int(literal)
+    except ValueError as exc:  # int max str digits
+        raise _Refusal(NUMBER_NOT_ROUND_TRIPPABLE, f"integer literal is too long: {exc}") from exc
+
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_pairs_hook,
+    parse_constant=_parse_constant,
+    parse_float=_parse_float,
+    parse_int=_parse_int,
+    strict=True,
+)
+
+
+def _has_surrogate(text: str) -> bool:
+    return any("\ud800" <= ch <= "\udfff" for ch in text)
+
+
+def _walk(value: Any) -> Iterator[tuple[str, Any, int]]:
+    """Yield (path, value, depth) for every node, iteratively (no recursion limit)."""
+    stack: list[tuple[str, Any, int]] = [("$", value, 0)]
+    while stack:
+        path, node, depth = stack.pop()
+        if isinstance(node, dict):
+            depth += 1
+            yield path, node, depth
+            for key, child in node.items():
+                stack.append((f"{path}[{json.dumps(key)}]", child, depth))
+        elif isinstance(node, list):
+            depth += 1
+            yield path, node, depth
+            for index, child in enumerate(node):
+                stack.append((f"{path}[{index}]", child, depth))
+        else:
+            yield path, node, depth
+
+
+def check_value(value: Any, *, max_depth: int = MAX_DEPTH) -> None:
+    """Apply the post-decode gates (depth, Unicode scalars) to a decoded value."""
+    for path, node, depth in _walk(value):
+        if depth > max_depth:
+            raise StrictJSONError(
+                NESTING_TOO_DEEP, f"more than {max_depth} nested containers", path
+            )
+        if isinstance(node, str) and _has_surrogate(node):
+            raise StrictJSONError(UNPAIRED_SURROGATE, "unpaired UTF-16 surrogate escape", path)
+        if isinstance(node, dict):
+            for key in node:
+                if _has_surrogate(key):
+                    raise StrictJSONError(
+                        UNPAIRED_SURROGATE, "unpaired UTF-16 surrogate escape in key", path
+                    )
+
+
+def loads_strict_any(data: bytes | str, *, max_depth: int = MAX_DEPTH) -> Any:
+    """Decode one strict JSON value of any type."""
+    if isinstance(data, bytes):
+        if data.startswith(b"\xef\xbb\xbf"):
+            raise StrictJSONError(UTF8_BOM, "a UTF-8 byte order mark is not allowed")
+        try:
+            text = data.decode("utf-8", errors="strict")
+        except UnicodeDecodeError as exc:
+            raise StrictJSONError(
+                INVALID_UTF8, f"invalid UTF-8 at byte {exc.start}: {exc.reason}"
+            ) from None
+    else:
+        text = data
+        if text.startswith("\ufeff"):
+            raise StrictJSONError(UTF8_BOM, "a byte order mark is not allowed")
+    try:
+        value, end = _DECODER.raw_decode(text, _skip_ws(text, 0))
+    except _Refusal as exc:
+        raise StrictJSONError(exc.code, exc.message) from None
+    except RecursionError:
+        raise StrictJSONError(NESTING_TOO_DEEP, f"more than {max_depth} nested containers") from None
+    except json.JSONDecodeError as exc:
+        raise StrictJSONError(
+            INVALID_JSON, f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from None
+    except (ValueError, InvalidOperation) as exc:
+        raise StrictJSONError(INVALID_JSON, str(exc)) from None
+    end = _skip_ws(text, end)
+    if end != len(text):
+        raise StrictJSONError(INVALID_JSON, f"extra data after the JSON value at offset {end}")
+    check_value(value, max_depth=max_depth)
+    return value
+
+
+def loads_strict(data: bytes | str, *, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
+    """Decode exactly one strict JSON object (the shape of every vault document)."""
+    value = loads_strict_any(data, max_depth=max_depth)
+    if not isinstance(value, dict):
+        raise StrictJSONError(
+            ROOT_NOT_OBJECT, f"the root must be a JSON object, not {type_name(value)}"
+        )
+    return value
+
+
+_WS = " \t\n\r"
+
+
+def _skip_ws(text: str, index: int) -> int:
+    length = len(text)
+    while index < length and text[index] in _WS:
+        index += 1
+    return index
+
+
+def type_name(value: Any) -> str:
+    """The JSON type name of a decoded value, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def json_equal(left: Any, right: Any) -> bool:
+    """Exact-type recursive JSON equality.
+
+    ``true``, ``1`` and ``1.0`` are distinct; object key order is irrelevant;
+    array order is significant. Python's ``==`` conflates the first three, which
+    would let an expectation of ``1`` be satisfied by ``true``.
+    """
+    stack = [(left, right)]
+    while stack:
+        a, b = stack.pop()
+        if type(a) is not type(b):
+            return False
+        if isinstance(a, dict):
+            if a.keys() != b.keys():
+                return False
+            stack.extend((a[key], b[key]) for key in a)
+        elif isinstance(a, list):
+            if len(a) != len(b):
+                return False
+            stack.extend(zip(a, b, strict=True))
+        elif a != b:
+            return False
+    return True

@@ -1,0 +1,3 @@
+from rvault_analysis_writer.cli import main
+
+raise SystemExit(main())

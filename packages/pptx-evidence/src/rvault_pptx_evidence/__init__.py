@@ -1,0 +1,5 @@
+"""Native deck evidence: PPTX extraction schema v4 with honest capability bindings."""
+
+from rvault_pptx_evidence.__about__ import __version__
+
+__all__ = ["__version__"]

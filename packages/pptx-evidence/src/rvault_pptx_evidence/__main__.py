@@ -1,0 +1,3 @@
+from rvault_pptx_evidence.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,30 @@
+"""Command line of ``rvault-pptx``.
+
+Each subcommand lives in its own module and registers itself here; stdout is
+one JSON document, progress goes to stderr (see ``rvault_contracts.cli``).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from rvault_contracts import cli as contract_cli
+
+from rvault_pptx_evidence.__about__ import __version__
+
+PROG = "rvault-pptx"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Native deck evidence: PPTX extraction schema v4 with honest capability bindings.",
+        epilog="Exit status: 0 success, 2 refused input or failed precondition, 1 internal error.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_subparsers(title="commands", metavar="COMMAND")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    return contract_cli.run(build_parser(), argv)

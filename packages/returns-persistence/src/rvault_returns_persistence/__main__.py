@@ -1,0 +1,3 @@
+from rvault_returns_persistence.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,33 @@
+"""The console script answers --help and --version, and exits 0."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from rvault_returns_persistence import __version__
+from rvault_returns_persistence.cli import main
+
+
+def test_version_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.strip() == f"rvault-returns {__version__}"
+
+
+def test_help_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--help"])
+    assert exited.value.code == 0
+    assert "usage: rvault-returns" in capsys.readouterr().out
+
+
+def test_module_entry_point_runs() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "rvault_returns_persistence", "--version"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0
+    assert result.stdout.strip().endswith(__version__)

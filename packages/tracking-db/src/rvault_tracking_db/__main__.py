@@ -1,0 +1,3 @@
+from rvault_tracking_db.cli import main
+
+raise SystemExit(main())

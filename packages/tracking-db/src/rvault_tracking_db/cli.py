@@ -1,0 +1,30 @@
+"""Command line of ``rvault-db``.
+
+Each subcommand lives in its own module and registers itself here; stdout is
+one JSON document, progress goes to stderr (see ``rvault_contracts.cli``).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from rvault_contracts import cli as contract_cli
+
+from rvault_tracking_db.__about__ import __version__
+
+PROG = "rvault-db"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Owner of tracking-database.json: strict read, schema assessment, typed mutations, migration, queue claims and shownotes scans.",
+        epilog="Exit status: 0 success, 2 refused input or failed precondition, 1 internal error.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_subparsers(title="commands", metavar="COMMAND")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    return contract_cli.run(build_parser(), argv)

@@ -1,0 +1,3 @@
+from rvault_transcript.cli import main
+
+raise SystemExit(main())

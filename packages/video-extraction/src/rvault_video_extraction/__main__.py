@@ -1,0 +1,3 @@
+from rvault_video_extraction.cli import main
+
+raise SystemExit(main())

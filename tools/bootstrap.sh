@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Installs everything `make test` and `make demo` need, idempotently:
+# Debian packages (when root with apt), a virtual environment in .venv, and
+# every local package editable with its test extras, pinned by
+# tools/constraints.txt. A second run with nothing changed does no work.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VENV="${RVAULT_VENV:-.venv}"
+PYTHON="${PYTHON:-python3}"
+APT_PACKAGES=(tesseract-ocr tesseract-ocr-eng espeak-ng ffmpeg)
+
+log() { printf 'bootstrap: %s\n' "$*" >&2; }
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  missing=()
+  for pkg in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "installing Debian packages: ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+else
+  for tool in tesseract espeak-ng ffmpeg; do
+    command -v "$tool" >/dev/null 2>&1 || log "warning: $tool not found (not root, cannot apt-get install it)"
+  done
+fi
+
+if [ ! -x "$VENV/bin/python" ]; then
+  log "creating $VENV"
+  "$PYTHON" -m venv "$VENV"
+fi
+
+PACKAGES=(contracts packages/tracking-db packages/transcript packages/pptx-evidence
+          packages/video-extraction packages/returns-persistence packages/analysis-writer
+          tools/rvault-testkit)
+stamp_input() {
+  cat tools/constraints.txt tools/dev-requirements.txt
+  for pkg in "${PACKAGES[@]}"; do cat "$pkg/pyproject.toml"; done
+}
+stamp="$VENV/.rvault-bootstrap-stamp"
+want=$(stamp_input | sha256sum | cut -d' ' -f1)
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+  log "environment up to date"
+  exit 0
+fi
+
+args=()
+for pkg in "${PACKAGES[@]}"; do
+  if [ "$pkg" = tools/rvault-testkit ]; then args+=(-e "$pkg"); else args+=(-e "$pkg[test]"); fi
+done
+log "installing local packages (editable) and pinned dependencies"
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check \
+  -c tools/constraints.txt -r tools/dev-requirements.txt "${args[@]}"
+echo "$want" > "$stamp"
+log "done"

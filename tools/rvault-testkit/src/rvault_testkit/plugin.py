@@ -1,0 +1,119 @@
+"""Fixtures every package's tests share.
+
+``run_cli`` runs an installed console script the way a user does and decodes
+its single stdout JSON document; ``file_state`` captures what "nothing was
+lost" means for a refused write: the exact bytes and the inode/generation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+@dataclass(frozen=True)
+class CliResult:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def json(self) -> Any:
+        """The one JSON document on stdout (fails the test if there is more or less)."""
+        return json.loads(self.stdout)
+
+
+def console_script(name: str) -> str:
+    """Path of a console script installed next to the running interpreter."""
+    candidate = Path(sys.executable).parent / name
+    if candidate.exists():
+        return str(candidate)
+    found = shutil.which(name)
+    if found is None:
+        raise FileNotFoundError(f"console script {name} is not installed")
+    return found
+
+
+def run_cli(
+    name: str,
+    *args: str | os.PathLike[str],
+    input_bytes: bytes | None = None,
+    env: dict[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    timeout: float = 300,
+) -> CliResult:
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    completed = subprocess.run(
+        [console_script(name), *map(str, args)],
+        input=input_bytes,
+        capture_output=True,
+        env=full_env,
+        cwd=cwd,
+        timeout=timeout,
+        check=False,
+    )
+    return CliResult(
+        completed.returncode,
+        completed.stdout.decode("utf-8"),
+        completed.stderr.decode("utf-8", errors="replace"),
+    )
+
+
+@dataclass(frozen=True)
+class FileState:
+    """Exact bytes plus the identity fields a silent replacement would change."""
+
+    data: bytes
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+
+
+def file_state(path: str | os.PathLike[str]) -> FileState:
+    st = os.lstat(path)
+    with open(path, "rb") as handle:
+        data = handle.read()
+    return FileState(data, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def tree_state(root: str | os.PathLike[str]) -> dict[str, FileState | str]:
+    """State of every entry below ``root`` (directories and links by kind)."""
+    out: dict[str, FileState | str] = {}
+    base = Path(root)
+    for path in sorted(base.rglob("*")):
+        rel = path.relative_to(base).as_posix()
+        if path.is_symlink():
+            out[rel] = "symlink:" + os.readlink(path)
+        elif path.is_dir():
+            out[rel] = "dir"
+        else:
+            out[rel] = file_state(path)
+    return out
+
+
+@pytest.fixture
+def cli() -> Callable[..., CliResult]:
+    return run_cli
+
+
+@pytest.fixture
+def snapshot_file() -> Callable[[str | os.PathLike[str]], FileState]:
+    return file_state
+
+
+@pytest.fixture
+def snapshot_tree() -> Callable[[str | os.PathLike[str]], dict[str, FileState | str]]:
+    return tree_state
