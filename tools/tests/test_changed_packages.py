@@ -1,0 +1,58 @@
+"""CI selects exactly the changed packages plus the consumers of changed contracts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import changed_packages as cp  # noqa: E402
+
+PACKAGES = ["analysis-writer", "pptx-evidence", "returns-persistence", "tracking-db", "transcript", "video-extraction"]
+REGISTRY = {
+    "video-manifest": {"producer": "video-extraction", "consumers": ["returns-persistence", "external"]},
+    "worker-return": {"producer": "external", "consumers": ["returns-persistence", "analysis-writer"]},
+}
+
+
+@pytest.mark.parametrize(
+    ("paths", "expected", "contracts"),
+    [
+        (["packages/transcript/src/rvault_transcript/cli.py"], ["transcript"], False),
+        (["packages/transcript/README.md", "packages/pptx-evidence/x.py"], ["pptx-evidence", "transcript"], False),
+        (
+            ["contracts/src/rvault_contracts/schemas/video-manifest/v3.schema.json"],
+            ["returns-persistence", "video-extraction"],
+            True,
+        ),
+        (
+            ["contracts/src/rvault_contracts/schemas/worker-return/v5.schema.json"],
+            ["analysis-writer", "returns-persistence"],
+            True,
+        ),
+        (["contracts/src/rvault_contracts/writer.py"], PACKAGES, True),
+        (["contracts/src/rvault_contracts/schemas/brand-new/v1.schema.json"], PACKAGES, True),
+        (["Makefile"], PACKAGES, False),
+        (["conformance/test_registry.py", "docs.md"], [], False),
+    ],
+)
+def test_selection(paths: list[str], expected: list[str], contracts: bool) -> None:
+    assert cp.select(paths, REGISTRY, PACKAGES) == {"contracts": contracts, "packages": expected}
+
+
+def test_cli_with_explicit_files_uses_the_real_registry() -> None:
+    result = subprocess.run(
+        [sys.executable, str(Path(cp.__file__)), "--files", "packages/tracking-db/pyproject.toml"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(result.stdout) == {"contracts": False, "packages": ["tracking-db"]}
+
+
+def test_every_package_directory_is_known() -> None:
+    assert cp.all_packages() == PACKAGES
