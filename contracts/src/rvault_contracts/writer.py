@@ -1,0 +1,1302 @@
+"""The writer protocol every toolkit writer shares.
+
+A vault file is only ever replaced by a transaction that proves, at the last
+moment before the install syscall, that it is replacing exactly the bytes and
+file generation the caller read, with exactly the bytes the caller staged:
+
+1. Cooperating writers serialize on a persistent sibling lock file
+   (``<name>.lock``, opened no-follow, never deleted, so every writer locks the
+   same inode) with ``flock``.
+2. The parent directory is opened once and its descriptor retained; every
+   later name operation (stage, link, replace, unlink, stat) is anchored to
+   that descriptor, so a directory swapped in behind the path cannot redirect
+   the write.
+3. The complete new bytes are written and fsynced through a retained
+   no-follow descriptor of a unique staged file created with ``O_EXCL``.
+4. Immediately before installing, the target's exact bytes and
+   :class:`FileGeneration` are compared with the caller's snapshot, and the
+   staged candidate's bytes, SHA-256, type, link count and directory-relative
+   identity (the name still names the descriptor's inode) are rechecked. A
+   substituted staged name raises :class:`StagedCandidateConflictError` and is
+   left untouched: we never unlink a path we cannot prove is ours.
+5. After the install syscall the installed name is verified (inode and bytes)
+   and the directory is fsynced. From the install syscall on no exception
+   escapes: a failure becomes a warning and an ``installed_*`` outcome, because
+   the file *was* written and a caller must not retry as if it was not.
+
+Filesystem editors that ignore the lock are outside the exclusion guarantee;
+the final recheck and the post-install verification are defense in depth,
+and every caller must re-read the live file after an installed result.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import secrets
+import stat
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rvault_contracts.cli import Refusal
+
+__all__ = [
+    "DURABILITY_STATES",
+    "STAGED_VERIFY_ATTEMPTS",
+    "BundleReport",
+    "FaultHook",
+    "FileGeneration",
+    "Snapshot",
+    "StagedCandidateConflictError",
+    "WriteReport",
+    "WriterError",
+    "WriterLock",
+    "install",
+    "install_bundle",
+    "lock_path_for",
+    "read_snapshot",
+    "writer_lock",
+]
+
+DURABILITY_STATES = (
+    "durable",
+    "unchanged",
+    "installed_directory_fsync_failed",
+    "installed_verification_failed",
+)
+
+#: How many descriptor/name byte-read windows the staged recheck may take
+#: before an unstable staged generation counts as a conflict.
+STAGED_VERIFY_ATTEMPTS = 3
+
+#: How many times :func:`read_snapshot` retries a read whose generation moved
+#: while it was reading.
+SNAPSHOT_READ_ATTEMPTS = 5
+
+FaultHook = Callable[[str], None]
+
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_O_NOFOLLOW = os.O_NOFOLLOW
+_O_DIRECTORY = os.O_DIRECTORY
+_SYMLINK_ERRNOS = {errno.ELOOP, errno.EMLINK}
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class WriterError(Refusal):
+    """A write refused before anything was installed (exit 2 in a CLI).
+
+    Codes: ``input_changed``, ``staged_candidate_conflict``,
+    ``lock_unavailable``, ``backup_conflict``, ``symlink_refused``,
+    ``not_regular_file``, ``io_error``, ``bundle_rolled_back``,
+    ``bundle_rollback_incomplete``. Subclassing :class:`Refusal` lets an owner
+    CLI let it propagate and still print the ``cli-failure`` document.
+    """
+
+
+class StagedCandidateConflictError(WriterError):
+    """The staged candidate no longer is what this writer staged.
+
+    ``invariant`` names the failed check (``staged_name_identity``,
+    ``staged_bytes``, ``staged_generation_unstable`` ...). A substituted
+    staged name is left untouched.
+    """
+
+    def __init__(self, invariant: str, message: str, path: str | None = None) -> None:
+        super().__init__("staged_candidate_conflict", message, path, invariant=invariant)
+        self.invariant = invariant
+
+
+# --------------------------------------------------------------------------- values
+
+
+@dataclass(frozen=True)
+class FileGeneration:
+    """The identity fields a silent replacement or edit would change."""
+
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+
+    @classmethod
+    def from_stat(cls, st: os.stat_result) -> FileGeneration:
+        return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "device": self.device,
+            "inode": self.inode,
+            "size": self.size,
+            "mtime_ns": self.mtime_ns,
+            "ctime_ns": self.ctime_ns,
+        }
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a writer read: exact bytes and generation, or ``None`` for missing."""
+
+    path: Path
+    data: bytes | None
+    generation: FileGeneration | None
+
+    @property
+    def exists(self) -> bool:
+        return self.data is not None
+
+    @property
+    def sha256(self) -> str | None:
+        return None if self.data is None else _sha256(self.data)
+
+
+@dataclass(frozen=True)
+class WriteReport:
+    """Outcome of one installed (or no-op) write; contract ``write-report`` v1."""
+
+    path: str
+    durability_state: str
+    database_written: bool
+    input_sha256: str | None
+    output_sha256: str
+    warnings: tuple[str, ...] = ()
+    backup_path: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "backup_path": self.backup_path,
+            "database_written": self.database_written,
+            "durability_state": self.durability_state,
+            "input_sha256": self.input_sha256,
+            "output_sha256": self.output_sha256,
+            "path": self.path,
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass(frozen=True)
+class RemovedFile:
+    """A file a bundle deleted (``None`` in ``changes``)."""
+
+    name: str
+    input_sha256: str
+
+
+@dataclass(frozen=True)
+class BundleReport:
+    """Outcome of :func:`install_bundle`: one report per written name."""
+
+    directory: str
+    files: dict[str, WriteReport]
+    removed: tuple[RemovedFile, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def database_written(self) -> bool:
+        return bool(self.removed) or any(r.database_written for r in self.files.values())
+
+    @property
+    def durability_state(self) -> str:
+        """The worst state of any file (verification beats fsync beats durable)."""
+        states = {r.durability_state for r in self.files.values()}
+        states.update(w.split(":", 1)[0] for w in self.warnings)
+        for state in ("installed_verification_failed", "installed_directory_fsync_failed"):
+            if state in states:
+                return state
+        return "durable" if self.database_written else "unchanged"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "database_written": self.database_written,
+            "directory": self.directory,
+            "durability_state": self.durability_state,
+            "files": {name: report.to_dict() for name, report in self.files.items()},
+            "removed": [{"input_sha256": r.input_sha256, "name": r.name} for r in self.removed],
+            "warnings": list(self.warnings),
+        }
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _call_fault(fault: FaultHook | None, step: str) -> None:
+    if fault is not None:
+        fault(step)
+
+
+def _check_name(name: str, path: str) -> None:
+    if not name or name in {".", ".."} or "/" in name or "\x00" in name:
+        raise WriterError("io_error", f"not a plain file name: {name!r}", path)
+
+
+def _os_error(exc: OSError, action: str, path: str) -> WriterError:
+    if exc.errno in _SYMLINK_ERRNOS:
+        return WriterError("symlink_refused", f"{action}: {path} is a symbolic link", path)
+    return WriterError("io_error", f"{action}: {exc.strerror or exc}", path)
+
+
+def _open_dir(path: Path) -> int:
+    """Open a directory once; the path itself may be reached through a symlink."""
+    try:
+        return os.open(str(path), os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+    except OSError as exc:
+        raise WriterError(
+            "io_error", f"cannot open directory: {exc.strerror or exc}", str(path)
+        ) from exc
+
+
+def _read_fd(fd: int) -> bytes:
+    """All bytes of a regular file descriptor, from offset 0, position-independent."""
+    chunks: list[bytes] = []
+    offset = 0
+    while True:
+        chunk = os.pread(fd, 1 << 20, offset)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        offset += len(chunk)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    offset = 0
+    while offset < len(view):
+        offset += os.pwrite(fd, view[offset:], offset)
+
+
+def _stat_name(dir_fd: int, name: str) -> os.stat_result | None:
+    try:
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
+def _identity(st: os.stat_result) -> tuple[int, int]:
+    return (st.st_dev, st.st_ino)
+
+
+@dataclass(frozen=True)
+class _Current:
+    data: bytes | None
+    generation: FileGeneration | None
+    mode: int | None
+
+
+def _read_current(dir_fd: int, name: str, shown: str) -> _Current:
+    """Read ``name`` below ``dir_fd`` without following a symlink.
+
+    A FIFO or device is opened non-blocking and refused by type, so a planted
+    special file cannot hang the writer.
+    """
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | _O_NOFOLLOW | _O_CLOEXEC, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return _Current(None, None, None)
+    except OSError as exc:
+        raise _os_error(exc, "cannot open", shown) from exc
+    try:
+        before = os.fstat(fd)
+        if not stat.S_ISREG(before.st_mode):
+            raise WriterError("not_regular_file", f"{shown} is not a regular file", shown)
+        data = _read_fd(fd)
+        after = os.fstat(fd)
+    except OSError as exc:
+        raise _os_error(exc, "cannot read", shown) from exc
+    finally:
+        os.close(fd)
+    gen_before, gen_after = FileGeneration.from_stat(before), FileGeneration.from_stat(after)
+    if gen_before != gen_after or len(data) != after.st_size:
+        # Someone is editing it right now: report a generation nobody can match.
+        return _Current(data, FileGeneration(-1, -1, -1, -1, -1), stat.S_IMODE(after.st_mode))
+    return _Current(data, gen_after, stat.S_IMODE(after.st_mode))
+
+
+def _compare_input(current: _Current, expected: Snapshot, shown: str) -> None:
+    """Refuse unless the target is exactly what the caller read."""
+    if expected.data is not None and expected.generation is None:
+        raise ValueError("an existing Snapshot needs its FileGeneration; use read_snapshot()")
+    if expected.data is None:
+        if current.data is not None:
+            raise WriterError("input_changed", f"{shown} was created since it was read", shown)
+        return
+    if current.data is None:
+        raise WriterError("input_changed", f"{shown} was removed since it was read", shown)
+    if current.data != expected.data:
+        raise WriterError("input_changed", f"{shown} bytes changed since they were read", shown)
+    if current.generation != expected.generation:
+        raise WriterError(
+            "input_changed",
+            f"{shown} file generation changed since it was read (same bytes, other write)",
+            shown,
+        )
+
+
+# --------------------------------------------------------------------------- snapshot
+
+
+def read_snapshot(path: str | os.PathLike[str]) -> Snapshot:
+    """Read a file's exact bytes and generation without following a symlink.
+
+    The read is retried while the generation moves under it, so the bytes and
+    the generation belong together. A missing file is ``Snapshot(data=None)``.
+    """
+    target = Path(path)
+    shown = str(target)
+    _check_name(target.name, shown)
+    try:
+        fd = os.open(shown, os.O_RDONLY | os.O_NONBLOCK | _O_NOFOLLOW | _O_CLOEXEC)
+    except FileNotFoundError:
+        return Snapshot(target, None, None)
+    except OSError as exc:
+        raise _os_error(exc, "cannot open", shown) from exc
+    try:
+        for _ in range(SNAPSHOT_READ_ATTEMPTS):
+            before = os.fstat(fd)
+            if not stat.S_ISREG(before.st_mode):
+                raise WriterError("not_regular_file", f"{shown} is not a regular file", shown)
+            data = _read_fd(fd)
+            after = os.fstat(fd)
+            generation = FileGeneration.from_stat(after)
+            if FileGeneration.from_stat(before) == generation and len(data) == after.st_size:
+                return Snapshot(target, data, generation)
+    except OSError as exc:
+        raise _os_error(exc, "cannot read", shown) from exc
+    finally:
+        os.close(fd)
+    raise WriterError("io_error", f"{shown} kept changing while being read", shown)
+
+
+# --------------------------------------------------------------------------- lock
+
+
+def lock_path_for(target: str | os.PathLike[str]) -> Path:
+    """The persistent sibling lock file of ``target``."""
+    path = Path(target)
+    return path.with_name(path.name + ".lock")
+
+
+_HELD_GUARD = threading.Lock()
+_HELD: dict[tuple[int, int], tuple[int, int]] = {}
+
+
+class WriterLock:
+    """An exclusive ``flock`` on a target's persistent sibling lock file.
+
+    The lock file is never deleted: deleting it would let two writers lock
+    two different inodes under the same name.
+    """
+
+    def __init__(self, target: Path, path: Path, fd: int, identity: tuple[int, int]) -> None:
+        self.target = target
+        self.path = path
+        self.identity = identity
+        self._fd: int | None = fd
+        self.warnings: list[str] = []
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def release(self) -> list[str]:
+        """Unlock and close; failures become warnings (the write already happened)."""
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return []
+        warnings: list[str] = []
+        with _HELD_GUARD:
+            _HELD.pop(self.identity, None)
+        try:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        except OSError as exc:
+            warnings.append(f"lock_unlock_failed: {exc}")
+        try:
+            os.close(fd)
+        except OSError as exc:
+            warnings.append(f"lock_close_failed: {exc}")
+        self.warnings.extend(warnings)
+        return warnings
+
+
+def _acquire(target: Path, timeout: float) -> WriterLock:
+    import fcntl
+
+    lock_path = lock_path_for(target)
+    shown = str(lock_path)
+    _check_name(target.name, str(target))
+    dir_fd = _open_dir(target.parent)
+    try:
+        try:
+            fd = os.open(
+                lock_path.name,
+                os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | _O_NOFOLLOW | _O_CLOEXEC,
+                0o644,
+                dir_fd=dir_fd,
+            )
+        except OSError as exc:
+            raise _os_error(exc, "cannot open lock file", shown) from exc
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise WriterError("not_regular_file", f"{shown} is not a regular file", shown)
+            identity = _identity(st)
+            me = (os.getpid(), threading.get_ident())
+            with _HELD_GUARD:
+                if _HELD.get(identity) == me:
+                    raise WriterError(
+                        "lock_unavailable",
+                        f"{shown} is already held by this thread; pass lock= to install()",
+                        shown,
+                    )
+            deadline = time.monotonic() + max(0.0, timeout)
+            delay = 0.002
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        raise WriterError(
+                            "lock_unavailable",
+                            f"another writer holds {shown} (waited {timeout:g} s)",
+                            shown,
+                        ) from None
+                    time.sleep(min(delay, remaining))
+                    delay = min(delay * 2, 0.05)
+            named = _stat_name(dir_fd, lock_path.name)
+            if named is None or _identity(named) != identity:
+                raise WriterError(
+                    "lock_unavailable", f"{shown} was replaced while locking it", shown
+                )
+            with _HELD_GUARD:
+                _HELD[identity] = me
+            return WriterLock(target, lock_path, fd, identity)
+        except BaseException:
+            os.close(fd)
+            raise
+    finally:
+        os.close(dir_fd)
+
+
+@contextmanager
+def writer_lock(target: str | os.PathLike[str], timeout: float = 30.0) -> Iterator[WriterLock]:
+    """Hold the exclusive sibling lock of ``target`` (read-modify-write scope).
+
+    Raises ``WriterError("lock_unavailable")`` after ``timeout`` seconds.
+    """
+    lock = _acquire(Path(target), timeout)
+    try:
+        yield lock
+    finally:
+        lock.release()
+
+
+def _check_lock(lock: WriterLock, lock_target: Path, dir_fd: int) -> None:
+    """A caller-supplied lock must be held and be the lock of this very file."""
+    shown = str(lock_path_for(lock_target))
+    if not lock.held:
+        raise WriterError("lock_unavailable", f"the lock {lock.path} is not held", shown)
+    named = _stat_name(dir_fd, lock_path_for(lock_target).name)
+    if (
+        lock.path.name != lock_path_for(lock_target).name
+        or named is None
+        or _identity(named) != lock.identity
+    ):
+        raise WriterError(
+            "lock_unavailable", f"{lock.path} is not the lock of {lock_target}", shown
+        )
+
+
+# --------------------------------------------------------------------------- staging
+
+
+@dataclass
+class _Staged:
+    """A staged candidate: retained descriptor, its name, identity and digest."""
+
+    dir_fd: int
+    name: str
+    fd: int
+    identity: tuple[int, int]
+    data: bytes
+    sha256: str
+    baseline: FileGeneration | None = None
+    rebaselines: int = 0
+    closed: bool = field(default=False)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            os.close(self.fd)
+
+
+def _staged_name(name: str, kind: str) -> str:
+    return f".{name}.{secrets.token_hex(8)}.{kind}"
+
+
+def _stage(
+    dir_fd: int,
+    name: str,
+    data: bytes,
+    mode: int | None,
+    kind: str,
+    shown: str,
+    fault: FaultHook | None,
+    step_prefix: str = "",
+) -> _Staged:
+    """Create a unique staged file (``O_EXCL``, no-follow), write and fsync it."""
+    staged_name = _staged_name(name, kind)
+    try:
+        fd = os.open(
+            staged_name,
+            os.O_RDWR | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC,
+            0o666,
+            dir_fd=dir_fd,
+        )
+    except OSError as exc:
+        raise _os_error(exc, "cannot create staged file", shown) from exc
+    try:
+        st = os.fstat(fd)
+    except BaseException:
+        os.close(fd)
+        raise
+    staged = _Staged(dir_fd, staged_name, fd, _identity(st), data, _sha256(data))
+    try:
+        if mode is not None:
+            os.fchmod(fd, mode)
+        _write_all(fd, data)
+        _call_fault(fault, step_prefix + "after_stage_write")
+        os.fsync(fd)
+        staged.baseline = FileGeneration.from_stat(os.fstat(fd))
+        _call_fault(fault, step_prefix + "after_stage_fsync")
+    except BaseException:
+        _discard_staged(staged)
+        raise
+    return staged
+
+
+def _discard_staged(staged: _Staged) -> bool:
+    """Unlink the staged name only if it still names our inode; always close.
+
+    Returns False when the name was left alone (missing or substituted).
+    """
+    removed = False
+    try:
+        named = _stat_name(staged.dir_fd, staged.name)
+        ours = named is not None and _identity(named) == staged.identity
+        if ours and named is not None and stat.S_ISREG(named.st_mode):
+            os.unlink(staged.name, dir_fd=staged.dir_fd)
+            removed = True
+    except OSError:
+        removed = False
+    finally:
+        with suppress(OSError):
+            staged.close()
+    return removed
+
+
+def _hard_check(st: os.stat_result, staged: _Staged, view: str, shown: str) -> None:
+    if not stat.S_ISREG(st.st_mode):
+        raise StagedCandidateConflictError(
+            f"staged_{view}_type", f"staged {view} is not a regular file", shown
+        )
+    if _identity(st) != staged.identity:
+        raise StagedCandidateConflictError(
+            f"staged_{view}_identity",
+            f"staged {view} no longer names the inode this writer created",
+            shown,
+        )
+    if st.st_nlink != 1:
+        raise StagedCandidateConflictError(
+            "staged_link_count", f"staged file has {st.st_nlink} links, expected 1", shown
+        )
+    if st.st_size != len(staged.data):
+        raise StagedCandidateConflictError(
+            "staged_size", f"staged file size {st.st_size} != {len(staged.data)}", shown
+        )
+
+
+def _verify_staged(staged: _Staged, shown: str, attempts: int = STAGED_VERIFY_ATTEMPTS) -> None:
+    """Recheck the staged candidate through its descriptor and its name.
+
+    Identity, type, single link, size, bytes and SHA-256 are hard invariants.
+    mtime/ctime may have moved since the fsync baseline (some filesystems
+    settle timestamps late); they are rebaselined only when both the
+    descriptor view and the name view are each stable across one byte-read
+    window, within ``attempts`` windows.
+    """
+    for _ in range(max(1, attempts)):
+        d1 = os.fstat(staged.fd)
+        n1 = _stat_name(staged.dir_fd, staged.name)
+        if n1 is None:
+            raise StagedCandidateConflictError(
+                "staged_name_missing", "staged name disappeared", shown
+            )
+        _hard_check(d1, staged, "descriptor", shown)
+        _hard_check(n1, staged, "name", shown)
+        data = _read_fd(staged.fd)
+        if data != staged.data:
+            raise StagedCandidateConflictError(
+                "staged_bytes", "staged bytes differ from the candidate", shown
+            )
+        if _sha256(data) != staged.sha256:
+            raise StagedCandidateConflictError(
+                "staged_sha256", "staged SHA-256 differs from the candidate", shown
+            )
+        d2 = os.fstat(staged.fd)
+        n2 = _stat_name(staged.dir_fd, staged.name)
+        if n2 is None:
+            raise StagedCandidateConflictError(
+                "staged_name_missing", "staged name disappeared", shown
+            )
+        _hard_check(d2, staged, "descriptor", shown)
+        _hard_check(n2, staged, "name", shown)
+        g_d1, g_d2 = FileGeneration.from_stat(d1), FileGeneration.from_stat(d2)
+        g_n1, g_n2 = FileGeneration.from_stat(n1), FileGeneration.from_stat(n2)
+        if g_d1 == g_d2 and g_n1 == g_n2 and g_d2 == g_n2:
+            if g_d2 != staged.baseline:
+                staged.baseline = g_d2
+                staged.rebaselines += 1
+            return
+    raise StagedCandidateConflictError(
+        "staged_generation_unstable",
+        f"staged file generation kept moving across {attempts} read windows",
+        shown,
+    )
+
+
+# --------------------------------------------------------------------------- backup
+
+
+@dataclass
+class _Backup:
+    path: str
+    created: bool
+    dir_fd: int
+    name: str
+    identity: tuple[int, int]
+    created_dir: bool
+    parent_fd: int | None
+    dir_name: str
+
+    def close(self) -> None:
+        with suppress(OSError):
+            os.close(self.dir_fd)
+        if self.parent_fd is not None:
+            with suppress(OSError):
+                os.close(self.parent_fd)
+
+    def undo(self) -> None:
+        """Remove a backup this transaction created (identity-checked), then close."""
+        try:
+            if self.created:
+                named = _stat_name(self.dir_fd, self.name)
+                if named is not None and _identity(named) == self.identity:
+                    os.unlink(self.name, dir_fd=self.dir_fd)
+            if self.created_dir and self.parent_fd is not None:
+                with suppress(OSError):
+                    os.rmdir(self.dir_name, dir_fd=self.parent_fd)
+        except OSError:
+            pass
+        finally:
+            self.close()
+
+
+def _open_backup_dir(backup_dir: Path) -> tuple[int, int, bool]:
+    """Open (creating if missing) the backup directory without following a symlink.
+
+    Its parent may be reached through a symlink (like the vault root); the
+    backup directory itself may not. Returns (parent_fd, dir_fd, created).
+    """
+    shown = str(backup_dir)
+    _check_name(backup_dir.name, shown)
+    try:
+        backup_dir.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WriterError("io_error", f"cannot create {backup_dir.parent}: {exc}", shown) from exc
+    parent_fd = _open_dir(backup_dir.parent)
+    created = False
+    try:
+        try:
+            os.mkdir(backup_dir.name, 0o755, dir_fd=parent_fd)
+            created = True
+        except FileExistsError:
+            pass
+        try:
+            dir_fd = os.open(
+                backup_dir.name,
+                os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC,
+                dir_fd=parent_fd,
+            )
+        except OSError as exc:
+            if exc.errno == errno.ENOTDIR:
+                named = _stat_name(parent_fd, backup_dir.name)
+                if named is not None and stat.S_ISLNK(named.st_mode):
+                    raise WriterError(
+                        "symlink_refused", f"backup directory {shown} is a symbolic link", shown
+                    ) from exc
+                raise WriterError(
+                    "not_regular_file", f"backup path {shown} is not a directory", shown
+                ) from exc
+            raise _os_error(exc, "cannot open backup directory", shown) from exc
+    except BaseException:
+        os.close(parent_fd)
+        raise
+    return parent_fd, dir_fd, created
+
+
+def _write_backup(backup_dir: Path, target_name: str, data: bytes) -> _Backup:
+    """Store ``data`` as ``<name>.<sha256>.bak``; never overwrite an existing backup.
+
+    The copy is staged and fsynced, then hard-linked to its final name
+    (``linkat`` fails when the name exists), so a crash never leaves a partial
+    file under the final name.
+    """
+    digest = _sha256(data)
+    name = f"{target_name}.{digest}.bak"
+    shown = str(backup_dir / name)
+    parent_fd, dir_fd, created_dir = _open_backup_dir(backup_dir)
+    backup = _Backup(shown, False, dir_fd, name, (0, 0), created_dir, parent_fd, backup_dir.name)
+    try:
+        staged = _stage(dir_fd, name, data, None, "staged", shown, None)
+        try:
+            try:
+                os.link(
+                    staged.name, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False
+                )
+                backup.created = True
+                backup.identity = staged.identity
+            except FileExistsError:
+                existing = _read_current(dir_fd, name, shown)
+                if existing.data != data:
+                    raise WriterError(
+                        "backup_conflict",
+                        f"{shown} exists with other bytes; backups are never overwritten",
+                        shown,
+                    ) from None
+            except OSError as exc:
+                raise _os_error(exc, "cannot link backup", shown) from exc
+        finally:
+            # The staged name now has a second link: remove only our name.
+            try:
+                named = _stat_name(dir_fd, staged.name)
+                if named is not None and _identity(named) == staged.identity:
+                    os.unlink(staged.name, dir_fd=dir_fd)
+            finally:
+                staged.close()
+        os.fsync(dir_fd)
+        if created_dir:
+            os.fsync(parent_fd)
+    except WriterError:
+        backup.undo()
+        raise
+    except OSError as exc:
+        backup.undo()
+        raise _os_error(exc, "cannot write backup", shown) from exc
+    except BaseException:
+        backup.undo()
+        raise
+    return backup
+
+
+# --------------------------------------------------------------------------- install
+
+
+def _verify_installed(dir_fd: int, name: str, staged: _Staged) -> str | None:
+    """None when ``name`` is exactly the staged inode with exactly its bytes."""
+    named = _stat_name(dir_fd, name)
+    if named is None:
+        return "installed name is missing"
+    if not stat.S_ISREG(named.st_mode):
+        return "installed name is not a regular file"
+    if _identity(named) != staged.identity:
+        return "installed name names another inode"
+    fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | _O_NOFOLLOW | _O_CLOEXEC, dir_fd=dir_fd)
+    try:
+        if _identity(os.fstat(fd)) != staged.identity:
+            return "installed name names another inode"
+        if _read_fd(fd) != staged.data:
+            return "installed bytes differ from the staged candidate"
+    finally:
+        os.close(fd)
+    return None
+
+
+def _to_bytes(data: bytes | bytearray | memoryview) -> bytes:
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise TypeError(f"new bytes must be bytes, not {type(data).__name__}")
+    return bytes(data)
+
+
+def _pre_install_error(exc: BaseException, shown: str) -> BaseException:
+    if isinstance(exc, OSError):
+        return _os_error(exc, "write failed before install", shown)
+    return exc
+
+
+def install(
+    target: str | os.PathLike[str],
+    new_bytes: bytes,
+    *,
+    expected: Snapshot,
+    backup_dir: str | os.PathLike[str] | None = None,
+    lock: WriterLock | None = None,
+    fault: FaultHook | None = None,
+    lock_timeout: float = 30.0,
+) -> WriteReport:
+    """Atomically replace ``target`` with ``new_bytes`` if it still is ``expected``.
+
+    Raises :class:`WriterError` with nothing installed when a precondition
+    fails; once the install syscall succeeded it always returns a
+    :class:`WriteReport` (``durable``, ``installed_directory_fsync_failed`` or
+    ``installed_verification_failed`` with warnings). ``fault(step)`` is
+    called at each step so tests can inject failures and races. Pass ``lock``
+    when the caller already holds :func:`writer_lock` for a read-modify-write.
+    """
+    target = Path(target)
+    shown = str(target)
+    data = _to_bytes(new_bytes)
+    name = target.name
+    _check_name(name, shown)
+    output_sha = _sha256(data)
+
+    owned_lock = lock is None
+    held = _acquire(target, lock_timeout) if lock is None else lock
+    try:
+        dir_fd = _open_dir(target.parent)
+    except BaseException:
+        if owned_lock:
+            held.release()
+        raise
+    staged: _Staged | None = None
+    backup: _Backup | None = None
+    try:
+        if not owned_lock:
+            _check_lock(held, target, dir_fd)
+        _call_fault(fault, "after_lock")
+        current = _read_current(dir_fd, name, shown)
+        _compare_input(current, expected, shown)
+        input_sha = None if current.data is None else _sha256(current.data)
+        if current.data is not None and current.data == data:
+            os.close(dir_fd)
+            if owned_lock:
+                held.release()
+            return WriteReport(shown, "unchanged", False, input_sha, output_sha, (), None)
+        staged = _stage(dir_fd, name, data, current.mode, "staged", shown, fault)
+        if backup_dir is not None and current.data is not None:
+            backup = _write_backup(Path(backup_dir), name, current.data)
+        _call_fault(fault, "after_backup")
+        _call_fault(fault, "before_recheck")
+        _compare_input(_read_current(dir_fd, name, shown), expected, shown)
+        _verify_staged(staged, shown)
+        _call_fault(fault, "before_replace")
+        if current.data is None:
+            # Create: linkat never replaces a name someone created meanwhile.
+            try:
+                os.link(
+                    staged.name, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False
+                )
+            except FileExistsError:
+                raise WriterError(
+                    "input_changed", f"{shown} was created since it was read", shown
+                ) from None
+        else:
+            os.replace(staged.name, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException as exc:
+        if staged is not None:
+            _discard_staged(staged)
+        if backup is not None:
+            backup.undo()
+        with suppress(OSError):
+            os.close(dir_fd)
+        if owned_lock:
+            held.release()
+        err = _pre_install_error(exc, shown)
+        if err is exc:
+            raise
+        raise err from exc
+    # ---- installed: from here on nothing escapes ----------------------------------
+    warnings: list[str] = []
+    state = _after_install(dir_fd, name, staged, current.data is None, fault, warnings)
+    backup_path = None
+    if backup is not None:
+        backup_path = backup.path
+        backup.close()
+    if owned_lock:
+        warnings.extend(held.release())
+    return WriteReport(shown, state, True, input_sha, output_sha, tuple(warnings), backup_path)
+
+
+def _after_install(
+    dir_fd: int,
+    name: str,
+    staged: _Staged,
+    created: bool,
+    fault: FaultHook | None,
+    warnings: list[str],
+) -> str:
+    """Verification, cleanup and directory fsync; every failure is a warning.
+
+    Returns the durability state. Catching every ``Exception`` is the point:
+    the file is installed, so no failure may look like a pre-install refusal.
+    """
+    verify_failed = False
+    fsync_failed = False
+    try:
+        _call_fault(fault, "after_replace")
+    except Exception as exc:  # noqa: BLE001
+        warnings.append(f"after_replace_failed: {exc!r}")
+    try:
+        _call_fault(fault, "before_verify")
+        problem = _verify_installed(dir_fd, name, staged)
+        if problem is not None:
+            verify_failed = True
+            warnings.append(f"installed_verification_failed: {problem}")
+    except Exception as exc:  # noqa: BLE001
+        verify_failed = True
+        warnings.append(f"installed_verification_failed: {exc!r}")
+    if created:
+        # Created by linkat: the staged name is still a second link of the file.
+        try:
+            named = _stat_name(dir_fd, staged.name)
+            if named is not None and _identity(named) == staged.identity:
+                os.unlink(staged.name, dir_fd=dir_fd)
+            elif named is not None:
+                warnings.append("staged_cleanup_skipped: staged name was substituted")
+        except Exception as exc:  # noqa: BLE001
+            warnings.append(f"staged_cleanup_failed: {exc!r}")
+    try:
+        staged.close()
+    except Exception as exc:  # noqa: BLE001
+        warnings.append(f"staged_close_failed: {exc!r}")
+    try:
+        _call_fault(fault, "before_dir_fsync")
+        os.fsync(dir_fd)
+    except Exception as exc:  # noqa: BLE001
+        fsync_failed = True
+        warnings.append(f"installed_directory_fsync_failed: {exc!r}")
+    try:
+        os.close(dir_fd)
+    except Exception as exc:  # noqa: BLE001
+        warnings.append(f"directory_close_failed: {exc!r}")
+    if verify_failed:
+        return "installed_verification_failed"
+    if fsync_failed:
+        return "installed_directory_fsync_failed"
+    return "durable"
+
+
+# --------------------------------------------------------------------------- bundle
+
+
+def _rollback(
+    dir_fd: int,
+    installed: list[str],
+    currents: Mapping[str, _Current],
+    staged: Mapping[str, _Staged],
+    rollback: Mapping[str, _Staged],
+) -> list[str]:
+    """Restore every installed name to its exact prior bytes; return problems."""
+    problems: list[str] = []
+    for name in reversed(installed):
+        try:
+            if currents[name].data is None:
+                named = _stat_name(dir_fd, name)
+                if named is not None and _identity(named) == staged[name].identity:
+                    os.unlink(name, dir_fd=dir_fd)
+                elif named is not None:
+                    problems.append(f"{name}: created name was substituted; left in place")
+            else:
+                os.replace(rollback[name].name, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except OSError as exc:
+            problems.append(f"{name}: {exc}")
+    try:
+        os.fsync(dir_fd)
+    except OSError as exc:
+        problems.append(f"directory fsync: {exc}")
+    for name in installed:
+        try:
+            now = _read_current(dir_fd, name, name)
+        except WriterError as exc:
+            problems.append(f"{name}: {exc.message}")
+            continue
+        if now.data != currents[name].data:
+            problems.append(f"{name}: prior bytes not restored")
+    return problems
+
+
+def install_bundle(
+    directory: str | os.PathLike[str],
+    changes: Mapping[str, bytes | None],
+    *,
+    expected: Mapping[str, Snapshot],
+    lock_target: str | os.PathLike[str],
+    fault: FaultHook | None = None,
+    lock: WriterLock | None = None,
+    lock_timeout: float = 30.0,
+) -> BundleReport:
+    """Write several files of one directory as one transaction.
+
+    ``changes`` maps a plain file name to its new bytes (``None`` deletes it);
+    ``expected`` holds the snapshot each name was read as. Everything is
+    staged and fsynced (new candidates plus a rollback copy of every prior
+    file), every input and candidate is rechecked, then names are installed
+    in the mapping's order. Any failure while installing restores every
+    installed name to its exact prior bytes (or removes it if it was missing)
+    and raises ``WriterError("bundle_rolled_back")``; if the restoration
+    itself fails the code is ``bundle_rollback_incomplete``. After the last
+    install, failures are warnings, as for :func:`install`.
+    """
+    directory = Path(directory)
+    shown_dir = str(directory)
+    names = list(changes)
+    new: dict[str, bytes | None] = {}
+    for name in names:
+        _check_name(name, str(directory / name))
+        if name not in expected:
+            raise ValueError(f"no expected snapshot for {name!r}")
+        value = changes[name]
+        new[name] = None if value is None else _to_bytes(value)
+
+    def shown(name: str) -> str:
+        return str(directory / name)
+
+    owned_lock = lock is None
+    held = _acquire(Path(lock_target), lock_timeout) if lock is None else lock
+    try:
+        if not owned_lock:
+            lock_dir_fd = _open_dir(Path(lock_target).parent)
+            try:
+                _check_lock(held, Path(lock_target), lock_dir_fd)
+            finally:
+                os.close(lock_dir_fd)
+        dir_fd = _open_dir(directory)
+    except BaseException:
+        if owned_lock:
+            held.release()
+        raise
+
+    staged: dict[str, _Staged] = {}
+    rollback: dict[str, _Staged] = {}
+
+    def discard_all() -> None:
+        for item in [*staged.values(), *rollback.values()]:
+            _discard_staged(item)
+
+    def abort() -> None:
+        discard_all()
+        with suppress(OSError):
+            os.close(dir_fd)
+        if owned_lock:
+            held.release()
+
+    try:
+        _call_fault(fault, "bundle_after_lock")
+        currents = {name: _read_current(dir_fd, name, shown(name)) for name in names}
+        for name in names:
+            _compare_input(currents[name], expected[name], shown(name))
+        pending = [name for name in names if new[name] != currents[name].data]
+        if not pending:
+            abort()
+            return BundleReport(shown_dir, _unchanged_reports(directory, names, new, currents))
+        for name in pending:
+            data = new[name]
+            if data is not None:
+                staged[name] = _stage(
+                    dir_fd, name, data, currents[name].mode, "staged", shown(name), fault, "bundle_"
+                )
+            prior = currents[name].data
+            if prior is not None:
+                rollback[name] = _stage(
+                    dir_fd, name, prior, currents[name].mode, "rollback", shown(name), None
+                )
+        _call_fault(fault, "bundle_before_recheck")
+        for name in pending:
+            _compare_input(_read_current(dir_fd, name, shown(name)), expected[name], shown(name))
+        for name, item in [*staged.items(), *rollback.items()]:
+            _verify_staged(item, shown(name))
+    except BaseException as exc:
+        abort()
+        err = _pre_install_error(exc, shown_dir)
+        if err is exc:
+            raise
+        raise err from exc
+
+    installed: list[str] = []
+    step = ""
+    try:
+        for name in pending:
+            step = f"bundle_before_install:{name}"
+            _call_fault(fault, step)
+            step = f"bundle_install:{name}"
+            data = new[name]
+            if data is None:
+                os.unlink(name, dir_fd=dir_fd)
+            elif currents[name].data is None:
+                try:
+                    os.link(
+                        staged[name].name,
+                        name,
+                        src_dir_fd=dir_fd,
+                        dst_dir_fd=dir_fd,
+                        follow_symlinks=False,
+                    )
+                except FileExistsError:
+                    raise WriterError(
+                        "input_changed", f"{shown(name)} was created meanwhile", shown(name)
+                    ) from None
+            else:
+                os.replace(staged[name].name, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            installed.append(name)
+            step = f"bundle_after_install:{name}"
+            _call_fault(fault, step)
+    except BaseException as exc:
+        problems = _rollback(dir_fd, installed, currents, staged, rollback)
+        abort()
+        if not isinstance(exc, Exception):
+            raise
+        code = "bundle_rollback_incomplete" if problems else "bundle_rolled_back"
+        message = f"bundle failed at {step} ({exc}); "
+        message += (
+            "rollback incomplete: " + "; ".join(problems)
+            if problems
+            else "every file restored to its prior bytes"
+        )
+        raise WriterError(
+            code, message, shown_dir, failed_step=step, cause=repr(exc), problems=problems
+        ) from exc
+
+    return _bundle_after_install(
+        directory,
+        dir_fd,
+        names,
+        pending,
+        new,
+        currents,
+        staged,
+        rollback,
+        fault,
+        held if owned_lock else None,
+    )
+
+
+def _unchanged_reports(
+    directory: Path,
+    names: list[str],
+    new: Mapping[str, bytes | None],
+    currents: Mapping[str, _Current],
+) -> dict[str, WriteReport]:
+    reports: dict[str, WriteReport] = {}
+    for name in names:
+        data = new[name]
+        if data is None:
+            continue
+        sha = _sha256(data)
+        reports[name] = WriteReport(str(directory / name), "unchanged", False, sha, sha, (), None)
+    return reports
+
+
+def _bundle_after_install(
+    directory: Path,
+    dir_fd: int,
+    names: list[str],
+    pending: list[str],
+    new: Mapping[str, bytes | None],
+    currents: Mapping[str, _Current],
+    staged: Mapping[str, _Staged],
+    rollback: Mapping[str, _Staged],
+    fault: FaultHook | None,
+    owned_lock: WriterLock | None,
+) -> BundleReport:
+    """Verify, clean up and fsync after every name is installed; never raises."""
+    per_file: dict[str, list[str]] = {name: [] for name in pending}
+    verify_failed: set[str] = set()
+    bundle_warnings: list[str] = []
+    try:
+        _call_fault(fault, "bundle_before_verify")
+        for name in pending:
+            if new[name] is None:
+                if _stat_name(dir_fd, name) is not None:
+                    verify_failed.add(name)
+                    bundle_warnings.append(f"installed_verification_failed: {name} reappeared")
+                continue
+            problem = _verify_installed(dir_fd, name, staged[name])
+            if problem is not None:
+                verify_failed.add(name)
+                per_file[name].append(f"installed_verification_failed: {problem}")
+    except Exception as exc:  # noqa: BLE001 - after install nothing may escape
+        for name in pending:
+            verify_failed.add(name)
+            per_file[name].append(f"installed_verification_failed: {exc!r}")
+        bundle_warnings.append(f"installed_verification_failed: {exc!r}")
+    for name, item in staged.items():
+        if currents[name].data is None:
+            try:
+                named = _stat_name(dir_fd, item.name)
+                if named is not None and _identity(named) == item.identity:
+                    os.unlink(item.name, dir_fd=dir_fd)
+            except Exception as exc:  # noqa: BLE001
+                per_file[name].append(f"staged_cleanup_failed: {exc!r}")
+        with suppress(OSError):
+            item.close()
+    for name, item in rollback.items():
+        if not _discard_staged(item):
+            per_file[name].append("rollback_copy_cleanup_failed")
+    fsync_failed = False
+    try:
+        _call_fault(fault, "bundle_before_dir_fsync")
+        os.fsync(dir_fd)
+    except Exception as exc:  # noqa: BLE001
+        fsync_failed = True
+        bundle_warnings.append(f"installed_directory_fsync_failed: {exc!r}")
+        for name in pending:
+            per_file[name].append(f"installed_directory_fsync_failed: {exc!r}")
+    try:
+        os.close(dir_fd)
+    except Exception as exc:  # noqa: BLE001
+        bundle_warnings.append(f"directory_close_failed: {exc!r}")
+    if owned_lock is not None:
+        bundle_warnings.extend(owned_lock.release())
+
+    reports = _unchanged_reports(directory, [n for n in names if n not in pending], new, currents)
+    removed: list[RemovedFile] = []
+    for name in names:
+        if name not in pending:
+            continue
+        prior = currents[name].data
+        input_sha = None if prior is None else _sha256(prior)
+        data = new[name]
+        if data is None:
+            removed.append(RemovedFile(name, input_sha or ""))
+            continue
+        if name in verify_failed:
+            state = "installed_verification_failed"
+        elif fsync_failed:
+            state = "installed_directory_fsync_failed"
+        else:
+            state = "durable"
+        reports[name] = WriteReport(
+            str(directory / name),
+            state,
+            True,
+            input_sha,
+            _sha256(data),
+            tuple(per_file[name]),
+            None,
+        )
+    ordered = {name: reports[name] for name in names if name in reports}
+    return BundleReport(str(directory), ordered, tuple(removed), tuple(bundle_warnings))
