@@ -39,13 +39,15 @@ import {module}
 from rvault_contracts.canonical import canonical_bytes, sha256_bytes
 from rvault_contracts.strict_json import loads_strict
 requires = metadata.requires("{dist}") or []
-vectors = loads_strict((resources.files("rvault_contracts") / "vectors" / "canonical-v1.json").read_bytes())
+vector_file = resources.files("rvault_contracts") / "vectors" / "canonical-v1.json"
+vectors = loads_strict(vector_file.read_bytes())
 ok = all(
     canonical_bytes(v["value"]).decode() == v["canonical_utf8"]
     and sha256_bytes(canonical_bytes(v["value"])) == v["sha256"]
     for v in vectors["vectors"]
 )
-print(json.dumps({{"declares_contracts": any(r.startswith("rvault-contracts") for r in requires), "ok": ok, "count": len(vectors["vectors"])}}))
+declares = any(r.startswith("rvault-contracts") for r in requires)
+print(json.dumps({{"declares_contracts": declares, "ok": ok, "count": len(vectors["vectors"])}}))
 """
 
 
@@ -53,7 +55,9 @@ print(json.dumps({{"declares_contracts": any(r.startswith("rvault-contracts") fo
 def test_owner_reproduces_canonical_vectors(owner: str) -> None:
     dist = f"rvault-{owner}"
     code = PROBE.format(module=OWNER_MODULES[owner], dist=dist)
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     report = json.loads(result.stdout)
     assert report == {"declares_contracts": True, "ok": True, "count": report["count"]}
     assert report["count"] >= 9

@@ -35,5 +35,7 @@ def test_import_is_light(target: str) -> None:
         f"importlib.import_module({target!r})\n"
         f"print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert json.loads(result.stdout) == []

@@ -7,7 +7,6 @@ import json
 import pytest
 from _support import SCHEMAS_DIR, declared_covers, registry_edges
 from jsonschema import Draft202012Validator
-
 from rvault_contracts.schemas import load_schema, registry, schema_id
 
 KNOWN_PACKAGES = json.loads((SCHEMAS_DIR.parent / "registry.json").read_text())["packages"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from _support import CASES_DIR, case_files, load_cases
-
 from rvault_contracts.schemas import registry, schema_id, validator
 
 SCHEMA_IDS = {
@@ -20,9 +19,14 @@ def _all_tests() -> list[tuple[str, str, object, bool]]:
         for group in load_cases(path):
             ref = group["schema"]["$ref"]
             for test in group["tests"]:
+                name = f"{path.parent.name}/{path.name}: {group['description']}"
                 rows.append(
-                    (f"{path.parent.name}/{path.name}: {group['description']}: {test['description']}",
-                     ref, test["data"], test["valid"])
+                    (
+                        f"{name}: {test['description']}",
+                        ref,
+                        test["data"],
+                        test["valid"],
+                    )
                 )
     return rows
 

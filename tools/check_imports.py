@@ -24,7 +24,15 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-HEAVY_MODULES = ("cv2", "faster_whisper", "ctranslate2", "pptx", "av", "yt_dlp", "youtube_transcript_api")
+HEAVY_MODULES = (
+    "cv2",
+    "faster_whisper",
+    "ctranslate2",
+    "pptx",
+    "av",
+    "yt_dlp",
+    "youtube_transcript_api",
+)
 
 
 def owner_modules(root: Path = ROOT) -> list[str]:
@@ -116,7 +124,9 @@ def main(argv: list[str] | None = None) -> int:
         lint = Path(sys.executable).with_name("lint-imports")
         env = dict(os.environ)
         src_dirs = [str(p) for p in sorted(root.glob("packages/*/src"))]
-        env["PYTHONPATH"] = os.pathsep.join([*src_dirs, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        env["PYTHONPATH"] = os.pathsep.join([*src_dirs, env.get("PYTHONPATH", "")]).rstrip(
+            os.pathsep
+        )
         return subprocess.run(
             [str(lint), "--no-cache", "--no-logo", config_path], cwd=root, env=env, check=False
         ).returncode

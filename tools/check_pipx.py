@@ -1,7 +1,7 @@
 """Prove the README's pipx line works for every owner, from this checkout.
 
 For each owner it runs, in a throw-away PIPX_HOME,
-``pipx install --preinstall "$PWD/contracts" [--preinstall "$PWD/packages/<dep>"] ./packages/<owner>``
+``pipx install --preinstall "$PWD/contracts" [--preinstall ...] ./packages/<owner>``
 (one ``--preinstall`` per rhetoric-vault distribution the owner depends on; pipx
 runs the pre-installs from inside the new virtual environment, so their paths
 must be absolute)
@@ -59,7 +59,10 @@ def check(owner: str) -> tuple[bool, str]:
         if installed.returncode != 0:
             return False, installed.stderr.strip().splitlines()[-1]
         version = subprocess.run(
-            [f"{home}/bin/{script_of(owner)}", "--version"], capture_output=True, text=True, check=False
+            [f"{home}/bin/{script_of(owner)}", "--version"],
+            capture_output=True,
+            text=True,
+            check=False,
         )
         return version.returncode == 0, version.stdout.strip() or version.stderr.strip()
 

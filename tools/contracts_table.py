@@ -23,9 +23,8 @@ def table() -> str:
     for artifact_id in sorted(artifacts):
         entry = artifacts[artifact_id]
         versions = ", ".join(f"v{v}" for v in sorted(entry["versions"], key=int))
-        rows.append(
-            f"| `{artifact_id}` | {versions} | {entry['producer']} | {', '.join(entry['consumers'])} |"
-        )
+        consumers = ", ".join(entry["consumers"])
+        rows.append(f"| `{artifact_id}` | {versions} | {entry['producer']} | {consumers} |")
     return "\n".join(rows)
 
 

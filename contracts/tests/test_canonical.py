@@ -7,7 +7,6 @@ import json
 from importlib import resources
 
 import pytest
-
 from rvault_contracts.canonical import (
     artifact_bytes,
     canonical_bytes,

@@ -8,7 +8,6 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from rvault_contracts import strict_json as sj
 from rvault_contracts.canonical import canonical_bytes
 
@@ -30,7 +29,11 @@ REFUSALS = [
     ("float overflowing to infinity", b'{"a": 1e400}', sj.NON_FINITE_NUMBER),
     ("float losing precision", b'{"a": 0.10000000000000000001}', sj.NUMBER_NOT_ROUND_TRIPPABLE),
     ("float underflowing to zero", b'{"a": 1e-400}', sj.NUMBER_NOT_ROUND_TRIPPABLE),
-    ("integer literal too long to decode", b'{"a": ' + b"9" * 5000 + b"}", sj.NUMBER_NOT_ROUND_TRIPPABLE),
+    (
+        "integer literal too long to decode",
+        b'{"a": ' + b"9" * 5000 + b"}",
+        sj.NUMBER_NOT_ROUND_TRIPPABLE,
+    ),
     ("201 nested arrays", b'{"a": ' + b"[" * 200 + b"]" * 200 + b"}", sj.NESTING_TOO_DEEP),
     ("very deep nesting", b"[" * 100_000 + b"]" * 100_000, sj.NESTING_TOO_DEEP),
     ("lone high surrogate", b'{"a": "\\ud800"}', sj.UNPAIRED_SURROGATE),
@@ -69,7 +72,16 @@ def test_error_paths_point_at_the_offending_value() -> None:
 
 @pytest.mark.parametrize(
     "literal",
-    [b"0.1", b"1.0", b"-0.0", b"1e2", b"1.5E-3", b"123456789.125", b"5e-324", b"1.7976931348623157e308"],
+    [
+        b"0.1",
+        b"1.0",
+        b"-0.0",
+        b"1e2",
+        b"1.5E-3",
+        b"123456789.125",
+        b"5e-324",
+        b"1.7976931348623157e308",
+    ],
 )
 def test_round_trippable_floats_are_accepted(literal: bytes) -> None:
     value = sj.loads_strict(b'{"a": ' + literal + b"}")["a"]
@@ -122,8 +134,10 @@ documents = st.dictionaries(
     st.text(alphabet=st.characters(exclude_categories=("Cs",))),
     st.recursive(
         scalars,
-        lambda children: st.lists(children, max_size=4)
-        | st.dictionaries(st.text(max_size=5), children, max_size=4),
+        lambda children: (
+            st.lists(children, max_size=4)
+            | st.dictionaries(st.text(max_size=5), children, max_size=4)
+        ),
         max_leaves=20,
     ),
     max_size=6,

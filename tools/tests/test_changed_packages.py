@@ -10,12 +10,25 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import changed_packages as cp  # noqa: E402
+import changed_packages as cp
 
-PACKAGES = ["analysis-writer", "pptx-evidence", "returns-persistence", "tracking-db", "transcript", "video-extraction"]
+PACKAGES = [
+    "analysis-writer",
+    "pptx-evidence",
+    "returns-persistence",
+    "tracking-db",
+    "transcript",
+    "video-extraction",
+]
 REGISTRY = {
-    "video-manifest": {"producer": "video-extraction", "consumers": ["returns-persistence", "external"]},
-    "worker-return": {"producer": "external", "consumers": ["returns-persistence", "analysis-writer"]},
+    "video-manifest": {
+        "producer": "video-extraction",
+        "consumers": ["returns-persistence", "external"],
+    },
+    "worker-return": {
+        "producer": "external",
+        "consumers": ["returns-persistence", "analysis-writer"],
+    },
 }
 
 
@@ -23,7 +36,11 @@ REGISTRY = {
     ("paths", "expected", "contracts"),
     [
         (["packages/transcript/src/rvault_transcript/cli.py"], ["transcript"], False),
-        (["packages/transcript/README.md", "packages/pptx-evidence/x.py"], ["pptx-evidence", "transcript"], False),
+        (
+            ["packages/transcript/README.md", "packages/pptx-evidence/x.py"],
+            ["pptx-evidence", "transcript"],
+            False,
+        ),
         (
             ["contracts/src/rvault_contracts/schemas/video-manifest/v3.schema.json"],
             ["returns-persistence", "video-extraction"],

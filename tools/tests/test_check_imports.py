@@ -21,7 +21,10 @@ def _package(root: Path, name: str, files: dict[str, str]) -> None:
 
 def _check(root: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, str(TOOL), "--root", str(root)], capture_output=True, text=True, check=False
+        [sys.executable, str(TOOL), "--root", str(root)],
+        capture_output=True,
+        text=True,
+        check=False,
     )
 
 
@@ -48,7 +51,11 @@ def test_import_of_another_owners_internals_is_refused(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("heavy", ["cv2", "pptx", "faster_whisper"])
 def test_heavy_import_in_a_public_api_is_refused(tmp_path: Path, heavy: str) -> None:
-    _package(tmp_path, "zzowna", {"api.py": "from rvault_zzowna import inner\n", "inner.py": f"import {heavy}\n"})
+    _package(
+        tmp_path,
+        "zzowna",
+        {"api.py": "from rvault_zzowna import inner\n", "inner.py": f"import {heavy}\n"},
+    )
     result = _check(tmp_path)
     assert result.returncode != 0
     assert "Public api modules never import heavy media libraries BROKEN" in result.stdout

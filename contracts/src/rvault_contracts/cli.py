@@ -33,7 +33,9 @@ class Refusal(Exception):
         return failure_document(self.code, self.message, self.path, **self.context)
 
 
-def failure_document(code: str, message: str, path: str | None = None, **context: Any) -> dict[str, Any]:
+def failure_document(
+    code: str, message: str, path: str | None = None, **context: Any
+) -> dict[str, Any]:
     document: dict[str, Any] = dict(context)
     document["ok"] = False
     document["error"] = {"code": code, "message": message, "path": path}

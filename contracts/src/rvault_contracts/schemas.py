@@ -78,7 +78,9 @@ def _resource_registry() -> Registry:
     for entry in registry().values():
         for version in entry.versions:
             schema = load_schema(entry.id, version)
-            resources_list.append((schema["$id"], Resource(contents=schema, specification=DRAFT202012)))
+            resources_list.append(
+                (schema["$id"], Resource(contents=schema, specification=DRAFT202012))
+            )
     return Registry().with_resources(resources_list)
 
 

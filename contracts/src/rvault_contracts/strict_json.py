@@ -171,7 +171,9 @@ def loads_strict_any(data: bytes | str, *, max_depth: int = MAX_DEPTH) -> Any:
     except _Refusal as exc:
         raise StrictJSONError(exc.code, exc.message) from None
     except RecursionError:
-        raise StrictJSONError(NESTING_TOO_DEEP, f"more than {max_depth} nested containers") from None
+        raise StrictJSONError(
+            NESTING_TOO_DEEP, f"more than {max_depth} nested containers"
+        ) from None
     except json.JSONDecodeError as exc:
         raise StrictJSONError(
             INVALID_JSON, f"{exc.msg} (line {exc.lineno}, column {exc.colno})"

@@ -96,7 +96,7 @@ def tree_state(root: str | os.PathLike[str]) -> dict[str, FileState | str]:
     for path in sorted(base.rglob("*")):
         rel = path.relative_to(base).as_posix()
         if path.is_symlink():
-            out[rel] = "symlink:" + os.readlink(path)
+            out[rel] = "symlink:" + str(path.readlink())
         elif path.is_dir():
             out[rel] = "dir"
         else:
