@@ -10,6 +10,7 @@ import argparse
 
 from rvault_contracts import cli as contract_cli
 
+from rvault_transcript import fetch_command, verify_command, vtt_command
 from rvault_transcript.__about__ import __version__
 
 PROG = "rvault-transcript"
@@ -18,11 +19,17 @@ PROG = "rvault-transcript"
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="Transcript acquisition (captions, local Whisper, VTT import) with timing and quality receipts.",
+        description=(
+            "Transcript acquisition (captions, local Whisper, VTT import)"
+            " with timing and quality receipts."
+        ),
         epilog="Exit status: 0 success, 2 refused input or failed precondition, 1 internal error.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    parser.add_subparsers(title="commands", metavar="COMMAND")
+    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
+    fetch_command.register(subparsers)
+    vtt_command.register(subparsers)
+    verify_command.register(subparsers)
     return parser
 
 

@@ -1,0 +1,347 @@
+"""Public, light readers of the transcript owner's receipts.
+
+Consumers (returns-persistence verifying citations, tracking-db deriving
+source capabilities) import this module and nothing else of the package. It
+never imports a media library. Every reader hashes raw on-disk bytes read
+without following symlinks, applies the same validators the writer used,
+binds the receipt to the caller's owner context (YouTube id, exact media
+digest, owner duration) and reports a stable status code instead of raising,
+so a stale or forged receipt can only ever make evidence unavailable.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rvault_contracts.canonical import sha256_bytes
+from rvault_contracts.strict_json import StrictJSONError, loads_strict_any
+from rvault_contracts.writer import WriterError, read_snapshot
+
+from rvault_transcript.policy import DURATION_TOLERANCE_SECONDS
+from rvault_transcript.receipts import (
+    QualityReceipt,
+    ReceiptError,
+    Segment,
+    TimingReceipt,
+    is_safe_relative_path,
+    validate_quality,
+    validate_timing,
+)
+from rvault_transcript.schema_check import schema_issues
+
+__all__ = [
+    "EvidenceReport",
+    "QualityReading",
+    "ReceiptError",
+    "Segment",
+    "TimingReading",
+    "quality_path_for",
+    "read_evidence",
+    "read_quality",
+    "read_timing",
+    "timing_path_for",
+    "validate_fetch_result",
+]
+
+FETCH_RESULT_ARTIFACT = "transcript-fetch-result"
+
+
+def timing_path_for(transcript_path: str | os.PathLike[str]) -> Path:
+    """``transcripts/{id}.txt`` -> ``transcripts/{id}.segments.json``."""
+    path = Path(transcript_path)
+    return path.with_name(path.stem + ".segments.json")
+
+
+def quality_path_for(transcript_path: str | os.PathLike[str]) -> Path:
+    """``transcripts/{id}.txt`` -> ``transcripts/{id}.quality.json``."""
+    path = Path(transcript_path)
+    return path.with_name(path.stem + ".quality.json")
+
+
+@dataclass(frozen=True)
+class OwnerContext:
+    """What the caller knows independently of the receipt (never taken from it)."""
+
+    video_id: str | None = None
+    media_sha256: str | None = None
+    duration_seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class TimingReading:
+    """``status``: valid, missing, archival or invalid; ``code`` says why."""
+
+    status: str
+    code: str
+    message: str
+    receipt: TimingReceipt | None = None
+
+    @property
+    def usable(self) -> bool:
+        return self.status == "valid"
+
+    @property
+    def segments(self) -> tuple[Segment, ...]:
+        return self.receipt.segments if self.receipt is not None else ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "code": self.code, "message": self.message}
+
+
+@dataclass(frozen=True)
+class QualityReading:
+    status: str
+    code: str
+    message: str
+    receipt: QualityReceipt | None = None
+
+    @property
+    def usable(self) -> bool:
+        return self.status == "valid"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "code": self.code, "message": self.message}
+
+
+@dataclass(frozen=True)
+class EvidenceReport:
+    transcript_path: str
+    transcript_sha256: str | None
+    transcript_status: str
+    quality: QualityReading
+    timing: TimingReading
+    word_count: int | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def plain_quote(self) -> bool:
+        """An ordinary transcript quote needs a hash-current quality receipt."""
+        return self.transcript_status == "valid" and self.quality.usable
+
+    @property
+    def timed_quote(self) -> bool:
+        """A timed quote needs current quality and current, owner-bound v2 timing."""
+        return self.plain_quote and self.timing.usable
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "transcript_path": self.transcript_path,
+            "transcript_sha256": self.transcript_sha256,
+            "transcript_status": self.transcript_status,
+            "word_count": self.word_count,
+            "quality": self.quality.to_dict(),
+            "timing": self.timing.to_dict(),
+            "evidence": {"plain_quote": self.plain_quote, "timed_quote": self.timed_quote},
+        }
+
+
+def _read(path: Path) -> bytes | None:
+    """Raw bytes without following a symlink; None when missing."""
+    snapshot = read_snapshot(path)
+    return snapshot.data
+
+
+def _decode_receipt(data: bytes) -> Any:
+    return loads_strict_any(data)
+
+
+def _is_archival_timing(document: Any) -> bool:
+    if isinstance(document, list):
+        return True  # a "minimal" sidecar: a bare array of segments
+    if isinstance(document, dict):
+        version = document.get("schema_version")
+        if version == 1 and not isinstance(version, bool):
+            return True
+        if "schema_version" not in document and "segments" in document:
+            return True
+    return False
+
+
+def _duration_drift(recorded: float, owner: float | None) -> bool:
+    return owner is not None and abs(recorded - owner) > DURATION_TOLERANCE_SECONDS
+
+
+def _check_vtt_artifact(transcript_path: Path, provenance: Mapping[str, Any]) -> None:
+    relative = provenance["artifact_path"]
+    if not is_safe_relative_path(relative):
+        raise ReceiptError("unsafe_artifact_path", "artifact_path escapes the transcript directory")
+    directory = transcript_path.parent
+    current = directory
+    for part in str(relative).split("/"):
+        current = current / part
+        try:
+            st = os.lstat(current)
+        except FileNotFoundError:
+            raise ReceiptError("artifact_missing", f"{relative} does not exist") from None
+        if stat.S_ISLNK(st.st_mode):
+            raise ReceiptError("artifact_symlink", f"{relative} passes through a symlink")
+    if not stat.S_ISREG(os.lstat(current).st_mode):
+        raise ReceiptError("artifact_not_regular_file", f"{relative} is not a regular file")
+    data = _read(current)
+    if data is None or sha256_bytes(data) != provenance["artifact_sha256"]:
+        raise ReceiptError("artifact_hash_mismatch", f"{relative} changed since the receipt")
+
+
+def check_timing_owner(receipt: TimingReceipt, transcript_path: Path, owner: OwnerContext) -> None:
+    """Bind a structurally valid timing receipt to its owner; raise ReceiptError otherwise."""
+    provenance = receipt.provenance
+    kind = provenance["kind"]
+    if kind in ("youtube_captions", "youtube_whisper"):
+        if owner.video_id is None:
+            raise ReceiptError("owner_context_missing", "the owning YouTube id was not supplied")
+        if provenance["video_id"] != owner.video_id:
+            raise ReceiptError(
+                "owner_mismatch",
+                "the receipt belongs to another YouTube video",
+                "$.provenance.video_id",
+            )
+    elif kind == "local_media_whisper":
+        if owner.media_sha256 is None:
+            raise ReceiptError("owner_context_missing", "the owning media digest was not supplied")
+        if provenance["media_sha256"] != owner.media_sha256:
+            raise ReceiptError(
+                "media_mismatch",
+                "the receipt belongs to other media bytes",
+                "$.provenance.media_sha256",
+            )
+    else:
+        _check_vtt_artifact(transcript_path, provenance)
+    if "duration_seconds" in provenance and _duration_drift(
+        float(provenance["duration_seconds"]), owner.duration_seconds
+    ):
+        raise ReceiptError(
+            "duration_drift", "the owner duration no longer matches the receipt", "$.provenance"
+        )
+
+
+def check_quality_owner(receipt: QualityReceipt, owner: OwnerContext) -> None:
+    provenance = receipt.provenance
+    kind = provenance["kind"]
+    if kind == "youtube_duration":
+        if owner.video_id is None:
+            raise ReceiptError("owner_context_missing", "the owning YouTube id was not supplied")
+        if provenance["video_id"] != owner.video_id:
+            raise ReceiptError(
+                "owner_mismatch",
+                "the receipt belongs to another YouTube video",
+                "$.provenance.video_id",
+            )
+    elif kind == "local_media_duration":
+        if owner.media_sha256 is None:
+            raise ReceiptError("owner_context_missing", "the owning media digest was not supplied")
+        if provenance["media_sha256"] != owner.media_sha256:
+            raise ReceiptError(
+                "media_mismatch",
+                "the receipt belongs to other media bytes",
+                "$.provenance.media_sha256",
+            )
+    recorded = receipt.duration_seconds
+    if recorded is not None and _duration_drift(recorded, owner.duration_seconds):
+        raise ReceiptError(
+            "transcript_quality_context_drift",
+            "the owner duration no longer matches the stored policy",
+            "$.policy",
+        )
+
+
+def read_timing(
+    transcript_path: str | os.PathLike[str],
+    *,
+    transcript_bytes: bytes | None = None,
+    owner: OwnerContext | None = None,
+) -> TimingReading:
+    """Read ``{id}.segments.json`` beside a transcript and decide whether it is a timing source."""
+    path = Path(transcript_path)
+    owner = owner or OwnerContext()
+    try:
+        data = _read(timing_path_for(path))
+        if transcript_bytes is None:
+            transcript_bytes = _read(path)
+    except WriterError as error:
+        return TimingReading("invalid", error.code, str(error))
+    if data is None:
+        return TimingReading("missing", "timing_missing", "no timing sidecar")
+    if transcript_bytes is None:
+        return TimingReading("invalid", "transcript_missing", "the transcript does not exist")
+    try:
+        document = _decode_receipt(data)
+    except StrictJSONError as error:
+        return TimingReading("invalid", error.code, error.message)
+    if _is_archival_timing(document):
+        return TimingReading(
+            "archival",
+            "timing_archival",
+            "timing v1/minimal sidecars are archival and never a timing source",
+        )
+    try:
+        receipt = validate_timing(document, transcript_bytes)
+        check_timing_owner(receipt, path, owner)
+    except ReceiptError as error:
+        return TimingReading("invalid", error.code, error.message)
+    return TimingReading("valid", "timing_current", "hash-current, owner-bound timing", receipt)
+
+
+def read_quality(
+    transcript_path: str | os.PathLike[str],
+    *,
+    transcript_bytes: bytes | None = None,
+    owner: OwnerContext | None = None,
+) -> QualityReading:
+    """Read ``{id}.quality.json`` and re-run its policy on the current transcript bytes."""
+    path = Path(transcript_path)
+    owner = owner or OwnerContext()
+    try:
+        data = _read(quality_path_for(path))
+        if transcript_bytes is None:
+            transcript_bytes = _read(path)
+    except WriterError as error:
+        return QualityReading("invalid", error.code, str(error))
+    if data is None:
+        return QualityReading(
+            "missing", "quality_missing", "no quality receipt: unverified legacy input"
+        )
+    if transcript_bytes is None:
+        return QualityReading("invalid", "transcript_missing", "the transcript does not exist")
+    try:
+        receipt = validate_quality(_decode_receipt(data), transcript_bytes)
+        check_quality_owner(receipt, owner)
+    except StrictJSONError as error:
+        return QualityReading("invalid", error.code, error.message)
+    except ReceiptError as error:
+        return QualityReading("invalid", error.code, error.message)
+    return QualityReading("valid", "quality_current", "hash-current quality receipt", receipt)
+
+
+def read_evidence(
+    transcript_path: str | os.PathLike[str], *, owner: OwnerContext | None = None
+) -> EvidenceReport:
+    """Which transcript evidence (plain quote, timed quote) the current bytes support."""
+    path = Path(transcript_path)
+    try:
+        data = _read(path)
+    except WriterError as error:
+        missing = QualityReading("invalid", error.code, str(error))
+        return EvidenceReport(
+            str(path), None, "invalid", missing, TimingReading("invalid", error.code, str(error))
+        )
+    if data is None:
+        quality = QualityReading("invalid", "transcript_missing", "the transcript does not exist")
+        timing = TimingReading("invalid", "transcript_missing", "the transcript does not exist")
+        return EvidenceReport(str(path), None, "missing", quality, timing)
+    quality = read_quality(path, transcript_bytes=data, owner=owner)
+    timing = read_timing(path, transcript_bytes=data, owner=owner)
+    word_count = quality.receipt.word_count if quality.receipt is not None else None
+    return EvidenceReport(str(path), sha256_bytes(data), "valid", quality, timing, word_count)
+
+
+def validate_fetch_result(document: Any) -> list[str]:
+    """Schema problems of a fetch / vtt-cleanup result document (empty when valid)."""
+    return [
+        f"{issue.path}: {issue.message}"
+        for issue in schema_issues(FETCH_RESULT_ARTIFACT, 1, document)
+    ]

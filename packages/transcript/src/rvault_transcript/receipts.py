@@ -1,0 +1,413 @@
+"""Timing receipt v2 and quality receipt v1: builders and strict validators.
+
+Both receipts bind the SHA-256 of the exact transcript bytes (never decoded
+or newline-normalized text), so any byte change, CRLF->LF included,
+invalidates them. The validators are the single authority used by the
+writer (before it stages a bundle), by ``rvault-transcript verify`` and by
+consumers through :mod:`rvault_transcript.api`. Each failure carries a stable
+code.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rvault_contracts.canonical import artifact_bytes, is_sha256_hex, sha256_bytes
+
+from rvault_transcript import policy
+from rvault_transcript.schema_check import schema_issues
+from rvault_transcript.text import TextRefusal, collapse_whitespace, decode_utf8, judge_text
+
+TIMING_SCHEMA_VERSION = 2
+QUALITY_SCHEMA_VERSION = 1
+TIMING_ARTIFACT = "transcript-timing"
+QUALITY_ARTIFACT = "transcript-quality"
+BOUND_TOLERANCE_SECONDS = 1.0
+
+TIMING_KEYS = frozenset({"schema_version", "transcript_sha256", "source", "provenance", "segments"})
+QUALITY_KEYS = frozenset({"schema_version", "transcript_sha256", "policy", "provenance"})
+SEGMENT_KEYS = frozenset({"text", "start_seconds", "end_seconds"})
+
+TIMING_PROVENANCE_KEYS: dict[str, frozenset[str]] = {
+    "youtube_captions": frozenset({"kind", "video_id", "duration_seconds"}),
+    "youtube_whisper": frozenset({"kind", "video_id", "duration_seconds"}),
+    "local_media_whisper": frozenset({"kind", "media_sha256", "duration_seconds"}),
+    "vtt_artifact": frozenset({"kind", "artifact_path", "artifact_sha256", "cue_extent_seconds"}),
+}
+SOURCE_FOR_KIND = {
+    "youtube_captions": "captions",
+    "youtube_whisper": "whisper",
+    "local_media_whisper": "whisper",
+    "vtt_artifact": "vtt",
+}
+QUALITY_PROVENANCE_KEYS: dict[str, frozenset[str]] = {
+    "fixed_default": frozenset({"kind"}),
+    "youtube_duration": frozenset({"kind", "video_id", "duration_seconds"}),
+    "local_media_duration": frozenset({"kind", "media_sha256", "duration_seconds"}),
+}
+POLICY_KEYS = frozenset({"schema_version", "min_words", "duration_seconds"})
+YOUTUBE_ID = re.compile(r"^[A-Za-z0-9_-]{11}$")
+
+
+class ReceiptError(Exception):
+    """A receipt refused by a builder or validator, with a stable code and JSON path."""
+
+    def __init__(self, code: str, message: str, path: str = "$") -> None:
+        super().__init__(f"{code} at {path}: {message}")
+        self.code = code
+        self.message = message
+        self.path = path
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message, "path": self.path}
+
+
+@dataclass(frozen=True)
+class Segment:
+    text: str
+    start_seconds: float
+    end_seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "start_seconds": self.start_seconds,
+            "end_seconds": self.end_seconds,
+        }
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _positive(value: object, path: str) -> float:
+    if not _is_number(value) or value <= 0:  # type: ignore[operator]
+        raise ReceiptError(
+            "invalid_duration", "a trusted duration must be a positive finite number", path
+        )
+    return float(value)  # type: ignore[arg-type]
+
+
+def canonical_seconds(value: float) -> float:
+    """Millisecond resolution, the canonical time grid of every receipt."""
+    rounded = round(float(value), 3)
+    return 0.0 if rounded == 0 else rounded
+
+
+def is_safe_relative_path(value: object) -> bool:
+    """A POSIX path relative to the transcript directory that cannot escape it."""
+    if not isinstance(value, str) or not value or "\\" in value or "\x00" in value:
+        return False
+    if value.startswith("/"):
+        return False
+    parts = value.split("/")
+    return all(part not in ("", ".", "..") for part in parts)
+
+
+def _exact_keys(document: Any, keys: frozenset[str], path: str, code: str) -> Mapping[str, Any]:
+    if not isinstance(document, dict):
+        raise ReceiptError(code, "expected an object", path)
+    if set(document) != keys:
+        missing = sorted(keys - set(document))
+        extra = sorted(set(document) - keys)
+        raise ReceiptError(code, f"keys differ: missing {missing}, unexpected {extra}", path)
+    return document
+
+
+def _schema_version(document: Mapping[str, Any], expected: int, code: str) -> None:
+    value = document.get("schema_version")
+    if isinstance(value, bool) or value != expected or not isinstance(value, int):
+        raise ReceiptError(
+            code, f"schema_version must be the integer {expected}", "$.schema_version"
+        )
+
+
+def _check_segments(raw: Any) -> list[Segment]:
+    if not isinstance(raw, list) or not raw:
+        raise ReceiptError("invalid_segments", "segments must be a non-empty array", "$.segments")
+    segments: list[Segment] = []
+    previous_end = 0.0
+    for index, item in enumerate(raw):
+        path = f"$.segments[{index}]"
+        _exact_keys(item, SEGMENT_KEYS, path, "invalid_segments")
+        text = item["text"]
+        if not isinstance(text, str) or not text or text != collapse_whitespace(text):
+            raise ReceiptError(
+                "segment_not_canonical", "segment text must be non-empty with single spaces", path
+            )
+        start, end = item["start_seconds"], item["end_seconds"]
+        for name, value in (("start_seconds", start), ("end_seconds", end)):
+            if not _is_number(value) or value < 0 or canonical_seconds(value) != value:
+                raise ReceiptError(
+                    "segment_not_canonical",
+                    f"{name} must be a non-negative number at millisecond resolution",
+                    f"{path}.{name}",
+                )
+        if end < start:
+            raise ReceiptError("segment_not_canonical", "end_seconds precedes start_seconds", path)
+        if start < previous_end:
+            raise ReceiptError(
+                "segment_not_canonical", "segments must be ordered and must not overlap", path
+            )
+        previous_end = float(end)
+        segments.append(Segment(text, float(start), float(end)))
+    return segments
+
+
+def _check_timing_provenance(raw: Any, source: Any) -> Mapping[str, Any]:
+    if not isinstance(raw, dict) or raw.get("kind") not in TIMING_PROVENANCE_KEYS:
+        raise ReceiptError("invalid_provenance", "unknown timing provenance kind", "$.provenance")
+    kind = raw["kind"]
+    _exact_keys(raw, TIMING_PROVENANCE_KEYS[kind], "$.provenance", "invalid_provenance")
+    if SOURCE_FOR_KIND[kind] != source:
+        raise ReceiptError(
+            "invalid_provenance",
+            f"source {source!r} is incompatible with provenance {kind}",
+            "$.source",
+        )
+    if "video_id" in raw and (
+        not isinstance(raw["video_id"], str) or not YOUTUBE_ID.match(raw["video_id"])
+    ):
+        raise ReceiptError(
+            "invalid_provenance",
+            "video_id must be an 11-character YouTube id",
+            "$.provenance.video_id",
+        )
+    if "media_sha256" in raw and not is_sha256_hex(raw["media_sha256"]):
+        raise ReceiptError(
+            "invalid_provenance",
+            "media_sha256 must be 64 lowercase hex",
+            "$.provenance.media_sha256",
+        )
+    if "duration_seconds" in raw:
+        _positive(raw["duration_seconds"], "$.provenance.duration_seconds")
+    if kind == "vtt_artifact":
+        if not is_safe_relative_path(raw["artifact_path"]):
+            raise ReceiptError(
+                "unsafe_artifact_path",
+                "artifact_path must be a safe relative POSIX path",
+                "$.provenance.artifact_path",
+            )
+        if not is_sha256_hex(raw["artifact_sha256"]):
+            raise ReceiptError(
+                "invalid_provenance",
+                "artifact_sha256 must be 64 lowercase hex",
+                "$.provenance.artifact_sha256",
+            )
+        extent = raw["cue_extent_seconds"]
+        if not _is_number(extent) or extent < 0 or canonical_seconds(extent) != extent:
+            raise ReceiptError(
+                "invalid_provenance",
+                "cue_extent_seconds must be a non-negative millisecond number",
+                "$.provenance.cue_extent_seconds",
+            )
+    return raw
+
+
+@dataclass(frozen=True)
+class TimingReceipt:
+    document: dict[str, Any]
+    segments: tuple[Segment, ...]
+
+    @property
+    def provenance(self) -> Mapping[str, Any]:
+        return self.document["provenance"]
+
+    @property
+    def source(self) -> str:
+        return str(self.document["source"])
+
+
+def validate_timing(document: Any, transcript_bytes: bytes) -> TimingReceipt:
+    """Every owner-independent rule of timing receipt v2 against the exact transcript bytes."""
+    if not isinstance(document, dict):
+        raise ReceiptError("invalid_timing_receipt", "expected an object")
+    _schema_version(document, TIMING_SCHEMA_VERSION, "unsupported_timing_version")
+    _exact_keys(document, TIMING_KEYS, "$", "invalid_timing_receipt")
+    issues = schema_issues(TIMING_ARTIFACT, TIMING_SCHEMA_VERSION, document)
+    if issues:
+        raise ReceiptError("schema_violation", issues[0].message, issues[0].path)
+    if document["transcript_sha256"] != sha256_bytes(transcript_bytes):
+        raise ReceiptError(
+            "transcript_hash_mismatch",
+            "the transcript bytes changed since the receipt",
+            "$.transcript_sha256",
+        )
+    provenance = _check_timing_provenance(document["provenance"], document["source"])
+    segments = _check_segments(document["segments"])
+    text = decode_utf8_receipt(transcript_bytes)
+    joined = " ".join(segment.text for segment in segments)
+    if collapse_whitespace(joined) != collapse_whitespace(text):
+        raise ReceiptError(
+            "segment_text_mismatch",
+            "joined segment text differs from the transcript beyond whitespace",
+            "$.segments",
+        )
+    final_end = segments[-1].end_seconds
+    if provenance["kind"] == "vtt_artifact":
+        if provenance["cue_extent_seconds"] != final_end:
+            raise ReceiptError(
+                "cue_extent_mismatch",
+                "cue_extent_seconds must equal the final segment end",
+                "$.provenance",
+            )
+        bound = float(provenance["cue_extent_seconds"])
+    else:
+        bound = float(provenance["duration_seconds"])
+    for index, segment in enumerate(segments):
+        if segment.end_seconds > bound + BOUND_TOLERANCE_SECONDS:
+            raise ReceiptError(
+                "segment_out_of_bounds",
+                f"segment ends at {segment.end_seconds}s, past the source duration {bound}s",
+                f"$.segments[{index}]",
+            )
+    return TimingReceipt(document, tuple(segments))
+
+
+def decode_utf8_receipt(data: bytes) -> str:
+    try:
+        return decode_utf8(data)
+    except TextRefusal as refusal:
+        raise ReceiptError(refusal.code, refusal.message) from None
+
+
+def build_timing_receipt(
+    transcript_bytes: bytes, source: str, provenance: Mapping[str, Any], segments: Sequence[Segment]
+) -> dict[str, Any]:
+    """A strict builder: returns a receipt that :func:`validate_timing` accepts, or raises."""
+    document = {
+        "schema_version": TIMING_SCHEMA_VERSION,
+        "transcript_sha256": sha256_bytes(transcript_bytes),
+        "source": source,
+        "provenance": dict(provenance),
+        "segments": [segment.to_dict() for segment in segments],
+    }
+    validate_timing(document, transcript_bytes)
+    return document
+
+
+@dataclass(frozen=True)
+class QualityReceipt:
+    document: dict[str, Any]
+    word_count: int
+
+    @property
+    def provenance(self) -> Mapping[str, Any]:
+        return self.document["provenance"]
+
+    @property
+    def min_words(self) -> int:
+        return int(self.document["policy"]["min_words"])
+
+    @property
+    def duration_seconds(self) -> float | None:
+        value = self.document["policy"]["duration_seconds"]
+        return None if value is None else float(value)
+
+
+def validate_quality(document: Any, transcript_bytes: bytes) -> QualityReceipt:
+    """Every owner-independent rule of quality receipt v1, re-running the policy on the bytes."""
+    if not isinstance(document, dict):
+        raise ReceiptError("invalid_quality_receipt", "expected an object")
+    _schema_version(document, QUALITY_SCHEMA_VERSION, "unsupported_quality_version")
+    _exact_keys(document, QUALITY_KEYS, "$", "invalid_quality_receipt")
+    issues = schema_issues(QUALITY_ARTIFACT, QUALITY_SCHEMA_VERSION, document)
+    if issues:
+        raise ReceiptError("schema_violation", issues[0].message, issues[0].path)
+    if document["transcript_sha256"] != sha256_bytes(transcript_bytes):
+        raise ReceiptError(
+            "transcript_hash_mismatch",
+            "the transcript bytes changed since the receipt",
+            "$.transcript_sha256",
+        )
+    raw_policy = _exact_keys(document["policy"], POLICY_KEYS, "$.policy", "invalid_policy")
+    _schema_version(raw_policy, policy.POLICY_SCHEMA_VERSION, "unsupported_policy_version")
+    min_words = raw_policy["min_words"]
+    if isinstance(min_words, bool) or not isinstance(min_words, int) or min_words < 1:
+        raise ReceiptError(
+            "invalid_policy", "min_words must be a positive integer", "$.policy.min_words"
+        )
+    duration = raw_policy["duration_seconds"]
+    provenance = document["provenance"]
+    if not isinstance(provenance, dict) or provenance.get("kind") not in QUALITY_PROVENANCE_KEYS:
+        raise ReceiptError("invalid_provenance", "unknown quality provenance kind", "$.provenance")
+    _exact_keys(
+        provenance,
+        QUALITY_PROVENANCE_KEYS[provenance["kind"]],
+        "$.provenance",
+        "invalid_provenance",
+    )
+    if duration is None:
+        if provenance["kind"] != "fixed_default":
+            raise ReceiptError(
+                "invalid_provenance",
+                "a policy without duration has fixed_default provenance",
+                "$.provenance",
+            )
+    else:
+        _positive(duration, "$.policy.duration_seconds")
+        if provenance["kind"] == "fixed_default":
+            raise ReceiptError(
+                "invalid_provenance",
+                "a duration-bearing policy needs a duration-bound provenance",
+                "$.provenance",
+            )
+        repeated = provenance["duration_seconds"]
+        if type(repeated) is not type(duration) or repeated != duration:
+            raise ReceiptError(
+                "invalid_provenance",
+                "provenance must repeat the policy duration exactly",
+                "$.provenance.duration_seconds",
+            )
+        if "video_id" in provenance and (
+            not isinstance(provenance["video_id"], str)
+            or not YOUTUBE_ID.match(provenance["video_id"])
+        ):
+            raise ReceiptError(
+                "invalid_provenance",
+                "video_id must be an 11-character YouTube id",
+                "$.provenance.video_id",
+            )
+        if "media_sha256" in provenance and not is_sha256_hex(provenance["media_sha256"]):
+            raise ReceiptError(
+                "invalid_provenance",
+                "media_sha256 must be 64 lowercase hex",
+                "$.provenance.media_sha256",
+            )
+    floor = policy.derived_floor(None if duration is None else float(duration))
+    if min_words < floor:
+        raise ReceiptError(
+            "policy_floor_too_low",
+            f"min_words {min_words} is below the policy floor {floor}",
+            "$.policy.min_words",
+        )
+    text = decode_utf8_receipt(transcript_bytes)
+    try:
+        verdict = judge_text(text, min_words)
+    except TextRefusal as refusal:
+        raise ReceiptError("quality_policy_failed", refusal.message, "$") from None
+    return QualityReceipt(document, verdict.word_count)
+
+
+def build_quality_receipt(
+    transcript_bytes: bytes, min_words: int, quality_provenance: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A strict builder for quality receipt v1; the policy duration comes from the provenance."""
+    duration = quality_provenance.get("duration_seconds")
+    document = {
+        "schema_version": QUALITY_SCHEMA_VERSION,
+        "transcript_sha256": sha256_bytes(transcript_bytes),
+        "policy": policy.policy_document(min_words, duration),
+        "provenance": dict(quality_provenance),
+    }
+    validate_quality(document, transcript_bytes)
+    return document
+
+
+def receipt_bytes(document: Mapping[str, Any]) -> bytes:
+    """The deterministic on-disk encoding of a receipt."""
+    return artifact_bytes(document)
