@@ -11,6 +11,10 @@ import argparse
 from rvault_contracts import cli as contract_cli
 
 from rvault_tracking_db.__about__ import __version__
+from rvault_tracking_db.commands import migrate as migrate_command
+from rvault_tracking_db.commands import mutate as mutate_command
+from rvault_tracking_db.commands import queue as queue_command
+from rvault_tracking_db.commands import read as read_command
 
 PROG = "rvault-db"
 
@@ -22,7 +26,11 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 success, 2 refused input or failed precondition, 1 internal error.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    parser.add_subparsers(title="commands", metavar="COMMAND")
+    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
+    read_command.register(subparsers)
+    mutate_command.register(subparsers)
+    migrate_command.register(subparsers)
+    queue_command.register(subparsers)
     return parser
 
 

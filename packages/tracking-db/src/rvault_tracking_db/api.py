@@ -1,0 +1,93 @@
+"""Public light reader of tracking-db for other owners (returns-persistence, analysis-writer).
+
+Standard library plus ``rvault_contracts`` only: importing it never loads a
+media library. It exposes the one shared source-capability resolver, the
+state-bound terminal skip rules, the YouTube/Drive ID parsers, and the claim
+readers (deep claim/baseline validation, live batch members, epochs), so a
+consumer never reimplements the queue owner's decisions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from rvault_tracking_db.capabilities import (
+    LOCAL_CAPABILITIES,
+    REMOTE_CAPABILITIES,
+    Resolution,
+    SourceRoots,
+    resolve,
+    source_capabilities,
+)
+from rvault_tracking_db.ids import google_drive_id, youtube_id
+from rvault_tracking_db.queue.baseline import average, baseline_issues
+from rvault_tracking_db.queue.batches import epoch_issues, epochs, live_claim, live_members
+from rvault_tracking_db.queue.claims import (
+    CLAIM_VERSIONS,
+    RETURN_VERSION,
+    claim_issues,
+    claim_version,
+    is_supported,
+)
+from rvault_tracking_db.rejections import match_rejection
+from rvault_tracking_db.terminal import TERMINAL_SKIP_STATUSES, terminal_skip_issues
+
+__all__ = [
+    "CLAIM_VERSIONS",
+    "LOCAL_CAPABILITIES",
+    "REMOTE_CAPABILITIES",
+    "TERMINAL_SKIP_STATUSES",
+    "Resolution",
+    "SourceRoots",
+    "active_claim",
+    "authorized_return_versions",
+    "average",
+    "baseline_issues",
+    "batch_members",
+    "check_terminal_status",
+    "claim_issues",
+    "claim_version",
+    "epoch_issues",
+    "epochs",
+    "google_drive_id",
+    "is_supported",
+    "match_rejection",
+    "resolve",
+    "source_capabilities",
+    "terminal_skip_issues",
+    "youtube_id",
+]
+
+
+def active_claim(talk: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The talk's live claim (``_queue_claim`` in state ``claimed``), else ``None``."""
+    return live_claim(talk)
+
+
+def batch_members(database: Mapping[str, Any], run_id: str, batch_id: str) -> list[str]:
+    """Sorted filenames of every live member of ``(run_id, batch_id)``."""
+    return sorted(m.filename for m in live_members(database, run_id, batch_id))
+
+
+def authorized_return_versions(claim: Mapping[str, Any]) -> tuple[int, ...]:
+    """Which worker return versions a stored claim authorizes (empty when none)."""
+    version = claim_version(claim)
+    if version in (1, 2):
+        return (1, 2)
+    if version in RETURN_VERSION:
+        return (RETURN_VERSION[version],)
+    return ()
+
+
+def check_terminal_status(
+    status: str,
+    talk: Mapping[str, Any],
+    *,
+    vault_root: Path,
+    config: Mapping[str, Any] | None = None,
+) -> list[dict[str, str]]:
+    """Resolve the talk's capabilities now and apply the terminal skip rules."""
+    roots = SourceRoots.from_config(vault_root, config)
+    return terminal_skip_issues(status, talk, source_capabilities(talk, roots))

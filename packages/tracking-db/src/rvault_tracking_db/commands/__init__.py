@@ -1,0 +1,1 @@
+"""One module per rvault-db subcommand, each with register(subparsers)."""

@@ -1,0 +1,210 @@
+"""``rvault-db queue DB inspect|normalize|claim|recover``.
+
+The queue commands are the only writers of ``_queue_claim`` and
+``_queue_claim_history``. stdout is one queue report (contract
+``queue-report`` v1) or one refusal; a refusal writes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rvault_contracts.cli import Refusal, emit
+from rvault_contracts.writer import WriteReport
+
+from rvault_tracking_db.capabilities import SourceRoots
+from rvault_tracking_db.queue import store
+from rvault_tracking_db.queue.claim import ClaimRequest, plan_claim
+from rvault_tracking_db.queue.inspect import inspect_queue
+from rvault_tracking_db.queue.normalize import plan_normalize
+from rvault_tracking_db.queue.recover import plan_recover
+from rvault_tracking_db.queue.timestamps import canonicalize, parse_aware, utc_now
+from rvault_tracking_db.reader import read_database
+
+REPORT_VERSION = 1
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "queue",
+        help="queue claims: inspect, normalize source capabilities, claim a batch, recover a batch",
+        description="Queue claims v5 with baselines v2, recovery and source capabilities.",
+    )
+    parser.add_argument("database", help="path of tracking-database.json")
+    actions = parser.add_subparsers(title="actions", metavar="ACTION")
+
+    inspect = actions.add_parser("inspect", help="read-only view of statuses, claims v1-v5, epochs")
+    inspect.set_defaults(handler=run_inspect)
+
+    normalize = actions.add_parser("normalize", help="derive source_capabilities; legacy statuses")
+    normalize.add_argument("--apply", action="store_true", help="install the changes")
+    normalize.add_argument(
+        "--expected-sha256", help="input SHA-256 from the dry-run (with --apply)"
+    )
+    normalize.set_defaults(handler=run_normalize)
+
+    claim = actions.add_parser("claim", help="claim a batch under schema v5 with one baseline")
+    claim.add_argument("--run-id")
+    claim.add_argument("--batch-id")
+    claim.add_argument("--now", help="timezone-aware ISO-8601 claim time")
+    claim.add_argument("--limit", type=int, help="claim up to N claimable talks in database order")
+    claim.add_argument("--talk", action="append", help="claim exactly this filename (repeatable)")
+    claim.add_argument(
+        "--catalog-fingerprint",
+        help="pattern catalog SHA-256 of the baseline (default: the one the current talks name)",
+    )
+    claim.set_defaults(handler=run_claim)
+
+    recover = actions.add_parser("recover", help="close a stranded batch and restore statuses")
+    recover.add_argument("--run-id")
+    recover.add_argument("--batch-id")
+    recover.add_argument("--now", help="timezone-aware release time (default: current UTC time)")
+    recover.set_defaults(handler=run_recover)
+
+
+def _base(command: str, result: Any) -> dict[str, Any]:
+    return {
+        "schema_version": REPORT_VERSION,
+        "ok": True,
+        "command": command,
+        "database_path": result.database_path,
+        "root_schema_version": store.root_version(result),
+    }
+
+
+def _required(value: str | None, flag: str) -> str:
+    if value is None or not value.strip():
+        raise Refusal("missing_argument", f"{flag} is required", flag)
+    return value
+
+
+def _now(value: str | None, flag: str = "--now") -> str:
+    if value is None:
+        raise Refusal("missing_argument", f"{flag} is required", flag)
+    if parse_aware(value) is None:
+        raise Refusal(
+            "now_not_timezone_aware",
+            f"{flag} must be a timezone-aware ISO-8601 timestamp (e.g. 2026-07-31T18:00:00+00:00)",
+            flag,
+        )
+    canonical = canonicalize(value)
+    assert canonical is not None
+    return canonical
+
+
+def run_inspect(args: argparse.Namespace) -> int:
+    result = read_database(args.database)
+    assert result.database is not None
+    report = _base("inspect", result)
+    report["input_sha256"] = result.sha256
+    report.update(inspect_queue(result.database))
+    emit(report)
+    return 0
+
+
+def run_normalize(args: argparse.Namespace) -> int:
+    if args.apply and not args.expected_sha256:
+        raise Refusal(
+            "expected_sha256_required", "--apply needs --expected-sha256", "--expected-sha256"
+        )
+    if args.expected_sha256 and not args.apply:
+        raise Refusal(
+            "apply_required", "--expected-sha256 is only meaningful with --apply", "--apply"
+        )
+    with store.locked_read(args.database) as (result, lock):
+        assert result.database is not None
+        store.require_current_root(result, "normalize")
+        if args.apply and args.expected_sha256 != result.sha256:
+            raise Refusal(
+                "expected_sha256_mismatch",
+                f"the database is {result.sha256}, not the reviewed {args.expected_sha256}",
+                "--expected-sha256",
+            )
+        roots = SourceRoots.from_config(store.vault_root(result), result.database.get("config"))
+        outcome = plan_normalize(result.database, roots)
+        write: WriteReport | None = None
+        if args.apply and outcome.database is not None:
+            write = store.commit(result, outcome.database, lock)
+    report = _base("normalize", result)
+    report["mode"] = "apply" if args.apply else "dry-run"
+    report["apply_requested"] = bool(args.apply)
+    report.update(store.write_fields(write, result))
+    if not args.apply:
+        report["durability_state"] = "dry_run"
+        report["output_sha256"] = None
+    report["change_count"] = len(outcome.changes)
+    report["changes"] = outcome.changes
+    report["review"] = outcome.review
+    report["skipped"] = outcome.skipped
+    emit(report)
+    return 0
+
+
+def run_claim(args: argparse.Namespace) -> int:
+    run_id = _required(args.run_id, "--run-id")
+    batch_id = _required(args.batch_id, "--batch-id")
+    claimed_at = _now(args.now)
+    if args.limit is not None and args.talk:
+        raise Refusal("selection_conflict", "use either --limit or --talk, not both", "--talk")
+    if args.limit is None and not args.talk:
+        raise Refusal("selection_required", "name --limit N or at least one --talk", "--limit")
+    if args.limit is not None and args.limit < 1:
+        raise Refusal("invalid_argument", "--limit must be a positive integer", "--limit")
+    request = ClaimRequest(
+        run_id=run_id,
+        batch_id=batch_id,
+        claimed_at=claimed_at,
+        limit=args.limit,
+        talks=tuple(args.talk) if args.talk else None,
+        catalog_fingerprint=args.catalog_fingerprint,
+    )
+    with store.locked_read(args.database) as (result, lock):
+        assert result.database is not None
+        store.require_current_root(result, "claim")
+        roots = SourceRoots.from_config(store.vault_root(result), result.database.get("config"))
+        outcome = plan_claim(result.database, request, roots)
+        write = (
+            store.commit(result, outcome.database, lock) if outcome.database is not None else None
+        )
+    report = _base("claim", result)
+    report.update(store.write_fields(write, result))
+    report.update(
+        {
+            "run_id": run_id,
+            "batch_id": batch_id,
+            "claimed_at": outcome.members[0][1]["claimed_at"] if outcome.members else claimed_at,
+            "replayed": outcome.replayed,
+            "member_count": len(outcome.members),
+            "members": [{"filename": name, "claim": claim} for name, claim in outcome.members],
+            "adherence_baseline": outcome.baseline,
+            "baseline_exclusions": [e.to_dict() for e in outcome.exclusions],
+            "skipped": outcome.skipped,
+        }
+    )
+    emit(report)
+    return 0
+
+
+def run_recover(args: argparse.Namespace) -> int:
+    run_id = _required(args.run_id, "--run-id")
+    batch_id = _required(args.batch_id, "--batch-id")
+    released_at = _now(args.now) if args.now is not None else utc_now()
+    with store.locked_read(args.database) as (result, lock):
+        assert result.database is not None
+        outcome = plan_recover(
+            result.database, run_id=run_id, batch_id=batch_id, released_at=released_at
+        )
+        write = store.commit(result, outcome.database, lock)
+    report = _base("recover", result)
+    report.update(store.write_fields(write, result))
+    report.update(
+        {
+            "run_id": run_id,
+            "batch_id": batch_id,
+            "released_at": released_at,
+            "released": outcome.released,
+        }
+    )
+    emit(report)
+    return 0

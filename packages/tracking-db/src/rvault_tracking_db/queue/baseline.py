@@ -1,0 +1,397 @@
+"""Adherence baselines: the immutable numeric snapshot a claim is compared against.
+
+The baseline is computed once per batch, before any talk is mutated, from the
+talks that were eligible at claim time. The rules (spec, "Queue eligibility"
+through "The four version axes"):
+
+* exclusion comes first: every batch member is dropped before its status,
+  generation identity or score is looked at, so no talk compares with itself;
+* only talks with an eligible status, stamped ``current`` with empty reasons,
+  the baseline's exact catalog fingerprint and scoring schema, and agreeing
+  promoted/nested pattern scores count toward ``eligible_talk_count``;
+* the raw-score cohort is the exact opportunity-identity cohort: mixed
+  identities, an empty cohort, or a cohort without a single detected or
+  undetected outcome publish zero/null aggregates with an explicit reason;
+* count and sum are integers; the average is ``sum / count`` rounded with
+  decimal ROUND_HALF_EVEN to two places.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Decimal
+from typing import Any
+
+from rvault_contracts.canonical import is_sha256_hex
+
+from rvault_tracking_db.queue.issues import Issue, is_int, is_nonempty_str, is_number, jp
+from rvault_tracking_db.queue.timestamps import parse_aware
+
+BASELINE_VERSIONS = (1, 2)
+CURRENT_BASELINE_VERSION = 2
+CURRENT_SCORING_SCHEMA = 5
+ELIGIBLE_STATUSES = ("processed", "processed_partial")
+SCOPE = "global"
+
+REASON_MIXED = "mixed_opportunity_coverage"
+REASON_NO_EVALUABLE = "no_evaluable_pattern_opportunities"
+REASON_EMPTY = "no_eligible_talks"
+UNAVAILABLE_REASONS = (REASON_EMPTY, REASON_MIXED, REASON_NO_EVALUABLE)
+EVALUABLE_OUTCOMES = frozenset({"detected", "undetected"})
+
+_V1_FIELDS = (
+    "schema_version",
+    "as_of",
+    "scope",
+    "active_batch_excluded",
+    "excluded_filenames",
+    "eligible_statuses",
+    "pattern_scoring_generation_status",
+    "pattern_scoring_generation_reasons",
+    "pattern_catalog_fingerprint",
+    "pattern_scoring_schema_version",
+    "eligible_talk_count",
+    "pattern_score_sum",
+    "average_pattern_score",
+)
+_V2_FIELDS = (
+    *_V1_FIELDS,
+    "opportunity_coverage_identity",
+    "raw_score_comparison_status",
+    "raw_score_comparison_reason",
+    "scored_talk_count",
+)
+FIELDS = {1: frozenset(_V1_FIELDS), 2: frozenset(_V2_FIELDS)}
+
+
+def average(total: int, count: int) -> float | None:
+    """``total / count`` with decimal ROUND_HALF_EVEN to two places; ``None`` for no talks."""
+    if count <= 0:
+        return None
+    quantized = (Decimal(total) / Decimal(count)).quantize(
+        Decimal("0.01"), rounding=ROUND_HALF_EVEN
+    )
+    return float(quantized)
+
+
+def _nested_score(observations: Mapping[str, Any]) -> Any:
+    nested = observations.get("pattern_score")
+    if isinstance(nested, Mapping):
+        return nested.get("score")
+    return nested
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    filename: str
+    reason: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"filename": self.filename, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class BaselineResult:
+    baseline: dict[str, Any]
+    exclusions: tuple[Exclusion, ...]
+
+
+def _eligibility(
+    talk: Mapping[str, Any], fingerprint: str, scoring_schema: int
+) -> tuple[str | None, Mapping[str, Any] | None]:
+    """``(None, observations)`` when the talk counts, else ``(reason, None)`` when it
+    looked current but cannot be trusted (reported), or ``("", None)`` when it is
+    simply not part of the current generation (silently skipped)."""
+    if talk.get("status") not in ELIGIBLE_STATUSES:
+        return "", None
+    if talk.get("pattern_scoring_generation_status") != "current":
+        return "", None
+    reasons = talk.get("pattern_scoring_generation_reasons")
+    if not isinstance(reasons, list) or reasons:
+        return "current_with_reasons", None
+    if talk.get("pattern_catalog_fingerprint") != fingerprint:
+        return "", None
+    version = talk.get("pattern_scoring_schema_version")
+    if not is_int(version) or version != scoring_schema:
+        return "", None
+    observations = talk.get("pattern_observations")
+    if not isinstance(observations, Mapping):
+        return "missing_pattern_observations", None
+    promoted = talk.get("pattern_score")
+    nested = _nested_score(observations)
+    if not is_int(promoted) or not is_int(nested) or promoted != nested:
+        return "pattern_score_disagreement", None
+    if not is_sha256_hex(observations.get("opportunity_coverage_identity")):
+        return "missing_opportunity_coverage_identity", None
+    return None, observations
+
+
+def build_baseline(
+    talks: Iterable[Mapping[str, Any]],
+    *,
+    batch_filenames: Sequence[str],
+    as_of: str,
+    catalog_fingerprint: str,
+    scoring_schema_version: int = CURRENT_SCORING_SCHEMA,
+) -> BaselineResult:
+    """The schema-v2 pre-claim baseline for one batch (pure; reads only ``talks``)."""
+    excluded = sorted(set(batch_filenames))
+    excluded_set = frozenset(excluded)
+    cohort: list[tuple[str, Mapping[str, Any], int]] = []
+    exclusions: list[Exclusion] = []
+    for talk in talks:
+        filename = talk.get("filename")
+        if filename in excluded_set:
+            continue  # exclusion happens before anything else is inspected
+        reason, observations = _eligibility(talk, catalog_fingerprint, scoring_schema_version)
+        if reason is None and observations is not None:
+            cohort.append((str(filename), observations, int(talk["pattern_score"])))
+        elif reason:
+            exclusions.append(Exclusion(str(filename), reason))
+    identities = {obs["opportunity_coverage_identity"] for _, obs, _ in cohort}
+    identity: str | None = None
+    status = "unavailable"
+    reason_code: str | None
+    scored = 0
+    total = 0
+    if not cohort:
+        reason_code = REASON_EMPTY
+    elif len(identities) > 1:
+        reason_code = REASON_MIXED
+    else:
+        identity = next(iter(identities))
+        evaluable = any(
+            isinstance(row, Mapping) and row.get("outcome") in EVALUABLE_OUTCOMES
+            for _, obs, _ in cohort
+            for row in (obs.get("pattern_outcomes") or [])
+        )
+        if evaluable:
+            status, reason_code = "available", None
+            scored = len(cohort)
+            total = sum(score for _, _, score in cohort)
+        else:
+            reason_code = REASON_NO_EVALUABLE
+    baseline = {
+        "schema_version": CURRENT_BASELINE_VERSION,
+        "as_of": as_of,
+        "scope": SCOPE,
+        "active_batch_excluded": True,
+        "excluded_filenames": excluded,
+        "eligible_statuses": list(ELIGIBLE_STATUSES),
+        "pattern_scoring_generation_status": "current",
+        "pattern_scoring_generation_reasons": [],
+        "pattern_catalog_fingerprint": catalog_fingerprint,
+        "pattern_scoring_schema_version": scoring_schema_version,
+        "eligible_talk_count": len(cohort),
+        "opportunity_coverage_identity": identity,
+        "raw_score_comparison_status": status,
+        "raw_score_comparison_reason": reason_code,
+        "scored_talk_count": scored,
+        "pattern_score_sum": total,
+        "average_pattern_score": average(total, scored) if status == "available" else None,
+    }
+    return BaselineResult(baseline, tuple(exclusions))
+
+
+def baseline_version(baseline: object) -> object:
+    return baseline.get("schema_version") if isinstance(baseline, Mapping) else None
+
+
+def baseline_issues(baseline: object, *, path: str = "$") -> list[Issue]:
+    """Deep validation of an adherence baseline v1 or v2 (shape and arithmetic)."""
+    if not isinstance(baseline, Mapping):
+        return [Issue("baseline_not_object", path, "adherence_baseline must be an object")]
+    version = baseline.get("schema_version")
+    if not is_int(version) or version not in BASELINE_VERSIONS:
+        code = "unsupported_baseline_version" if is_int(version) else "invalid_baseline_version"
+        return [
+            Issue(
+                code,
+                jp(path, "schema_version"),
+                f"adherence baseline version {version!r} is not supported",
+            )
+        ]
+    issues: list[Issue] = []
+    allowed = FIELDS[version]
+    for key in sorted(set(baseline) - allowed):
+        issues.append(
+            Issue("unknown_field", jp(path, key), f"{key} is not a baseline v{version} field")
+        )
+    for key in sorted(allowed - set(baseline)):
+        issues.append(Issue("missing_field", jp(path, key), f"baseline v{version} requires {key}"))
+    if issues:
+        return issues
+
+    def bad(field_name: str, code: str, message: str) -> None:
+        issues.append(Issue(code, jp(path, field_name), message))
+
+    if parse_aware(baseline["as_of"]) is None:
+        bad("as_of", "invalid_timestamp", "as_of must be a timezone-aware ISO-8601 timestamp")
+    if baseline["scope"] != SCOPE:
+        bad("scope", "invalid_value", "scope must be 'global'")
+    excluded_flag = baseline["active_batch_excluded"]
+    excluded = baseline["excluded_filenames"]
+    if not isinstance(excluded_flag, bool):
+        bad("active_batch_excluded", "invalid_type", "active_batch_excluded must be a boolean")
+    if not isinstance(excluded, list) or not all(is_nonempty_str(x) for x in excluded):
+        bad("excluded_filenames", "invalid_type", "excluded_filenames must be a list of filenames")
+    elif excluded != sorted(set(excluded)):
+        bad(
+            "excluded_filenames",
+            "not_sorted_unique",
+            "excluded_filenames must be sorted and unique",
+        )
+    elif excluded_flag is True and not excluded:
+        bad("excluded_filenames", "empty_exclusion", "an active-batch baseline excludes its batch")
+    elif excluded_flag is False and excluded:
+        bad(
+            "excluded_filenames",
+            "unexpected_exclusion",
+            "an all-inclusive baseline excludes nothing",
+        )
+    if baseline["eligible_statuses"] != list(ELIGIBLE_STATUSES):
+        bad(
+            "eligible_statuses",
+            "invalid_value",
+            "eligible_statuses must be [processed, processed_partial]",
+        )
+    if baseline["pattern_scoring_generation_status"] != "current":
+        bad(
+            "pattern_scoring_generation_status",
+            "invalid_value",
+            "a baseline describes the current generation",
+        )
+    if baseline["pattern_scoring_generation_reasons"] != []:
+        bad(
+            "pattern_scoring_generation_reasons",
+            "invalid_value",
+            "a current baseline has no reasons",
+        )
+    if not is_sha256_hex(baseline["pattern_catalog_fingerprint"]):
+        bad("pattern_catalog_fingerprint", "invalid_digest", "must be 64 lowercase hex characters")
+    scoring = baseline["pattern_scoring_schema_version"]
+    if not is_int(scoring) or scoring < 1:
+        bad("pattern_scoring_schema_version", "invalid_type", "must be a positive integer")
+    elif version == 2 and scoring != CURRENT_SCORING_SCHEMA:
+        bad(
+            "pattern_scoring_schema_version",
+            "invalid_value",
+            "baseline v2 carries scoring schema 5",
+        )
+    elif version == 1 and scoring >= CURRENT_SCORING_SCHEMA:
+        bad(
+            "pattern_scoring_schema_version",
+            "invalid_value",
+            "baseline v1 predates scoring schema 5",
+        )
+    eligible = baseline["eligible_talk_count"]
+    total = baseline["pattern_score_sum"]
+    avg = baseline["average_pattern_score"]
+    if not is_int(eligible) or eligible < 0:
+        bad("eligible_talk_count", "invalid_type", "must be a non-negative integer")
+    if not is_int(total):
+        bad("pattern_score_sum", "invalid_type", "must be an integer")
+    if avg is not None and not is_number(avg):
+        bad("average_pattern_score", "invalid_type", "must be a number or null")
+    if issues:
+        return issues
+    if version == 1:
+        expected = average(total, eligible)
+        if eligible == 0 and total != 0:
+            bad("pattern_score_sum", "aggregate_mismatch", "an empty cohort sums to 0")
+        if not _same_average(avg, expected):
+            bad("average_pattern_score", "aggregate_mismatch", f"expected {expected!r}")
+        return issues
+    return issues + _v2_aggregate_issues(baseline, path)
+
+
+def _same_average(actual: object, expected: float | None) -> bool:
+    if expected is None or actual is None:
+        return actual is None and expected is None
+    return Decimal(str(actual)) == Decimal(str(expected))
+
+
+def _v2_aggregate_issues(baseline: Mapping[str, Any], path: str) -> list[Issue]:
+    issues: list[Issue] = []
+    status = baseline["raw_score_comparison_status"]
+    reason = baseline["raw_score_comparison_reason"]
+    identity = baseline["opportunity_coverage_identity"]
+    scored = baseline["scored_talk_count"]
+    eligible = baseline["eligible_talk_count"]
+    total = baseline["pattern_score_sum"]
+    avg = baseline["average_pattern_score"]
+
+    def bad(field_name: str, code: str, message: str) -> None:
+        issues.append(Issue(code, jp(path, field_name), message))
+
+    if identity is not None and not is_sha256_hex(identity):
+        bad("opportunity_coverage_identity", "invalid_digest", "must be 64 lowercase hex or null")
+    if not is_int(scored) or scored < 0 or (is_int(eligible) and scored > eligible):
+        bad(
+            "scored_talk_count",
+            "invalid_value",
+            "must be an integer between 0 and eligible_talk_count",
+        )
+        return issues
+    if status == "available":
+        if reason is not None:
+            bad(
+                "raw_score_comparison_reason",
+                "invalid_value",
+                "an available comparison has no reason",
+            )
+        if identity is None:
+            bad(
+                "opportunity_coverage_identity",
+                "invalid_value",
+                "an available comparison names its identity",
+            )
+        if scored < 1:
+            bad(
+                "scored_talk_count",
+                "aggregate_mismatch",
+                "an available comparison has scored talks",
+            )
+        elif not _same_average(avg, average(total, scored)):
+            bad(
+                "average_pattern_score",
+                "aggregate_mismatch",
+                f"expected {average(total, scored)!r}",
+            )
+    elif status == "unavailable":
+        if reason not in UNAVAILABLE_REASONS:
+            bad(
+                "raw_score_comparison_reason",
+                "invalid_value",
+                f"reason must be one of {list(UNAVAILABLE_REASONS)}",
+            )
+        if scored != 0 or total != 0 or avg is not None:
+            bad(
+                "pattern_score_sum",
+                "aggregate_mismatch",
+                "an unavailable comparison has zero/null aggregates",
+            )
+        if reason == REASON_MIXED and identity is not None:
+            bad(
+                "opportunity_coverage_identity",
+                "invalid_value",
+                "mixed coverage has no single identity",
+            )
+        if reason == REASON_EMPTY and eligible != 0:
+            bad(
+                "raw_score_comparison_reason",
+                "invalid_value",
+                "no_eligible_talks needs an empty cohort",
+            )
+        if reason in (REASON_MIXED, REASON_NO_EVALUABLE) and eligible == 0:
+            bad(
+                "raw_score_comparison_reason", "invalid_value", f"{reason} needs a non-empty cohort"
+            )
+    else:
+        bad(
+            "raw_score_comparison_status",
+            "invalid_value",
+            "status must be available or unavailable",
+        )
+    return issues

@@ -1,0 +1,134 @@
+"""Reading batches and retry epochs out of a decoded database.
+
+A batch is every talk whose claim carries one ``(run_id, batch_id)``; an
+*epoch* additionally fixes ``claimed_at``. Recovery can split one historical
+epoch between ``_queue_claim`` and ``_queue_claim_history``, so epoch checks
+look at both locations, while "live" means a current ``_queue_claim`` in state
+``claimed``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rvault_contracts.canonical import canonical_bytes
+
+from rvault_tracking_db.queue.claims import STATE_CLAIMED, claim_version
+from rvault_tracking_db.queue.issues import Issue, jp
+
+
+@dataclass(frozen=True)
+class Member:
+    index: int
+    filename: str
+    location: str  # "current" | "history"
+    history_index: int | None
+    claim: Mapping[str, Any]
+
+    @property
+    def path(self) -> str:
+        base = jp("$", "talks", self.index)
+        if self.location == "current":
+            return jp(base, "_queue_claim")
+        return jp(base, "_queue_claim_history", self.history_index or 0)
+
+
+def talks_of(database: Mapping[str, Any]) -> list[Any]:
+    talks = database.get("talks")
+    return talks if isinstance(talks, list) else []
+
+
+def live_claim(talk: Any) -> Mapping[str, Any] | None:
+    """The talk's current claim when it is still held (state ``claimed``)."""
+    if not isinstance(talk, Mapping):
+        return None
+    claim = talk.get("_queue_claim")
+    if isinstance(claim, Mapping) and claim.get("state") == STATE_CLAIMED:
+        return claim
+    return None
+
+
+def iter_claims(database: Mapping[str, Any]) -> Iterator[Member]:
+    for index, talk in enumerate(talks_of(database)):
+        if not isinstance(talk, Mapping):
+            continue
+        filename = str(talk.get("filename"))
+        current = talk.get("_queue_claim")
+        if isinstance(current, Mapping):
+            yield Member(index, filename, "current", None, current)
+        history = talk.get("_queue_claim_history")
+        if isinstance(history, list):
+            for h_index, old in enumerate(history):
+                if isinstance(old, Mapping):
+                    yield Member(index, filename, "history", h_index, old)
+
+
+def live_members(database: Mapping[str, Any], run_id: str, batch_id: str) -> list[Member]:
+    return [
+        m
+        for m in iter_claims(database)
+        if m.location == "current"
+        and m.claim.get("state") == STATE_CLAIMED
+        and m.claim.get("run_id") == run_id
+        and m.claim.get("batch_id") == batch_id
+    ]
+
+
+def epoch_key(claim: Mapping[str, Any]) -> tuple[str, str, str]:
+    return (str(claim.get("run_id")), str(claim.get("batch_id")), str(claim.get("claimed_at")))
+
+
+def epochs(database: Mapping[str, Any]) -> dict[tuple[str, str, str], list[Member]]:
+    grouped: dict[tuple[str, str, str], list[Member]] = {}
+    for member in iter_claims(database):
+        grouped.setdefault(epoch_key(member.claim), []).append(member)
+    return grouped
+
+
+def mixed_batch_issues(members: list[Member]) -> list[Issue]:
+    """Why a set of live members cannot be one batch (versions, stamps, baselines)."""
+    issues: list[Issue] = []
+    if not members:
+        return issues
+    first = members[0]
+    versions = {claim_version(m.claim) for m in members}
+    if len(versions) > 1:
+        issues.append(
+            Issue(
+                "mixed_batch",
+                first.path,
+                f"batch mixes claim versions {sorted(map(str, versions))}",
+            )
+        )
+    stamps = {m.claim.get("claimed_at") for m in members}
+    if len(stamps) > 1:
+        issues.append(
+            Issue("mixed_batch", first.path, "batch members carry different claimed_at stamps")
+        )
+    baselines = {canonical_bytes(m.claim.get("adherence_baseline")) for m in members}
+    if len(baselines) > 1:
+        issues.append(
+            Issue("mixed_batch", first.path, "batch members carry different adherence baselines")
+        )
+    return issues
+
+
+def epoch_issues(members: list[Member]) -> list[Issue]:
+    """v3-v5 epochs: one snapshot, and exact membership equal to excluded_filenames."""
+    issues = mixed_batch_issues(members)
+    with_baseline = [m for m in members if isinstance(m.claim.get("adherence_baseline"), Mapping)]
+    if not with_baseline:
+        return issues
+    excluded = with_baseline[0].claim["adherence_baseline"].get("excluded_filenames")
+    filenames = sorted(m.filename for m in members)
+    if excluded != filenames:
+        issues.append(
+            Issue(
+                "epoch_membership_mismatch",
+                with_baseline[0].path,
+                "epoch members do not equal the baseline's excluded_filenames",
+            )
+        )
+    return issues

@@ -1,0 +1,297 @@
+"""Queue claims v1-v5: deep validation, construction and closing.
+
+A claim is immutable generation evidence. Its version fixes which worker
+return it authorizes (v1/v2 -> returns v1/v2, v3 -> v3, v4 -> archival v4,
+v5 -> v5) and, from v3 on, carries the frozen adherence baseline. Closing a
+claim only *adds* the suffix fields (``released_at``, ``release_reason`` and,
+for a completed claim, ``result_status`` and ``result_payload_sha256``),
+which are forbidden while it is ``claimed``. :func:`claim_issues` is the deep
+validator the owner schema assessment calls for every stored claim.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rvault_contracts.canonical import is_sha256_hex
+
+from rvault_tracking_db.queue.baseline import baseline_issues
+from rvault_tracking_db.queue.issues import Issue, is_int, is_nonempty_str, jp
+from rvault_tracking_db.queue.timestamps import parse_aware
+
+CLAIM_VERSIONS = (1, 2, 3, 4, 5)
+CURRENT_CLAIM_VERSION = 5
+CURRENT_RETURN_VERSION = 5
+
+STATE_CLAIMED = "claimed"
+STATE_RELEASED = "released"
+STATE_COMPLETED = "completed"
+STATES = (STATE_CLAIMED, STATE_RELEASED, STATE_COMPLETED)
+
+CLAIMABLE_STATUSES = ("pending", "needs-reprocessing")
+INFLIGHT_STATUS = "reprocessing-inflight"
+RESULT_STATUSES = (
+    "processed",
+    "processed_partial",
+    "skipped_no_sources",
+    "skipped_download_failed",
+    "skipped_duplicate",
+)
+RELEASE_REASON_RECOVERED = "recovered"
+
+_BASE = frozenset(
+    {"run_id", "batch_id", "claimed_at", "previous_status", "reprocess_generation", "state"}
+)
+_RELEASE = frozenset({"released_at", "release_reason"})
+SUFFIX_FIELDS = ("released_at", "release_reason", "result_status", "result_payload_sha256")
+# Which claim version authorizes which return version / carries which baseline version.
+RETURN_VERSION = {3: 3, 4: 4, 5: 5}
+BASELINE_VERSION = {3: 1, 4: 1, 5: 2}
+SCORING_VERSION = {3: 3, 4: 4, 5: 5}
+
+
+def claim_version(claim: Mapping[str, Any]) -> int | None:
+    """The claim's version: an explicit exact integer, or 1 for a historical claim without one."""
+    if "schema_version" not in claim:
+        return 1
+    version = claim["schema_version"]
+    return version if is_int(version) else None
+
+
+def is_supported(claim: object) -> bool:
+    if not isinstance(claim, Mapping):
+        return False
+    version = claim_version(claim)
+    return version in CLAIM_VERSIONS
+
+
+def allowed_fields(version: int, state: str) -> frozenset[str]:
+    fields = set(_BASE) | {"schema_version"}
+    if version >= 3:
+        fields |= {"required_return_schema_version", "adherence_baseline"}
+    if state in (STATE_RELEASED, STATE_COMPLETED):
+        fields |= _RELEASE
+    if state == STATE_COMPLETED:
+        fields.add("result_status")
+        if version >= 2:
+            fields.add("result_payload_sha256")
+    return frozenset(fields)
+
+
+def required_fields(version: int, state: str) -> frozenset[str]:
+    fields = allowed_fields(version, state)
+    if version == 1:
+        fields = fields - {"schema_version"}
+    return fields
+
+
+def claim_issues(claim: object, *, path: str = "$", filename: str | None = None) -> list[Issue]:
+    """Every problem with one stored claim (empty list = valid v1-v5 claim).
+
+    ``filename``, when given, additionally requires a v3-v5 baseline to list
+    that talk among its excluded filenames (a claim never compares a talk
+    with itself). An unknown future version yields only
+    ``unsupported_claim_version``: its shape is never interpreted.
+    """
+    if not isinstance(claim, Mapping):
+        return [Issue("claim_not_object", path, "a queue claim must be an object")]
+    version = claim_version(claim)
+    if version is None:
+        return [
+            Issue(
+                "invalid_claim_version",
+                jp(path, "schema_version"),
+                "schema_version must be an integer",
+            )
+        ]
+    if version not in CLAIM_VERSIONS:
+        return [
+            Issue(
+                "unsupported_claim_version",
+                jp(path, "schema_version"),
+                f"queue claim version {version} is not supported (known: 1-5)",
+            )
+        ]
+    issues: list[Issue] = []
+    state = claim.get("state")
+    if state not in STATES:
+        return [
+            Issue("invalid_claim_state", jp(path, "state"), f"state must be one of {list(STATES)}")
+        ]
+    allowed = allowed_fields(version, state)
+    present = set(claim)
+    for key in sorted(present - allowed):
+        code = (
+            "suffix_field_while_claimed"
+            if key in SUFFIX_FIELDS and state == STATE_CLAIMED
+            else "unknown_field"
+        )
+        issues.append(
+            Issue(code, jp(path, key), f"{key} is not allowed on a {state} v{version} claim")
+        )
+    for key in sorted(required_fields(version, state) - present):
+        issues.append(
+            Issue("missing_field", jp(path, key), f"a {state} v{version} claim requires {key}")
+        )
+    if issues:
+        return issues
+
+    def bad(field_name: str, code: str, message: str) -> None:
+        issues.append(Issue(code, jp(path, field_name), message))
+
+    for name in ("run_id", "batch_id"):
+        if not is_nonempty_str(claim[name]):
+            bad(name, "invalid_type", f"{name} must be a non-empty string")
+    claimed_at = parse_aware(claim["claimed_at"])
+    if claimed_at is None:
+        bad(
+            "claimed_at",
+            "invalid_timestamp",
+            "claimed_at must be a timezone-aware ISO-8601 timestamp",
+        )
+    if claim["previous_status"] not in CLAIMABLE_STATUSES:
+        bad(
+            "previous_status",
+            "invalid_value",
+            f"previous_status must be one of {list(CLAIMABLE_STATUSES)}",
+        )
+    generation = claim["reprocess_generation"]
+    if not is_int(generation) or generation < 1:
+        bad(
+            "reprocess_generation",
+            "invalid_type",
+            "reprocess_generation must be a positive integer",
+        )
+    if state != STATE_CLAIMED:
+        released = parse_aware(claim["released_at"])
+        if released is None:
+            bad(
+                "released_at",
+                "invalid_timestamp",
+                "released_at must be a timezone-aware ISO-8601 timestamp",
+            )
+        elif claimed_at is not None and released < claimed_at:
+            bad("released_at", "released_before_claimed", "released_at precedes claimed_at")
+        if not is_nonempty_str(claim["release_reason"]):
+            bad("release_reason", "invalid_type", "release_reason must be a non-empty string")
+    if state == STATE_COMPLETED:
+        if claim["result_status"] not in RESULT_STATUSES:
+            bad(
+                "result_status",
+                "invalid_value",
+                f"result_status must be one of {list(RESULT_STATUSES)}",
+            )
+        if version >= 2 and not is_sha256_hex(claim["result_payload_sha256"]):
+            bad("result_payload_sha256", "invalid_digest", "must be 64 lowercase hex characters")
+    if version >= 3:
+        expected_return = RETURN_VERSION[version]
+        required_return = claim["required_return_schema_version"]
+        if not is_int(required_return) or required_return != expected_return:
+            bad(
+                "required_return_schema_version",
+                "return_version_mismatch",
+                f"claim v{version} requires return schema {expected_return}",
+            )
+        baseline = claim["adherence_baseline"]
+        nested = baseline_issues(baseline, path=jp(path, "adherence_baseline"))
+        issues.extend(nested)
+        if not nested and isinstance(baseline, Mapping):
+            issues.extend(_baseline_binding_issues(claim, baseline, version, path, filename))
+    return issues
+
+
+def _baseline_binding_issues(
+    claim: Mapping[str, Any],
+    baseline: Mapping[str, Any],
+    version: int,
+    path: str,
+    filename: str | None,
+) -> list[Issue]:
+    issues: list[Issue] = []
+    bpath = jp(path, "adherence_baseline")
+    if baseline["schema_version"] != BASELINE_VERSION[version]:
+        issues.append(
+            Issue(
+                "baseline_version_mismatch",
+                jp(bpath, "schema_version"),
+                f"claim v{version} carries adherence baseline v{BASELINE_VERSION[version]}",
+            )
+        )
+    if baseline["pattern_scoring_schema_version"] != SCORING_VERSION[version]:
+        issues.append(
+            Issue(
+                "scoring_version_mismatch",
+                jp(bpath, "pattern_scoring_schema_version"),
+                f"claim v{version} freezes scoring schema {SCORING_VERSION[version]}",
+            )
+        )
+    if baseline["as_of"] != claim["claimed_at"]:
+        issues.append(
+            Issue(
+                "baseline_as_of_mismatch", jp(bpath, "as_of"), "as_of must equal claimed_at exactly"
+            )
+        )
+    if baseline["active_batch_excluded"] is not True:
+        issues.append(
+            Issue(
+                "batch_not_excluded",
+                jp(bpath, "active_batch_excluded"),
+                "a claim baseline excludes its batch",
+            )
+        )
+    if filename is not None and filename not in baseline["excluded_filenames"]:
+        issues.append(
+            Issue(
+                "member_not_excluded",
+                jp(bpath, "excluded_filenames"),
+                f"{filename} is missing from the exclusion",
+            )
+        )
+    return issues
+
+
+def build_claim(
+    *,
+    run_id: str,
+    batch_id: str,
+    claimed_at: str,
+    previous_status: str,
+    reprocess_generation: int,
+    baseline: Mapping[str, Any],
+) -> dict[str, Any]:
+    """A fresh schema-v5 claim carrying its own copy of the batch baseline."""
+    return {
+        "schema_version": CURRENT_CLAIM_VERSION,
+        "run_id": run_id,
+        "batch_id": batch_id,
+        "claimed_at": claimed_at,
+        "previous_status": previous_status,
+        "reprocess_generation": reprocess_generation,
+        "required_return_schema_version": CURRENT_RETURN_VERSION,
+        "adherence_baseline": _deep_copy(baseline),
+        "state": STATE_CLAIMED,
+    }
+
+
+def release_claim(claim: Mapping[str, Any], *, released_at: str, reason: str) -> dict[str, Any]:
+    """Close a live claim without rewriting its snapshot: only the release suffix is added.
+
+    The one allowed version transition: a historical v1 receipt is advanced to
+    v2 while its release fields are added (spec, migration section).
+    """
+    closed = _deep_copy(claim)
+    if claim_version(claim) == 1:
+        closed["schema_version"] = 2
+    closed["state"] = STATE_RELEASED
+    closed["released_at"] = released_at
+    closed["release_reason"] = reason
+    return closed
+
+
+def _deep_copy(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _deep_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_deep_copy(v) for v in value]
+    return value

@@ -1,0 +1,37 @@
+"""Validation findings as values: a stable code, a JSON path and a message."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Issue:
+    code: str
+    path: str
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": self.code, "path": self.path, "message": self.message}
+
+
+def is_int(value: object) -> bool:
+    """An exact JSON integer (booleans are not integers here)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def is_nonempty_str(value: object) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def jp(base: str, *keys: str | int) -> str:
+    """A JSON path in the notation ``strict_json`` and the owner assessment use."""
+    out = base
+    for key in keys:
+        out += f"[{key}]" if isinstance(key, int) else f"[{json.dumps(key)}]"
+    return out

@@ -1,0 +1,107 @@
+"""Deriving ``source_capabilities`` and normalizing legacy no-source statuses.
+
+Every talk's capability list is recomputed with the one shared resolver and
+stored as ``source_capabilities`` when it differs. A legacy no-video /
+no-transcript status becomes ``skipped_no_sources`` only when that list is
+empty; with a capability it is left for review. Talks under a live claim are
+not touched: their sources are part of the generation a worker is using.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from rvault_tracking_db.capabilities import SourceRoots, resolve
+from rvault_tracking_db.queue.batches import live_claim, talks_of
+from rvault_tracking_db.queue.issues import jp
+
+SKIPPED_NO_SOURCES = "skipped_no_sources"
+LEGACY_NO_SOURCE_STATUSES = frozenset(
+    {
+        "skipped_no_video",
+        "skipped_no_transcript",
+        "skipped_no_video_or_transcript",
+        "no_video",
+        "no_transcript",
+        "no-video",
+        "no-transcript",
+    }
+)
+
+
+@dataclass
+class NormalizeOutcome:
+    database: dict[str, Any] | None
+    changes: list[dict[str, Any]] = field(default_factory=list)
+    review: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+
+
+def plan_normalize(database: Mapping[str, Any], roots: SourceRoots) -> NormalizeOutcome:
+    talks = talks_of(database)
+    new_talks = list(talks)
+    outcome = NormalizeOutcome(None)
+    for position, talk in enumerate(talks):
+        if not isinstance(talk, Mapping):
+            continue
+        filename = str(talk.get("filename"))
+        path = jp("$", "talks", position)
+        if live_claim(talk) is not None:
+            outcome.skipped.append({"filename": filename, "reason": "live_claim"})
+            continue
+        resolution = resolve(talk, roots)
+        capabilities = resolution.capabilities
+        updated = dict(talk)
+        if talk.get("source_capabilities") != capabilities:
+            outcome.changes.append(
+                {
+                    "filename": filename,
+                    "path": jp(path, "source_capabilities"),
+                    "before_exists": "source_capabilities" in talk,
+                    "before": talk.get("source_capabilities"),
+                    "after": capabilities,
+                }
+            )
+            updated["source_capabilities"] = capabilities
+        status = talk.get("status")
+        if status in LEGACY_NO_SOURCE_STATUSES:
+            if not capabilities:
+                outcome.changes.append(
+                    {
+                        "filename": filename,
+                        "path": jp(path, "status"),
+                        "before_exists": True,
+                        "before": status,
+                        "after": SKIPPED_NO_SOURCES,
+                    }
+                )
+                updated["status"] = SKIPPED_NO_SOURCES
+            else:
+                outcome.review.append(
+                    {
+                        "filename": filename,
+                        "path": jp(path, "status"),
+                        "code": "legacy_status_has_sources",
+                    }
+                )
+        elif status == SKIPPED_NO_SOURCES and capabilities:
+            outcome.review.append(
+                {
+                    "filename": filename,
+                    "path": jp(path, "status"),
+                    "code": "skipped_no_sources_has_capabilities",
+                }
+            )
+        for finding in resolution.findings:
+            outcome.review.append(
+                {"filename": filename, "path": jp(path, finding.field), "code": finding.code}
+            )
+        if updated != talk:
+            new_talks[position] = updated
+    if outcome.changes:
+        new_database = dict(database)
+        new_database["talks"] = new_talks
+        outcome.database = new_database
+    return outcome
