@@ -646,8 +646,8 @@ def _verify_staged(staged: _Staged, shown: str, attempts: int = STAGED_VERIFY_AT
             raise StagedCandidateConflictError(
                 "staged_name_missing", "staged name disappeared", shown
             )
-        _hard_check(d1, staged, "descriptor", shown)
         _hard_check(n1, staged, "name", shown)
+        _hard_check(d1, staged, "descriptor", shown)
         data = _read_fd(staged.fd)
         if data != staged.data:
             raise StagedCandidateConflictError(
@@ -663,8 +663,8 @@ def _verify_staged(staged: _Staged, shown: str, attempts: int = STAGED_VERIFY_AT
             raise StagedCandidateConflictError(
                 "staged_name_missing", "staged name disappeared", shown
             )
-        _hard_check(d2, staged, "descriptor", shown)
         _hard_check(n2, staged, "name", shown)
+        _hard_check(d2, staged, "descriptor", shown)
         g_d1, g_d2 = FileGeneration.from_stat(d1), FileGeneration.from_stat(d2)
         g_n1, g_n2 = FileGeneration.from_stat(n1), FileGeneration.from_stat(n2)
         if g_d1 == g_d2 and g_n1 == g_n2 and g_d2 == g_n2:
