@@ -1,0 +1,177 @@
+"""Small field checkers the record assessments share.
+
+Every checker appends issues instead of raising, and every type test is an
+exact JSON type test (``true`` is not ``1``, ``1.0`` is not ``1``), because the
+spec makes schema versions and expectations exact-type values.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from rvault_tracking_db.assessment.model import Issues, child, is_int, json_type
+
+SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+# Timezone-aware ISO-8601 timestamp: a date, a time and an explicit offset.
+AWARE_TIMESTAMP_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
+
+UNSUPPORTED = "unsupported_schema_version"
+ZERO_SENTINEL = "version_zero_sentinel"
+INVALID_VERSION = "invalid_schema_version"
+MISSING_VERSION = "missing_schema_version"
+MISSING_FIELD = "missing_field"
+UNKNOWN_FIELD = "unknown_field"
+WRONG_TYPE = "wrong_type"
+INVALID_VALUE = "invalid_value"
+
+
+def version_of(
+    record: Mapping[str, Any],
+    path: str,
+    supported: Iterable[int],
+    issues: Issues,
+    *,
+    missing: int | None,
+    what: str,
+) -> int | None:
+    """The record's schema version, or ``None`` after recording why not.
+
+    ``missing`` is the historical version an absent key maps to (``None``
+    when the key is required). A future or otherwise unsupported version is
+    fatal: it is never read with an older identity.
+    """
+    if "schema_version" not in record:
+        if missing is None:
+            issues.fatal(
+                MISSING_VERSION, child(path, "schema_version"), f"{what} needs schema_version"
+            )
+        return missing
+    value = record["schema_version"]
+    vpath = child(path, "schema_version")
+    if not is_int(value):
+        issues.fatal(
+            INVALID_VERSION,
+            vpath,
+            f"{what} schema_version must be an integer, not {json_type(value)}",
+        )
+        return None
+    if value == 0:
+        issues.fatal(
+            ZERO_SENTINEL, vpath, f"{what} schema_version 0 is an explicit sentinel, not a version"
+        )
+        return None
+    if value not in set(supported):
+        issues.fatal(UNSUPPORTED, vpath, f"{what} schema_version {value} is not supported")
+        return None
+    return value
+
+
+def require_object(value: Any, path: str, issues: Issues, what: str) -> bool:
+    if isinstance(value, dict):
+        return True
+    issues.fatal(WRONG_TYPE, path, f"{what} must be an object, not {json_type(value)}")
+    return False
+
+
+def closed_fields(
+    record: Mapping[str, Any],
+    path: str,
+    issues: Issues,
+    *,
+    required: Iterable[str],
+    optional: Iterable[str] = (),
+    what: str,
+) -> None:
+    """Refuse unknown keys and report missing required keys."""
+    allowed = set(required) | set(optional)
+    for key in record:
+        if key not in allowed:
+            issues.fatal(
+                UNKNOWN_FIELD, child(path, key), f"{what} does not allow the field {key!r}"
+            )
+    for key in required:
+        if key not in record:
+            issues.fatal(MISSING_FIELD, child(path, key), f"{what} requires the field {key!r}")
+
+
+def check_type(
+    record: Mapping[str, Any],
+    key: str,
+    path: str,
+    issues: Issues,
+    kinds: tuple[str, ...],
+) -> bool:
+    """Check ``record[key]`` (when present) has one of the JSON ``kinds``."""
+    if key not in record:
+        return True
+    value = record[key]
+    kind = json_type(value)
+    if kind in kinds:
+        return True
+    issues.fatal(WRONG_TYPE, child(path, key), f"{key} must be {' or '.join(kinds)}, not {kind}")
+    return False
+
+
+def check_nonempty_string(
+    record: Mapping[str, Any], key: str, path: str, issues: Issues, *, nullable: bool = False
+) -> None:
+    if key not in record:
+        return
+    value = record[key]
+    if value is None and nullable:
+        return
+    if not isinstance(value, str) or not value.strip():
+        issues.fatal(INVALID_VALUE, child(path, key), f"{key} must be a non-empty string")
+
+
+def check_enum(
+    record: Mapping[str, Any],
+    key: str,
+    path: str,
+    issues: Issues,
+    allowed: Iterable[Any],
+    *,
+    nullable: bool = False,
+) -> None:
+    if key not in record:
+        return
+    value = record[key]
+    if value is None and nullable:
+        return
+    if not isinstance(value, str) or value not in set(allowed):
+        issues.fatal(INVALID_VALUE, child(path, key), f"{key} must be one of {sorted(allowed)}")
+
+
+def check_count(
+    record: Mapping[str, Any], key: str, path: str, issues: Issues, *, nullable: bool = False
+) -> None:
+    """A non-negative exact integer."""
+    if key not in record:
+        return
+    value = record[key]
+    if value is None and nullable:
+        return
+    if not is_int(value) or value < 0:
+        issues.fatal(INVALID_VALUE, child(path, key), f"{key} must be a non-negative integer")
+
+
+def check_string_list(
+    record: Mapping[str, Any], key: str, path: str, issues: Issues, *, unique: bool = False
+) -> None:
+    if key not in record:
+        return
+    value = record[key]
+    kpath = child(path, key)
+    if not isinstance(value, list):
+        issues.fatal(WRONG_TYPE, kpath, f"{key} must be an array of strings")
+        return
+    for index, item in enumerate(value):
+        if not isinstance(item, str) or not item.strip():
+            issues.fatal(
+                INVALID_VALUE, child(kpath, index), f"{key} items must be non-empty strings"
+            )
+    if unique and len({v for v in value if isinstance(v, str)}) != len(value):
+        issues.fatal(INVALID_VALUE, kpath, f"{key} items must be unique")

@@ -1,0 +1,95 @@
+"""Assessment results as values.
+
+An assessment never raises on bad data: it collects every issue with a stable
+code and the JSON path of the offending value, so the reader can refuse with
+the first fatal issue while the migration and mutation paths can explain all
+of them. ``fatal`` issues make the database unusable as prior state;
+``warning`` issues are per-record evidence trouble the spec says must not
+refuse the whole vault (a malformed PPTX visual-evidence receipt).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Severity = Literal["fatal", "warning"]
+
+
+@dataclass(frozen=True)
+class Issue:
+    code: str
+    path: str
+    message: str
+    severity: Severity = "fatal"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message, "path": self.path}
+
+
+@dataclass
+class Issues:
+    """An append-only collector shared by the record checkers."""
+
+    items: list[Issue] = field(default_factory=list)
+
+    def fatal(self, code: str, path: str, message: str) -> None:
+        self.items.append(Issue(code, path, message, "fatal"))
+
+    def warn(self, code: str, path: str, message: str) -> None:
+        self.items.append(Issue(code, path, message, "warning"))
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """The outcome of assessing one database document."""
+
+    root_version: int | None
+    issues: tuple[Issue, ...]
+
+    @property
+    def fatal(self) -> tuple[Issue, ...]:
+        return tuple(i for i in self.issues if i.severity == "fatal")
+
+    @property
+    def warnings(self) -> tuple[Issue, ...]:
+        return tuple(i for i in self.issues if i.severity == "warning")
+
+    @property
+    def ok(self) -> bool:
+        return not self.fatal
+
+    @property
+    def current(self) -> bool:
+        return self.ok and self.root_version == 1
+
+
+def child(path: str, key: str | int) -> str:
+    """The JSON path of one member, in the notation ``strict_json`` uses."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}[{json.dumps(key)}]"
+
+
+def is_int(value: Any) -> bool:
+    """Exact integer: booleans and integral floats are not integers here."""
+    return type(value) is int
+
+
+def json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if type(value) is int:
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__

@@ -1,0 +1,426 @@
+"""QR, resource, thumbnail, confirmed-intent, improvement-goal and
+source-rejection records.
+
+These records are closed: every field the owner knows is listed, so an
+unknown key (for instance ``artifacts`` on a QR v1 record) is refused rather
+than silently carried under an identity that does not describe it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rvault_tracking_db.assessment import checks
+from rvault_tracking_db.assessment.model import Issues, child, is_int, json_type
+
+QR_VERSIONS = (1, 2)
+QR_SHORTENERS = ("bitly", "rebrandly", "none", "mcp_preresolved")
+QR_PATH_ROOTS = ("deck_dir", "cwd", "absolute")
+BG_HEX_RE = re.compile(r"^[0-9a-f]{6}$")
+DIMENSIONS_RE = re.compile(r"^[1-9][0-9]*x[1-9][0-9]*$")
+
+_QR_V1_FIELDS = (
+    "talk_slug",
+    "target_url",
+    "shortener",
+    "short_path",
+    "short_url",
+    "shortener_link_id",
+    "qr_png_rel_path",
+    "created_at",
+    "updated_at",
+)
+
+
+def assess_qr(record: Any, path: str, issues: Issues, *, missing_version: int | None) -> None:
+    if not checks.require_object(record, path, issues, "qr_codes record"):
+        return
+    version = checks.version_of(
+        record, path, QR_VERSIONS, issues, missing=missing_version, what="qr_codes record"
+    )
+    if version is None:
+        return
+    if version == 1:
+        checks.closed_fields(
+            record,
+            path,
+            issues,
+            required=("talk_slug",),
+            optional=("schema_version", *_QR_V1_FIELDS),
+            what="qr_codes v1",
+        )
+    else:
+        checks.closed_fields(
+            record,
+            path,
+            issues,
+            required=("schema_version", *_QR_V1_FIELDS, "artifacts"),
+            what="qr_codes v2",
+        )
+    checks.check_nonempty_string(record, "talk_slug", path, issues)
+    checks.check_nonempty_string(record, "target_url", path, issues)
+    checks.check_enum(record, "shortener", path, issues, QR_SHORTENERS)
+    for key in ("short_path", "short_url", "shortener_link_id"):
+        checks.check_type(record, key, path, issues, ("string", "null"))
+    checks.check_nonempty_string(record, "qr_png_rel_path", path, issues)
+    for key in ("created_at", "updated_at"):
+        checks.check_type(record, key, path, issues, ("string",))
+    if version == 2 and "artifacts" in record:
+        _assess_qr_artifacts(record, path, issues)
+
+
+def _assess_qr_artifacts(record: dict[str, Any], path: str, issues: Issues) -> None:
+    artifacts = record["artifacts"]
+    apath = child(path, "artifacts")
+    if not isinstance(artifacts, list) or not artifacts:
+        issues.fatal(checks.INVALID_VALUE, apath, "artifacts must be a non-empty array")
+        return
+    for index, artifact in enumerate(artifacts):
+        ipath = child(apath, index)
+        if not checks.require_object(artifact, ipath, issues, "QR artifact"):
+            continue
+        checks.closed_fields(
+            artifact,
+            ipath,
+            issues,
+            required=("path", "path_root", "sha256", "bg_hex"),
+            what="QR artifact",
+        )
+        checks.check_nonempty_string(artifact, "path", ipath, issues)
+        checks.check_enum(artifact, "path_root", ipath, issues, QR_PATH_ROOTS)
+        sha = artifact.get("sha256")
+        if "sha256" in artifact and not (isinstance(sha, str) and checks.SHA256_RE.match(sha)):
+            issues.fatal(
+                checks.INVALID_VALUE, child(ipath, "sha256"), "sha256 must be 64 lowercase hex"
+            )
+        bg = artifact.get("bg_hex")
+        if bg is not None and not (isinstance(bg, str) and BG_HEX_RE.match(bg)):
+            issues.fatal(
+                checks.INVALID_VALUE,
+                child(ipath, "bg_hex"),
+                "bg_hex must be 6 lowercase hex or null",
+            )
+    first = artifacts[0]
+    if (
+        isinstance(first, dict)
+        and isinstance(first.get("path"), str)
+        and isinstance(record.get("qr_png_rel_path"), str)
+        and record["qr_png_rel_path"] != first["path"]
+    ):
+        issues.fatal(
+            "qr_png_rel_path_mismatch",
+            child(path, "qr_png_rel_path"),
+            "qr_png_rel_path must mirror artifacts[0].path",
+        )
+
+
+def assess_resource(record: Any, path: str, issues: Issues, *, missing_version: int | None) -> None:
+    if not checks.require_object(record, path, issues, "resources record"):
+        return
+    if (
+        checks.version_of(
+            record, path, (1,), issues, missing=missing_version, what="resources record"
+        )
+        is None
+    ):
+        return
+    checks.closed_fields(
+        record,
+        path,
+        issues,
+        required=("talk_slug", "item_count", "category_breakdown"),
+        optional=("schema_version",),
+        what="resources v1",
+    )
+    checks.check_nonempty_string(record, "talk_slug", path, issues)
+    checks.check_count(record, "item_count", path, issues)
+    breakdown = record.get("category_breakdown")
+    bpath = child(path, "category_breakdown")
+    if "category_breakdown" in record:
+        if not isinstance(breakdown, dict):
+            issues.fatal(checks.WRONG_TYPE, bpath, "category_breakdown must be an object")
+        else:
+            for key, count in breakdown.items():
+                if not is_int(count) or count < 0:
+                    issues.fatal(
+                        checks.INVALID_VALUE,
+                        child(bpath, key),
+                        "category counts are non-negative integers",
+                    )
+
+
+def resource_sum_problem(record: dict[str, Any]) -> str | None:
+    """The writer rule: complete category counts sum to item_count."""
+    breakdown = record.get("category_breakdown")
+    if not isinstance(breakdown, dict):
+        return None
+    total = sum(v for v in breakdown.values() if is_int(v))
+    if total != record.get("item_count"):
+        return f"category counts sum to {total}, not item_count {record.get('item_count')!r}"
+    return None
+
+
+_THUMBNAIL_OPTIONAL = (
+    "schema_version",
+    "youtube_url",
+    "source_slide_num",
+    "speaker_photo_used",
+    "thumbnail_path",
+    "shownotes_thumbnail_path",
+    "dimensions",
+    "file_size_kb",
+    "created_at",
+    "approved",
+)
+
+
+def assess_thumbnail(
+    record: Any, path: str, issues: Issues, *, missing_version: int | None
+) -> None:
+    if not checks.require_object(record, path, issues, "thumbnails record"):
+        return
+    if (
+        checks.version_of(
+            record, path, (1,), issues, missing=missing_version, what="thumbnails record"
+        )
+        is None
+    ):
+        return
+    checks.closed_fields(
+        record,
+        path,
+        issues,
+        required=("talk_slug",),
+        optional=_THUMBNAIL_OPTIONAL,
+        what="thumbnails v1",
+    )
+    checks.check_nonempty_string(record, "talk_slug", path, issues)
+    for key in (
+        "youtube_url",
+        "speaker_photo_used",
+        "thumbnail_path",
+        "shownotes_thumbnail_path",
+        "created_at",
+    ):
+        checks.check_type(record, key, path, issues, ("string", "null"))
+    checks.check_count(record, "source_slide_num", path, issues, nullable=True)
+    dims = record.get("dimensions")
+    if dims is not None and not (isinstance(dims, str) and DIMENSIONS_RE.match(dims)):
+        issues.fatal(
+            checks.INVALID_VALUE, child(path, "dimensions"), "dimensions must look like 1280x720"
+        )
+    size = record.get("file_size_kb")
+    if size is not None and (json_type(size) not in ("integer", "number") or size < 0):
+        issues.fatal(
+            checks.INVALID_VALUE,
+            child(path, "file_size_kb"),
+            "file_size_kb must be a non-negative number",
+        )
+    checks.check_type(record, "approved", path, issues, ("boolean",))
+
+
+def assess_confirmed_intent(
+    record: Any, path: str, issues: Issues, *, missing_version: int | None
+) -> None:
+    if not checks.require_object(record, path, issues, "confirmed_intents record"):
+        return
+    if (
+        checks.version_of(
+            record, path, (1,), issues, missing=missing_version, what="confirmed_intents record"
+        )
+        is None
+    ):
+        return
+    checks.closed_fields(
+        record,
+        path,
+        issues,
+        required=("pattern", "intent"),
+        optional=("schema_version", "rule", "note"),
+        what="confirmed_intents v1",
+    )
+    checks.check_nonempty_string(record, "pattern", path, issues)
+    checks.check_nonempty_string(record, "intent", path, issues)
+    for key in ("rule", "note"):
+        checks.check_type(record, key, path, issues, ("string", "null"))
+
+
+GOAL_KINDS = ("antipattern", "underuse", "pacing", "other")
+GOAL_STATUSES = ("active", "improving", "achieved", "stalled", "regressed", "retired")
+GOAL_VERIFICATION_STATES = ("pending", "current", "needs_rebaseline", "unverifiable")
+GOAL_LANES = {
+    "antipattern": "pattern_scoring",
+    "underuse": "pattern_scoring",
+    "pacing": "pacing",
+    "other": "independent",
+}
+_GOAL_FIELDS = (
+    "id",
+    "issue",
+    "kind",
+    "antipattern_id",
+    "metric",
+    "baseline_value",
+    "target",
+    "set_date",
+    "set_by",
+    "status",
+    "current_value",
+    "last_checked",
+    "checked_by",
+    "verification_state",
+    "verification_reasons",
+    "supersedes_goal_id",
+)
+
+
+def assess_goal(record: Any, path: str, issues: Issues, *, missing_version: int | None) -> None:
+    if not checks.require_object(record, path, issues, "improvement_goals record"):
+        return
+    version = checks.version_of(
+        record, path, (1, 2), issues, missing=missing_version, what="improvement_goals record"
+    )
+    if version is None:
+        return
+    optional = ["schema_version", *_GOAL_FIELDS]
+    required = ["id", "issue", "kind", "status"]
+    if version == 2:
+        required.append("baseline_provenance")
+    checks.closed_fields(
+        record,
+        path,
+        issues,
+        required=required,
+        optional=optional,
+        what=f"improvement_goals v{version}",
+    )
+    checks.check_nonempty_string(record, "id", path, issues)
+    checks.check_nonempty_string(record, "issue", path, issues)
+    checks.check_enum(record, "kind", path, issues, GOAL_KINDS)
+    checks.check_enum(record, "status", path, issues, GOAL_STATUSES)
+    checks.check_enum(record, "verification_state", path, issues, GOAL_VERIFICATION_STATES)
+    checks.check_string_list(record, "verification_reasons", path, issues)
+    for key in ("metric", "set_date", "set_by", "last_checked", "checked_by", "supersedes_goal_id"):
+        checks.check_type(record, key, path, issues, ("string", "null"))
+    kind = record.get("kind")
+    if "antipattern_id" in record:
+        value = record["antipattern_id"]
+        if kind == "antipattern" and not (isinstance(value, str) and value.strip()):
+            issues.fatal(
+                checks.INVALID_VALUE,
+                child(path, "antipattern_id"),
+                "an antipattern goal names its antipattern_id",
+            )
+        elif kind != "antipattern" and value is not None:
+            issues.fatal(
+                checks.INVALID_VALUE,
+                child(path, "antipattern_id"),
+                "antipattern_id is null unless kind is antipattern",
+            )
+    if version == 2 and "baseline_provenance" in record:
+        _assess_provenance(
+            record["baseline_provenance"], kind, child(path, "baseline_provenance"), issues
+        )
+
+
+def _assess_provenance(provenance: Any, kind: Any, path: str, issues: Issues) -> None:
+    if not checks.require_object(provenance, path, issues, "baseline_provenance"):
+        return
+    lane = provenance.get("lane")
+    checks.closed_fields(
+        provenance,
+        path,
+        issues,
+        required=("lane",),
+        optional=("pattern_baseline",),
+        what="baseline_provenance",
+    )
+    if lane not in ("pattern_scoring", "pacing", "independent"):
+        issues.fatal(
+            checks.INVALID_VALUE,
+            child(path, "lane"),
+            "lane must be pattern_scoring, pacing or independent",
+        )
+        return
+    if isinstance(kind, str) and GOAL_LANES.get(kind) not in (None, lane):
+        issues.fatal(
+            checks.INVALID_VALUE,
+            child(path, "lane"),
+            f"a {kind} goal uses the {GOAL_LANES[kind]} lane",
+        )
+    if lane != "pattern_scoring":
+        if "pattern_baseline" in provenance:
+            issues.fatal(
+                checks.UNKNOWN_FIELD,
+                child(path, "pattern_baseline"),
+                "only the pattern_scoring lane has a baseline",
+            )
+        return
+    bpath = child(path, "pattern_baseline")
+    baseline = provenance.get("pattern_baseline")
+    if "pattern_baseline" not in provenance:
+        issues.fatal(
+            checks.MISSING_FIELD, bpath, "the pattern_scoring lane carries a pattern_baseline"
+        )
+        return
+    if not checks.require_object(baseline, bpath, issues, "pattern_baseline"):
+        return
+    if (
+        checks.version_of(
+            baseline, bpath, (2,), issues, missing=None, what="post-batch adherence baseline"
+        )
+        is None
+    ):
+        return
+    if baseline.get("active_batch_excluded") is not False:
+        issues.fatal(
+            checks.INVALID_VALUE,
+            child(bpath, "active_batch_excluded"),
+            "a post-batch baseline has active_batch_excluded false",
+        )
+    if baseline.get("excluded_filenames") != []:
+        issues.fatal(
+            checks.INVALID_VALUE,
+            child(bpath, "excluded_filenames"),
+            "a post-batch baseline excludes no filenames",
+        )
+
+
+SOURCE_REJECTION_TYPES = ("video", "slides")
+SOURCE_REJECTION_REASONS = ("non_delivery_clip", "wrong_delivery", "unrelated_recording")
+
+
+def assess_source_rejection(
+    record: Any, path: str, issues: Issues, *, missing_version: int | None
+) -> None:
+    if not checks.require_object(record, path, issues, "source_rejections record"):
+        return
+    if (
+        checks.version_of(
+            record, path, (1,), issues, missing=missing_version, what="source_rejections record"
+        )
+        is None
+    ):
+        return
+    checks.closed_fields(
+        record,
+        path,
+        issues,
+        required=("source_type", "url", "reason", "evidence", "verified_at"),
+        optional=("schema_version",),
+        what="source_rejections v1",
+    )
+    checks.check_enum(record, "source_type", path, issues, SOURCE_REJECTION_TYPES)
+    checks.check_nonempty_string(record, "url", path, issues)
+    checks.check_enum(record, "reason", path, issues, SOURCE_REJECTION_REASONS)
+    checks.check_nonempty_string(record, "evidence", path, issues)
+    stamp = record.get("verified_at")
+    if "verified_at" in record and not (
+        isinstance(stamp, str) and checks.AWARE_TIMESTAMP_RE.match(stamp)
+    ):
+        issues.fatal(
+            checks.INVALID_VALUE,
+            child(path, "verified_at"),
+            "verified_at must be a timezone-aware ISO-8601 timestamp",
+        )

@@ -1,0 +1,239 @@
+"""Talk records v1-v5 with their embedded version axes.
+
+Talks are open records: historical lineages carry fields this owner does not
+interpret, and migration must preserve them. What is checked is every field
+the toolkit interprets, ``transcript_source`` absent-vs-enum (never null),
+the source-rejection records, and the embedded generations that must not be
+read with an older identity: queue claims v1-v5, adherence baselines v1/v2,
+source identity v1, evidence ledgers v1/v2 and scoring schema <= 5.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rvault_tracking_db.assessment import checks
+from rvault_tracking_db.assessment.model import Issues, child, is_int
+from rvault_tracking_db.assessment.records import assess_source_rejection
+
+TALK_VERSIONS = (1, 2, 3, 4, 5)
+CURRENT_TALK_VERSION = 5
+CLAIM_VERSIONS = (1, 2, 3, 4, 5)
+BASELINE_VERSIONS = (1, 2)
+EVIDENCE_LEDGER_VERSIONS = (1, 2)
+SCORING_SCHEMA_VERSIONS = (1, 2, 3, 4, 5)
+TRANSCRIPT_SOURCES = ("youtube_auto", "whisper", "manual", "none")
+RELATION_TYPES = ("duplicate", "borrowed_recording")
+
+_NULLABLE_STRINGS = (
+    "title",
+    "conference",
+    "date",
+    "slides_url",
+    "video_url",
+    "youtube_id",
+    "google_drive_id",
+    "pptx_path",
+    "transcript_path",
+    "slide_source",
+    "slides_local_path",
+    "slides_pdf_path",
+    "pdf_path",
+    "pptx_visual_status",
+    "reprocess_reason",
+    "processed_date",
+)
+
+# The queue owner's validator: claim_issues(claim, *, path, filename) -> issues
+# with ``code``, ``path`` (already rooted at ``path``) and ``message``.
+ClaimChecker = Callable[..., list[Any]]
+
+
+def _deep_claim_checker() -> ClaimChecker | None:
+    """The queue owner's claim validator, when that module is installed."""
+    try:
+        from rvault_tracking_db.queue.claims import claim_issues
+    except ImportError:
+        return None
+    return claim_issues
+
+
+def assess_talk(
+    talk: Any,
+    path: str,
+    issues: Issues,
+    *,
+    missing_version: int | None,
+    claim_checker: ClaimChecker | None,
+) -> int | None:
+    if not checks.require_object(talk, path, issues, "talk"):
+        return None
+    version = checks.version_of(
+        talk, path, TALK_VERSIONS, issues, missing=missing_version, what="talk"
+    )
+    if version is None:
+        return None
+    filename = talk.get("filename")
+    if not isinstance(filename, str) or not filename.strip():
+        issues.fatal(
+            checks.MISSING_FIELD if "filename" not in talk else checks.INVALID_VALUE,
+            child(path, "filename"),
+            "a talk needs a non-empty filename",
+        )
+    for key in _NULLABLE_STRINGS:
+        if key in talk and talk[key] is not None and not isinstance(talk[key], str):
+            checks.check_type(talk, key, path, issues, ("string", "null"))
+    if "status" in talk:
+        checks.check_nonempty_string(talk, "status", path, issues)
+    _assess_transcript_source(talk, path, issues, version)
+    if "reprocess_generation" in talk:
+        checks.check_count(talk, "reprocess_generation", path, issues)
+    if "co_presenter" in talk:
+        checks.check_type(talk, "co_presenter", path, issues, ("boolean",))
+    _assess_source_identity(talk, path, issues)
+    _assess_relation(talk, path, issues)
+    _assess_rejections(talk, path, issues, missing_version)
+    _assess_claims(
+        talk, path, issues, claim_checker, filename if isinstance(filename, str) else None
+    )
+    _assess_scoring_axes(talk, path, issues, version)
+    return version
+
+
+def _assess_transcript_source(
+    talk: dict[str, Any], path: str, issues: Issues, version: int
+) -> None:
+    if "transcript_source" not in talk:
+        if version == 1:
+            issues.fatal(
+                checks.MISSING_FIELD,
+                child(path, "transcript_source"),
+                "talk v1 requires transcript_source; only v2+ may omit an unknown provenance",
+            )
+        return
+    value = talk["transcript_source"]
+    if value is None:
+        issues.fatal(
+            "null_transcript_source",
+            child(path, "transcript_source"),
+            "unknown transcript provenance is an absent key, never null",
+        )
+    elif value not in TRANSCRIPT_SOURCES:
+        issues.fatal(
+            checks.INVALID_VALUE,
+            child(path, "transcript_source"),
+            f"transcript_source must be one of {list(TRANSCRIPT_SOURCES)}",
+        )
+
+
+def _assess_source_identity(talk: dict[str, Any], path: str, issues: Issues) -> None:
+    identity = talk.get("source_identity")
+    if identity is None:
+        return
+    ipath = child(path, "source_identity")
+    if not checks.require_object(identity, ipath, issues, "source_identity"):
+        return
+    checks.version_of(identity, ipath, (1,), issues, missing=None, what="source_identity")
+
+
+def _assess_relation(talk: dict[str, Any], path: str, issues: Issues) -> None:
+    relation = talk.get("source_relation")
+    if relation is None:
+        return
+    rpath = child(path, "source_relation")
+    if not checks.require_object(relation, rpath, issues, "source_relation"):
+        return
+    checks.closed_fields(
+        relation, rpath, issues, required=("type", "target_filename"), what="source_relation"
+    )
+    checks.check_enum(relation, "type", rpath, issues, RELATION_TYPES)
+    checks.check_nonempty_string(relation, "target_filename", rpath, issues)
+
+
+def _assess_rejections(
+    talk: dict[str, Any], path: str, issues: Issues, missing: int | None
+) -> None:
+    if "source_rejections" not in talk:
+        return
+    rejections = talk["source_rejections"]
+    rpath = child(path, "source_rejections")
+    if not isinstance(rejections, list):
+        issues.fatal(checks.WRONG_TYPE, rpath, "source_rejections must be an array")
+        return
+    for index, record in enumerate(rejections):
+        assess_source_rejection(record, child(rpath, index), issues, missing_version=missing)
+
+
+def _assess_claims(
+    talk: dict[str, Any],
+    path: str,
+    issues: Issues,
+    claim_checker: ClaimChecker | None,
+    filename: str | None,
+) -> None:
+    claim = talk.get("_queue_claim")
+    if claim is not None:
+        _assess_claim(claim, child(path, "_queue_claim"), issues, claim_checker, filename)
+    if "_queue_claim_history" in talk:
+        history = talk["_queue_claim_history"]
+        hpath = child(path, "_queue_claim_history")
+        if not isinstance(history, list):
+            issues.fatal(checks.WRONG_TYPE, hpath, "_queue_claim_history must be an array")
+            return
+        for index, old in enumerate(history):
+            _assess_claim(old, child(hpath, index), issues, claim_checker, filename)
+
+
+def _assess_claim(
+    claim: Any,
+    path: str,
+    issues: Issues,
+    claim_checker: ClaimChecker | None,
+    filename: str | None,
+) -> None:
+    if not checks.require_object(claim, path, issues, "queue claim"):
+        return
+    before = len(issues.items)
+    checks.version_of(claim, path, CLAIM_VERSIONS, issues, missing=1, what="queue claim")
+    baseline = claim.get("adherence_baseline")
+    if baseline is not None:
+        bpath = child(path, "adherence_baseline")
+        if checks.require_object(baseline, bpath, issues, "adherence baseline"):
+            checks.version_of(
+                baseline, bpath, BASELINE_VERSIONS, issues, missing=1, what="adherence baseline"
+            )
+    if len(issues.items) != before or claim_checker is None:
+        return
+    for problem in claim_checker(claim, path=path, filename=filename):
+        issues.fatal(str(problem.code), str(problem.path or path), str(problem.message))
+
+
+def _assess_scoring_axes(talk: dict[str, Any], path: str, issues: Issues, version: int) -> None:
+    if "pattern_scoring_schema_version" in talk:
+        value = talk["pattern_scoring_schema_version"]
+        if value is not None:
+            vpath = child(path, "pattern_scoring_schema_version")
+            if not is_int(value):
+                issues.fatal(
+                    checks.INVALID_VERSION,
+                    vpath,
+                    "pattern_scoring_schema_version must be an integer",
+                )
+            elif value not in SCORING_SCHEMA_VERSIONS:
+                issues.fatal(
+                    checks.UNSUPPORTED, vpath, f"pattern scoring schema {value} is not supported"
+                )
+    observations = talk.get("pattern_observations")
+    if not isinstance(observations, dict) or "evidence_schema_version" not in observations:
+        return
+    value = observations["evidence_schema_version"]
+    vpath = child(child(path, "pattern_observations"), "evidence_schema_version")
+    if not is_int(value):
+        issues.fatal(checks.INVALID_VERSION, vpath, "evidence_schema_version must be an integer")
+    elif value not in EVIDENCE_LEDGER_VERSIONS:
+        issues.fatal(checks.UNSUPPORTED, vpath, f"evidence ledger v{value} is not supported")
+    elif version == 5 and value != 2:
+        issues.fatal(checks.INVALID_VALUE, vpath, "talk v5 carries evidence ledger v2")
+    elif version == 4 and value != 1:
+        issues.fatal(checks.INVALID_VALUE, vpath, "talk v4 keeps evidence ledger v1")

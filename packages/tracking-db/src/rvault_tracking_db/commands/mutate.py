@@ -1,0 +1,49 @@
+"""``rvault-db mutate DB PLAN [--apply --expected-sha256 HEX|missing]``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from rvault_contracts import cli as contract_cli
+from rvault_contracts.cli import Refusal
+
+from rvault_tracking_db.mutations import decode_plan, run_mutation
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "mutate",
+        help="apply a typed, hash-bound mutation plan (dry-run by default)",
+        description=(
+            "Decodes a mutation plan (schema v1) strictly and applies it as one transaction. "
+            "Without --apply it prints the changes and the exact input_sha256; --apply "
+            "requires --expected-sha256 with that digest (the literal 'missing' for "
+            "initialize_database)."
+        ),
+    )
+    parser.add_argument("database", help="path of tracking-database.json")
+    parser.add_argument("plan", help="path of the plan JSON file, or - for stdin")
+    parser.add_argument("--apply", action="store_true", help="install the result")
+    parser.add_argument("--expected-sha256", dest="expected_sha256", default=None)
+    parser.set_defaults(handler=handle)
+
+
+def read_plan_bytes(source: str) -> bytes:
+    if source == "-":
+        return sys.stdin.buffer.read()
+    try:
+        return Path(source).read_bytes()
+    except OSError as exc:
+        raise Refusal(
+            "plan_unreadable", f"cannot read the plan: {exc.strerror or exc}", None
+        ) from None
+
+
+def handle(args: argparse.Namespace) -> int:
+    plan = decode_plan(read_plan_bytes(args.plan))
+    report = run_mutation(args.database, plan, apply=args.apply, expected=args.expected_sha256)
+    contract_cli.emit(report)
+    return contract_cli.EXIT_OK

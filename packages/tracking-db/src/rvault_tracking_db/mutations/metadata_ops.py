@@ -1,0 +1,147 @@
+"""``apply_reviewed_metadata``: the narrow writer for approved catalog
+corrections that ``scan-shownotes --apply`` refuses by design.
+
+Only the fields below are writable. Metadata-only fields change the catalog
+entry and nothing else. Analysis-invalidating fields change what a worker
+would acquire or cite, so when such a field really changes on a talk that
+already has an analysis, the talk moves to ``needs-reprocessing`` with a
+machine-readable reason and a bumped ``reprocess_generation``. A talk under
+an active queue claim is never edited.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rvault_contracts.strict_json import json_equal
+
+from rvault_tracking_db.assessment.model import child, is_int
+from rvault_tracking_db.mutations.plan import Mutation, PlanRefusal, is_missing_marker
+
+METADATA_ONLY_FIELDS = ("title", "conference", "date")
+ANALYSIS_INVALIDATING_FIELDS = (
+    "video_url",
+    "youtube_id",
+    "slides_url",
+    "google_drive_id",
+    "pptx_path",
+    "delivery_language",
+)
+WRITABLE_FIELDS = METADATA_ONLY_FIELDS + ANALYSIS_INVALIDATING_FIELDS
+ANALYSED_STATUSES = ("processed", "processed_partial")
+REPROCESS_STATUS = "needs-reprocessing"
+REPROCESS_REASON = "reviewed_metadata_invalidated_analysis"
+
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_YOUTUBE_ID = re.compile(r"^[A-Za-z0-9_-]{11}$")
+
+
+# Fields a reviewer may clear with null; a title and a language are never unknown.
+NON_NULLABLE_FIELDS = ("title", "delivery_language")
+
+
+def _check_value(name: str, value: Any, path: str) -> None:
+    if value is None and name not in NON_NULLABLE_FIELDS:
+        return
+    if not isinstance(value, str) or not value.strip():
+        raise PlanRefusal("invalid_value", f"{name} must be a non-empty string", path)
+    if name == "date" and not _DATE.match(value):
+        raise PlanRefusal("invalid_value", "date must be YYYY-MM-DD", path)
+    if name == "youtube_id" and not _YOUTUBE_ID.match(value):
+        raise PlanRefusal("invalid_value", "youtube_id must be an 11-character YouTube id", path)
+
+
+def apply_reviewed(database: dict[str, Any], mutation: Mutation) -> dict[str, Any]:
+    body = mutation.body
+    filename = body["filename"]
+    talks = database.get("talks")
+    if not isinstance(talks, list):
+        raise PlanRefusal("missing_field", "the database has no talks array", '$["talks"]')
+    index = next(
+        (i for i, t in enumerate(talks) if isinstance(t, dict) and t.get("filename") == filename),
+        None,
+    )
+    if index is None:
+        raise PlanRefusal(
+            "talk_not_found", f"no talk {filename!r}", child(mutation.path, "filename")
+        )
+    talk = dict(talks[index])
+    claim = talk.get("_queue_claim")
+    if isinstance(claim, dict) and claim.get("state") == "claimed":
+        raise PlanRefusal(
+            "active_queue_claim",
+            f"{filename} is under an active queue claim",
+            f'$["talks"][{index}]["_queue_claim"]',
+        )
+    fpath = child(mutation.path, "fields")
+    receipts: list[dict[str, Any]] = []
+    invalidated: list[str] = []
+    for name, field_change in body["fields"].items():
+        cpath = child(fpath, name)
+        if name not in WRITABLE_FIELDS:
+            raise PlanRefusal(
+                "field_not_writable", f"{name} is not a reviewed-metadata field", cpath
+            )
+        _check_value(name, field_change["value"], child(cpath, "value"))
+        exists = name in talk
+        expect = field_change["expect"]
+        if is_missing_marker(expect):
+            if exists:
+                raise PlanRefusal(
+                    "expectation_failed", f"{name} is present", child(cpath, "expect")
+                )
+        elif not exists or not json_equal(expect, talk[name]):
+            raise PlanRefusal(
+                "expectation_failed",
+                f"{name} does not equal the expectation",
+                child(cpath, "expect"),
+            )
+        before = talk.get(name)
+        after = field_change["value"]
+        changed = not exists or not json_equal(before, after)
+        talk[name] = after
+        classification = (
+            "metadata_only" if name in METADATA_ONLY_FIELDS else "analysis_invalidating"
+        )
+        if changed and classification == "analysis_invalidating":
+            invalidated.append(name)
+        receipt: dict[str, Any] = {
+            "field": name,
+            "classification": classification,
+            "before_exists": exists,
+            "after": after,
+            "changed": changed,
+        }
+        if exists:
+            receipt["before"] = before
+        receipts.append(receipt)
+    transition = None
+    if invalidated and talk.get("status") in ANALYSED_STATUSES:
+        generation = talk.get("reprocess_generation", 0)
+        if not is_int(generation) or generation < 0:
+            raise PlanRefusal(
+                "invalid_value",
+                "reprocess_generation is not a non-negative integer",
+                f'$["talks"][{index}]["reprocess_generation"]',
+            )
+        transition = {
+            "from": talk["status"],
+            "to": REPROCESS_STATUS,
+            "reprocess_reason": REPROCESS_REASON,
+            "reprocess_generation": generation + 1,
+            "invalidating_fields": sorted(invalidated),
+        }
+        talk["status"] = REPROCESS_STATUS
+        talk["reprocess_reason"] = REPROCESS_REASON
+        talk["reprocess_generation"] = generation + 1
+    updated = list(talks)
+    updated[index] = talk
+    database["talks"] = updated
+    return {
+        "kind": mutation.kind,
+        "filename": filename,
+        "fields": receipts,
+        "status_transition": transition,
+        "changed": any(r["changed"] for r in receipts),
+    }

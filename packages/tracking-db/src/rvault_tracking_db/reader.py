@@ -1,0 +1,113 @@
+"""The strict owner read of ``tracking-database.json``.
+
+Every command of this package, and the queue and shownotes code, reads the
+database only through :func:`read_database`: a no-follow read of a regular
+file (the writer protocol's snapshot, so a later install is bound to exactly
+these bytes and this file generation), strict decoding, then the owner
+schema assessment as the first semantic operation. A refused read returns no
+database value at all.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rvault_contracts.cli import Refusal
+from rvault_contracts.strict_json import StrictJSONError, loads_strict
+from rvault_contracts.writer import Snapshot, WriterError, read_snapshot
+
+from rvault_tracking_db.assessment import Assessment, Issue, assess_database
+from rvault_tracking_db.assessment.storage_path import database_parent
+
+READ_REPORT_VERSION = 1
+MAX_REPORTED_ISSUES = 50
+DATABASE_MISSING = "database_missing"
+
+
+class DatabaseRefusal(Refusal):
+    """A database that cannot be used as prior state; carries every fatal issue."""
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """What the owner read saw: the snapshot, its decoded value and assessment.
+
+    ``database`` is ``None`` only for a missing file read with
+    ``allow_missing=True`` (initialization).
+    """
+
+    path: Path
+    database_path: str
+    snapshot: Snapshot
+    database: dict[str, Any] | None
+    assessment: Assessment | None
+
+    @property
+    def sha256(self) -> str | None:
+        return self.snapshot.sha256
+
+    @property
+    def exists(self) -> bool:
+        return self.snapshot.data is not None
+
+    def report(self) -> dict[str, Any]:
+        """The read report v1 (only for an existing, usable database)."""
+        assert self.database is not None and self.assessment is not None
+        return {
+            "database": self.database,
+            "database_path": self.database_path,
+            "ok": True,
+            "root_schema_version": self.assessment.root_version,
+            "schema_version": READ_REPORT_VERSION,
+            "sha256": self.sha256,
+            "warnings": [issue.to_dict() for issue in self.assessment.warnings],
+        }
+
+
+def issue_refusal(issues: Iterable[Issue]) -> DatabaseRefusal:
+    listed = list(issues)
+    first = listed[0]
+    return DatabaseRefusal(
+        first.code,
+        first.message,
+        first.path,
+        issues=[issue.to_dict() for issue in listed[:MAX_REPORTED_ISSUES]],
+    )
+
+
+def read_database(
+    path: str | os.PathLike[str],
+    *,
+    allow_missing: bool = False,
+    tolerate: frozenset[tuple[str, str]] = frozenset(),
+) -> ReadResult:
+    """Read, decode and assess the database, or raise :class:`DatabaseRefusal`.
+
+    ``tolerate`` names (code, JSON path) pairs a caller may accept on input
+    because it is about to repair exactly that value (``set_config`` on an
+    invalid ``vault_storage_path``); the caller must then assess its
+    candidate before writing.
+    """
+    target = Path(path)
+    database_path = os.path.abspath(os.fspath(target))  # noqa: PTH100 - lexical, no resolve
+    try:
+        snapshot = read_snapshot(target)
+    except WriterError as exc:
+        raise DatabaseRefusal(exc.code, str(exc), "$") from None
+    if snapshot.data is None:
+        if not allow_missing:
+            raise DatabaseRefusal(DATABASE_MISSING, f"{database_path} does not exist", "$")
+        return ReadResult(target, database_path, snapshot, None, None)
+    try:
+        document = loads_strict(snapshot.data)
+    except StrictJSONError as exc:
+        raise DatabaseRefusal(exc.code, exc.message, exc.path) from None
+    assessment = assess_database(document, database_parent=database_parent(database_path))
+    blocking = [i for i in assessment.fatal if (i.code, i.path) not in tolerate]
+    if blocking:
+        raise issue_refusal(blocking)
+    return ReadResult(target, database_path, snapshot, document, assessment)
