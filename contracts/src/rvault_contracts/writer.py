@@ -52,6 +52,7 @@ __all__ = [
     "BundleReport",
     "FaultHook",
     "FileGeneration",
+    "RemovedFile",
     "Snapshot",
     "StagedCandidateConflictError",
     "WriteReport",
@@ -1145,6 +1146,17 @@ def install_bundle(
             step = f"bundle_install:{name}"
             data = new[name]
             if data is None:
+                # Delete only the very inode that was rechecked.
+                named = _stat_name(dir_fd, name)
+                generation = expected[name].generation
+                if (
+                    named is None
+                    or generation is None
+                    or _identity(named) != (generation.device, generation.inode)
+                ):
+                    raise WriterError(
+                        "input_changed", f"{shown(name)} changed before removal", shown(name)
+                    )
                 os.unlink(name, dir_fd=dir_fd)
             elif currents[name].data is None:
                 try:
