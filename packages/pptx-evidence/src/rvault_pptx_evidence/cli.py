@@ -11,6 +11,7 @@ import argparse
 from rvault_contracts import cli as contract_cli
 
 from rvault_pptx_evidence.__about__ import __version__
+from rvault_pptx_evidence.commands import extract
 
 PROG = "rvault-pptx"
 
@@ -18,11 +19,14 @@ PROG = "rvault-pptx"
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="Native deck evidence: PPTX extraction schema v4 with honest capability bindings.",
+        description=(
+            "Native deck evidence: PPTX extraction schema v4 with honest capability bindings."
+        ),
         epilog="Exit status: 0 success, 2 refused input or failed precondition, 1 internal error.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    parser.add_subparsers(title="commands", metavar="COMMAND")
+    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
+    extract.register(subparsers)
     return parser
 
 

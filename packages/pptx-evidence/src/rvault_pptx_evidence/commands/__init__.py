@@ -1,0 +1,1 @@
+"""Subcommands of ``rvault-pptx``; each module exposes ``register(subparsers)``."""

@@ -1,0 +1,124 @@
+"""``rvault-pptx extract DECK.pptx [--no-ocr] [--out FILE] [--source-root DIR]``.
+
+Prints the schema-v4 extraction document (or, with ``--out``, the write
+report of installing it). The extraction itself runs in a resource-limited
+worker process; the deck is only ever read.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from rvault_contracts import cli as contract_cli
+from rvault_contracts.canonical import artifact_bytes
+from rvault_contracts.writer import install, read_snapshot, writer_lock
+
+from rvault_pptx_evidence import refusals
+from rvault_pptx_evidence.ocr_channels import OCR_DISABLED, OCR_ENGINE_UNAVAILABLE
+from rvault_pptx_evidence.worker import run_isolated
+
+OUTPUT_IS_INPUT = "output_is_input"
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "extract",
+        help="extract schema-v4 native deck evidence from one .pptx",
+        description=(
+            "Extract schema-v4 evidence from one .pptx in an isolated worker. "
+            "Exit 0 success, 2 refused input (stable error code), 1 internal error."
+        ),
+    )
+    parser.add_argument("deck", help="the .pptx file (a regular file, not a symlink)")
+    parser.add_argument(
+        "--no-ocr",
+        action="store_true",
+        help=(
+            "do not OCR picture/background blobs; every readable"
+            " asset gets an explicit skipped receipt"
+        ),
+    )
+    parser.add_argument("--out", help="write the document here through the writer protocol")
+    parser.add_argument(
+        "--source-root",
+        help=(
+            "record pptx_path relative to this directory (default:"
+            " relative to the working directory)"
+        ),
+    )
+    parser.set_defaults(handler=handle)
+
+
+def display_path(deck: Path, source_root: str | None) -> str:
+    """The ``pptx_path`` recorded in the document: relative, ``/``-separated."""
+    base = Path(source_root) if source_root else Path.cwd()
+    absolute = deck.absolute()
+    try:
+        return absolute.relative_to(base.absolute()).as_posix()
+    except ValueError:
+        return absolute.name
+
+
+def _precheck(deck: Path) -> None:
+    """Cheap refusals before a worker is started (the worker re-checks with O_NOFOLLOW)."""
+    if deck.is_symlink():
+        raise contract_cli.Refusal(
+            refusals.SYMLINK_REFUSED, "the deck path is a symlink", str(deck)
+        )
+    if not deck.exists():
+        raise contract_cli.Refusal(refusals.INPUT_MISSING, "the deck does not exist", str(deck))
+    if not deck.is_file():
+        raise contract_cli.Refusal(
+            refusals.NOT_REGULAR_FILE, "the deck path is not a regular file", str(deck)
+        )
+
+
+def _same_file(deck: Path, out: Path) -> bool:
+    if deck.absolute() == out.absolute():
+        return True
+    try:
+        return out.exists() and deck.samefile(out)
+    except OSError:
+        return False
+
+
+def handle(args: argparse.Namespace) -> int:
+    deck = Path(args.deck)
+    _precheck(deck)
+    out = Path(args.out) if args.out else None
+    if out is not None and _same_file(deck, out):
+        raise contract_cli.Refusal(
+            OUTPUT_IS_INPUT, "--out names the source deck; the deck is never rewritten", str(out)
+        )
+    ocr_mode = OCR_DISABLED if args.no_ocr else OCR_ENGINE_UNAVAILABLE
+    run = run_isolated(deck, display_path(deck, args.source_root), ocr_mode=ocr_mode)
+    contract_cli.progress(
+        f"rvault-pptx: {run.document['slide_count']} slides;"
+        f" worker peak_rss_kib={run.worker_peak_rss_kib} "
+        f"supervisor peak_rss_kib={run.supervisor_peak_rss_kib}"
+    )
+    if not args.no_ocr:
+        contract_cli.progress(
+            "rvault-pptx: no OCR engine is wired into this pipeline;"
+            " OCR receipts say ocr_engine_unavailable"
+        )
+    if out is None:
+        contract_cli.emit(run.document)
+        return contract_cli.EXIT_OK
+    with writer_lock(out) as lock:
+        snapshot = read_snapshot(out)
+        report = install(out, artifact_bytes(run.document), expected=snapshot, lock=lock)
+    contract_cli.emit(
+        {
+            "ok": True,
+            "out": str(out),
+            "schema_version": run.document["schema_version"],
+            "pipeline_version": run.document["pipeline_version"],
+            "input_fingerprint": run.document["input_fingerprint"],
+            "slide_count": run.document["slide_count"],
+            "write_report": report.to_dict(),
+        }
+    )
+    return contract_cli.EXIT_OK

@@ -1,0 +1,49 @@
+"""Stable refusal codes of the extractor.
+
+Every bad input ends as one of these codes (exit 2 through
+``rvault_contracts.cli.Refusal``), never as a traceback.
+"""
+
+from __future__ import annotations
+
+INPUT_MISSING = "input_missing"
+SYMLINK_REFUSED = "symlink_refused"
+NOT_REGULAR_FILE = "not_regular_file"
+INPUT_UNREADABLE = "input_unreadable"
+EMPTY_INPUT = "empty_input"
+INPUT_TOO_LARGE = "input_too_large"
+ENCRYPTED_PACKAGE = "encrypted_package"
+NOT_A_ZIP = "not_a_zip"
+TRUNCATED_ARCHIVE = "truncated_archive"
+ARCHIVE_LIMIT_EXCEEDED = "archive_limit_exceeded"
+UNSAFE_MEMBER_NAME = "unsafe_member_name"
+XML_DTD_REFUSED = "xml_dtd_refused"
+STRUCTURAL_MEMBER_CORRUPT = "structural_member_corrupt"
+NOT_A_PRESENTATION = "not_a_presentation"
+PACKAGE_UNREADABLE = "package_unreadable"
+WORKER_RESOURCE_LIMIT = "worker_resource_limit"
+WORKER_TIMEOUT = "worker_timeout"
+WORKER_FAILED = "worker_failed"
+
+ALL_CODES = frozenset(
+    {
+        INPUT_MISSING,
+        SYMLINK_REFUSED,
+        NOT_REGULAR_FILE,
+        INPUT_UNREADABLE,
+        EMPTY_INPUT,
+        INPUT_TOO_LARGE,
+        ENCRYPTED_PACKAGE,
+        NOT_A_ZIP,
+        TRUNCATED_ARCHIVE,
+        ARCHIVE_LIMIT_EXCEEDED,
+        UNSAFE_MEMBER_NAME,
+        XML_DTD_REFUSED,
+        STRUCTURAL_MEMBER_CORRUPT,
+        NOT_A_PRESENTATION,
+        PACKAGE_UNREADABLE,
+        WORKER_RESOURCE_LIMIT,
+        WORKER_TIMEOUT,
+        WORKER_FAILED,
+    }
+)

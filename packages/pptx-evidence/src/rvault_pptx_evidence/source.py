@@ -1,0 +1,92 @@
+"""Read the deck's exact bytes without following links.
+
+The fingerprint binds the bytes that were read, so the file is opened once
+with ``O_NOFOLLOW`` and checked with ``fstat`` on that same descriptor: a
+symlink, directory or device is refused before any content is trusted, and
+the source is only ever opened read-only.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from rvault_contracts.canonical import sha256_bytes
+from rvault_contracts.cli import Refusal
+
+from rvault_pptx_evidence import refusals
+from rvault_pptx_evidence.limits import DEFAULT_LIMITS, Limits
+
+
+@dataclass(frozen=True)
+class SourceDeck:
+    path: Path
+    data: bytes
+
+    @property
+    def sha256(self) -> str:
+        return sha256_bytes(self.data)
+
+    def fingerprint(self) -> dict[str, object]:
+        return {"algorithm": "sha256", "digest": self.sha256, "size_bytes": len(self.data)}
+
+
+def read_source(path: Path, limits: Limits = DEFAULT_LIMITS) -> SourceDeck:
+    """The exact bytes of a regular, non-symlink file, bounded in size."""
+    shown = str(path)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        raise Refusal(refusals.INPUT_MISSING, "the deck does not exist", shown) from None
+    except OSError as exc:
+        raise Refusal(
+            refusals.INPUT_UNREADABLE, f"cannot stat the deck: {exc.strerror}", shown
+        ) from None
+    if stat.S_ISLNK(st.st_mode):
+        raise Refusal(refusals.SYMLINK_REFUSED, "the deck path is a symlink", shown)
+    if not stat.S_ISREG(st.st_mode):
+        raise Refusal(refusals.NOT_REGULAR_FILE, "the deck path is not a regular file", shown)
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise Refusal(refusals.SYMLINK_REFUSED, "the deck path is a symlink", shown) from None
+        raise Refusal(
+            refusals.INPUT_UNREADABLE, f"cannot open the deck: {exc.strerror}", shown
+        ) from None
+    try:
+        fst = os.fstat(fd)
+        if not stat.S_ISREG(fst.st_mode):
+            raise Refusal(refusals.NOT_REGULAR_FILE, "the deck path is not a regular file", shown)
+        if fst.st_size > limits.max_input_bytes:
+            raise Refusal(
+                refusals.INPUT_TOO_LARGE,
+                f"the deck is {fst.st_size} bytes; the limit is {limits.max_input_bytes}",
+                shown,
+            )
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > limits.max_input_bytes:
+                raise Refusal(
+                    refusals.INPUT_TOO_LARGE, "the deck grew past the input limit while read", shown
+                )
+            chunks.append(chunk)
+    except OSError as exc:
+        raise Refusal(
+            refusals.INPUT_UNREADABLE, f"cannot read the deck: {exc.strerror}", shown
+        ) from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if not data:
+        raise Refusal(refusals.EMPTY_INPUT, "the deck is zero bytes", shown)
+    return SourceDeck(path=path, data=data)
