@@ -15,6 +15,7 @@ from rvault_tracking_db.commands import migrate as migrate_command
 from rvault_tracking_db.commands import mutate as mutate_command
 from rvault_tracking_db.commands import queue as queue_command
 from rvault_tracking_db.commands import read as read_command
+from rvault_tracking_db.commands import scan_shownotes as scan_shownotes_command
 
 PROG = "rvault-db"
 
@@ -31,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     mutate_command.register(subparsers)
     migrate_command.register(subparsers)
     queue_command.register(subparsers)
+    scan_shownotes_command.register(subparsers)
     return parser
 
 

@@ -1,0 +1,81 @@
+"""``rvault-db scan-shownotes DB [--apply]``: the shownotes scan/import report v3.
+
+Dry-run is the default and never writes. ``--apply`` installs the add and
+update candidates in one hash-bound transaction under the writer lock;
+review-required entries never mutate. Disabled, remote and ``none`` sources
+return a structured no-op without reading any Markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rvault_contracts.cli import emit
+from rvault_contracts.writer import WriteReport
+
+from rvault_tracking_db.assessment.talks import CURRENT_TALK_VERSION
+from rvault_tracking_db.queue import store
+from rvault_tracking_db.shownotes.scan import apply_plan, plan_scan
+from rvault_tracking_db.shownotes.source import resolve_source
+
+REPORT_VERSION = 3
+DISPOSITIONS = ("add", "update", "unchanged", "review_required")
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "scan-shownotes",
+        help="scan the speaker's shownotes site and add/fill talks (report v3)",
+        description="Scan local Jekyll/Hugo/Eleventy/Astro shownotes; dry-run unless --apply.",
+    )
+    parser.add_argument("database", help="path of tracking-database.json")
+    parser.add_argument("--apply", action="store_true", help="install add/update candidates")
+    parser.set_defaults(handler=run_scan)
+
+
+def run_scan(args: argparse.Namespace) -> int:
+    with store.locked_read(args.database) as (result, lock):
+        assert result.database is not None
+        if args.apply:
+            store.require_current_root(result, "scan-shownotes --apply")
+        source = resolve_source(result.database.get("config"))
+        entries: list[dict[str, Any]] = []
+        warnings: list[str] = []
+        scanned = 0
+        write: WriteReport | None = None
+        if source.operation == "scan":
+            assert source.talks_directory is not None
+            plan = plan_scan(
+                result.database, source.talks_directory, talk_schema_version=CURRENT_TALK_VERSION
+            )
+            entries, warnings, scanned = plan.entries, plan.warnings, plan.scanned_file_count
+            candidate = apply_plan(result.database, plan) if args.apply else None
+            if candidate is not None:
+                write = store.commit(result, candidate, lock)
+    counts = {name: 0 for name in DISPOSITIONS}
+    for entry in entries:
+        counts[entry["disposition"]] += 1
+        if write is not None and entry["disposition"] in ("add", "update"):
+            entry["applied"] = True
+    written = store.write_fields(write, result)
+    report = {
+        "schema_version": REPORT_VERSION,
+        "ok": True,
+        "mode": "apply" if args.apply else "dry-run",
+        "operation": source.operation,
+        "apply_requested": bool(args.apply),
+        "database_written": written["database_written"],
+        "input_sha256": result.sha256,
+        "output_sha256": written["output_sha256"],
+        "durability_state": written["durability_state"] if args.apply else "dry_run",
+        "warnings": warnings + written["warnings"],
+        "mutation_count": counts["add"] + counts["update"],
+        "scanned_file_count": scanned,
+        "existing_talk_count": len(result.database.get("talks") or []),
+        "counts": counts,
+        "shownotes": source.to_dict(),
+        "entries": entries,
+    }
+    emit(report)
+    return 0

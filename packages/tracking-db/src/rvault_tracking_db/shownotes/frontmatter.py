@@ -1,0 +1,88 @@
+"""YAML (``---``), TOML (``+++``) and JSON (``{...}`` or ``---json``) frontmatter.
+
+A page with frontmatter that does not decode to a mapping is reported as
+``frontmatter_malformed`` and never guessed at. JSON frontmatter is decoded
+with the toolkit's strict decoder (duplicate keys refused); YAML/TOML dates
+become ISO strings so the rest of the scanner sees only JSON values.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import tomllib
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+from rvault_contracts.strict_json import StrictJSONError, loads_strict
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    data: dict[str, Any]
+    body: str
+    format: str | None  # "yaml" | "toml" | "json" | None
+    error: str | None = None
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dt.datetime):
+        return value.isoformat()
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _fenced(text: str, fence: str) -> tuple[str, str] | None:
+    """(inner, body) for a block opened by ``fence`` on line 1 and closed by it later."""
+    lines = text.split("\n")
+    for index in range(1, len(lines)):
+        stripped = lines[index].rstrip("\r")
+        if stripped == fence or (fence == "---" and stripped == "..."):
+            return "\n".join(lines[1:index]), "\n".join(lines[index + 1 :])
+    return None
+
+
+def parse(text: str) -> Parsed:
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    first = text.split("\n", 1)[0].rstrip("\r").strip()
+    try:
+        if first == "---json" or first == ";;;":
+            block = _fenced(text, "---" if first == "---json" else ";;;")
+            if block is None:
+                return Parsed({}, text, "json", "unterminated frontmatter")
+            return _mapping(loads_strict(block[0]), block[1], "json")
+        if first == "---":
+            block = _fenced(text, "---")
+            if block is None:
+                return Parsed({}, text, "yaml", "unterminated frontmatter")
+            loaded = yaml.load(block[0], Loader=_LOADER) if block[0].strip() else {}
+            return _mapping(loaded, block[1], "yaml")
+        if first == "+++":
+            block = _fenced(text, "+++")
+            if block is None:
+                return Parsed({}, text, "toml", "unterminated frontmatter")
+            return _mapping(tomllib.loads(block[0]), block[1], "toml")
+        if text.lstrip().startswith("{"):
+            stripped = text.lstrip()
+            _, end = json.JSONDecoder().raw_decode(stripped)
+            return _mapping(loads_strict(stripped[:end]), stripped[end:], "json")
+    except (yaml.YAMLError, tomllib.TOMLDecodeError, StrictJSONError, ValueError) as exc:
+        return Parsed({}, text, None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+    return Parsed({}, text, None)
+
+
+def _mapping(value: Any, body: str, kind: str) -> Parsed:
+    if value is None:
+        value = {}
+    if not isinstance(value, dict):
+        return Parsed({}, body, kind, "frontmatter is not a mapping")
+    return Parsed(_jsonable(value), body, kind)
