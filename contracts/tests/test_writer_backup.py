@@ -156,3 +156,19 @@ def test_no_backup_for_a_no_op(target: Path) -> None:
     report = install(target, b'{"v":1}\n', expected=read_snapshot(target), backup_dir=backups)
     assert report.durability_state == "unchanged" and report.backup_path is None
     assert not backups.exists()
+
+
+def test_refused_write_removes_backup_directories_it_created(target: Path, snapshot_tree) -> None:
+    before = snapshot_tree(target.parent)
+
+    with pytest.raises(WriterError):
+        install(
+            target,
+            b"v2",
+            expected=read_snapshot(target),
+            backup_dir=target.parent / "state" / "deep" / ".backups",
+            fault=fail_before_replace,
+        )
+    after = snapshot_tree(target.parent)
+    after.pop("db.json.lock")
+    assert after == before

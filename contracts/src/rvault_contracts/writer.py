@@ -693,6 +693,7 @@ class _Backup:
     created_dir: bool
     parent_fd: int | None
     dir_name: str
+    created_ancestors: list[Path] = field(default_factory=list)
 
     def close(self) -> None:
         with suppress(OSError):
@@ -711,25 +712,54 @@ class _Backup:
             if self.created_dir and self.parent_fd is not None:
                 with suppress(OSError):
                     os.rmdir(self.dir_name, dir_fd=self.parent_fd)
+                for ancestor in reversed(self.created_ancestors):
+                    with suppress(OSError):
+                        ancestor.rmdir()
         except OSError:
             pass
         finally:
             self.close()
 
 
-def _open_backup_dir(backup_dir: Path) -> tuple[int, int, bool]:
+def _create_ancestors(directory: Path, shown: str) -> list[Path]:
+    """Create missing ancestors top-down; return the ones created (for undo)."""
+    missing: list[Path] = []
+    probe = directory
+    while not probe.exists() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    created: list[Path] = []
+    for path in reversed(missing):
+        try:
+            path.mkdir(0o755)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            for done in reversed(created):
+                with suppress(OSError):
+                    done.rmdir()
+            raise WriterError("io_error", f"cannot create {path}: {exc}", shown) from exc
+        created.append(path)
+    return created
+
+
+def _open_backup_dir(backup_dir: Path) -> tuple[int, int, bool, list[Path]]:
     """Open (creating if missing) the backup directory without following a symlink.
 
     Its parent may be reached through a symlink (like the vault root); the
-    backup directory itself may not. Returns (parent_fd, dir_fd, created).
+    backup directory itself may not. Returns (parent_fd, dir_fd, created,
+    created ancestors) so a refused transaction can remove what it created.
     """
     shown = str(backup_dir)
     _check_name(backup_dir.name, shown)
+    ancestors = _create_ancestors(backup_dir.parent, shown)
     try:
-        backup_dir.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise WriterError("io_error", f"cannot create {backup_dir.parent}: {exc}", shown) from exc
-    parent_fd = _open_dir(backup_dir.parent)
+        parent_fd = _open_dir(backup_dir.parent)
+    except BaseException:
+        for done in reversed(ancestors):
+            with suppress(OSError):
+                done.rmdir()
+        raise
     created = False
     try:
         try:
@@ -756,8 +786,11 @@ def _open_backup_dir(backup_dir: Path) -> tuple[int, int, bool]:
             raise _os_error(exc, "cannot open backup directory", shown) from exc
     except BaseException:
         os.close(parent_fd)
+        for done in reversed(ancestors):
+            with suppress(OSError):
+                done.rmdir()
         raise
-    return parent_fd, dir_fd, created
+    return parent_fd, dir_fd, created, ancestors
 
 
 def _write_backup(backup_dir: Path, target_name: str, data: bytes) -> _Backup:
@@ -770,8 +803,10 @@ def _write_backup(backup_dir: Path, target_name: str, data: bytes) -> _Backup:
     digest = _sha256(data)
     name = f"{target_name}.{digest}.bak"
     shown = str(backup_dir / name)
-    parent_fd, dir_fd, created_dir = _open_backup_dir(backup_dir)
-    backup = _Backup(shown, False, dir_fd, name, (0, 0), created_dir, parent_fd, backup_dir.name)
+    parent_fd, dir_fd, created_dir, ancestors = _open_backup_dir(backup_dir)
+    backup = _Backup(
+        shown, False, dir_fd, name, (0, 0), created_dir, parent_fd, backup_dir.name, ancestors
+    )
     try:
         staged = _stage(dir_fd, name, data, None, "staged", shown, None)
         try:
