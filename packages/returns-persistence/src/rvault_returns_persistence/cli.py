@@ -10,6 +10,7 @@ import argparse
 
 from rvault_contracts import cli as contract_cli
 
+from rvault_returns_persistence import cmd_scaffold, cmd_validate
 from rvault_returns_persistence.__about__ import __version__
 
 PROG = "rvault-returns"
@@ -22,7 +23,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 success, 2 refused input or failed precondition, 1 internal error.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    parser.add_subparsers(title="commands", metavar="COMMAND")
+    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
+    cmd_validate.register(subparsers)
+    cmd_scaffold.register(subparsers)
     return parser
 
 

@@ -1,0 +1,164 @@
+"""What the vault actually holds for one talk, and the bounds it proves.
+
+Range receipts are only as good as the artifacts behind them: a line range
+past the transcript's last line, a page past the PDF's last page or a time
+past the video's duration is a false claim. Coverage completeness (and thus
+any absence or applicability outcome) also needs a known final bound. The
+paths are the vault's contract paths; symlinks below the vault root are not
+followed and count as missing.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from rvault_contracts.strict_json import StrictJSONError, loads_strict
+
+from rvault_returns_persistence.issues import is_int, is_number
+
+
+def _regular_file(root: Path, relative: str) -> Path | None:
+    """``root/relative`` when every component is a real directory/file (no symlink, no escape)."""
+    parts = PurePosixPath(relative).parts
+    if (
+        not parts
+        or PurePosixPath(relative).is_absolute()
+        or any(p in ("", ".", "..") for p in parts)
+    ):
+        return None
+    current = root
+    for index, part in enumerate(parts):
+        current = current / part
+        try:
+            st = os.lstat(current)
+        except OSError:
+            return None
+        last = index == len(parts) - 1
+        if stat.S_ISLNK(st.st_mode):
+            return None
+        if last and not stat.S_ISREG(st.st_mode):
+            return None
+        if not last and not stat.S_ISDIR(st.st_mode):
+            return None
+    return current
+
+
+def transcript_relpath(talk: dict[str, Any]) -> str | None:
+    path = talk.get("transcript_path")
+    if isinstance(path, str) and path:
+        return path
+    youtube_id = talk.get("youtube_id")
+    return f"transcripts/{youtube_id}.txt" if isinstance(youtube_id, str) and youtube_id else None
+
+
+def count_lines(data: bytes) -> int:
+    """Lines as a reader numbers them: LF-separated, a final unterminated line counts."""
+    if not data:
+        return 0
+    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+
+
+def pdf_page_count(path: Path) -> int | None:
+    """Page count through pypdf (imported lazily: most validations never open a PDF)."""
+    try:
+        from pypdf import PdfReader
+
+        return len(PdfReader(str(path)).pages)
+    except Exception:  # noqa: BLE001 - an unreadable PDF proves no bound
+        return None
+
+
+def _json_file(path: Path | None) -> Any:
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            return loads_strict(handle.read())
+    except (OSError, StrictJSONError):
+        return None
+
+
+@dataclass(frozen=True)
+class TalkArtifacts:
+    """Bounds proven by the vault for one talk (None: unknown or absent)."""
+
+    transcript_path: str | None
+    transcript_lines: int | None
+    pdf_path: str | None
+    pdf_pages: int | None
+    pdf_is_video_extracted: bool
+    deck_slides: int | None
+    video_duration: float | None
+
+
+def _pdf_candidates(talk: dict[str, Any], return_path: object) -> list[tuple[str, bool]]:
+    youtube_id = talk.get("youtube_id")
+    video_pdf = f"slides/{youtube_id}.pdf" if isinstance(youtube_id, str) and youtube_id else None
+    extracted = talk.get("slide_source") == "video_extracted"
+    out: list[tuple[str, bool]] = []
+    for candidate in (return_path, talk.get("slides_local_path")):
+        if isinstance(candidate, str) and candidate:
+            out.append((candidate, extracted and candidate == video_pdf))
+    drive = talk.get("google_drive_id")
+    if isinstance(drive, str) and drive:
+        out.append((f"slides/{drive}.pdf", False))
+    if video_pdf is not None:
+        out.append((video_pdf, extracted or not isinstance(drive, str)))
+    return out
+
+
+def _video_duration(root: Path, talk: dict[str, Any], transcript: str | None) -> float | None:
+    """Duration from the hash-bound transcript receipts' owner provenance, else source identity."""
+    if transcript is not None and transcript.endswith(".txt"):
+        stem = transcript[: -len(".txt")]
+        for suffix in (".segments.json", ".quality.json"):
+            receipt = _json_file(_regular_file(root, stem + suffix))
+            provenance = receipt.get("provenance") if isinstance(receipt, dict) else None
+            if isinstance(provenance, dict) and provenance.get("kind") in (
+                "youtube_captions",
+                "youtube_whisper",
+                "youtube_duration",
+                "local_media_whisper",
+                "local_media_duration",
+            ):
+                value = provenance.get("duration_seconds")
+                if is_number(value) and value > 0:
+                    return float(value)
+    identity = talk.get("source_identity")
+    if isinstance(identity, dict):
+        value = identity.get("duration_seconds")
+        if is_number(value) and value > 0:
+            return float(value)
+    return None
+
+
+def resolve(
+    root: Path, talk: dict[str, Any], *, deck_slides: int | None, return_pdf: object = None
+) -> TalkArtifacts:
+    transcript = transcript_relpath(talk)
+    lines = None
+    if transcript is not None:
+        found = _regular_file(root, transcript)
+        if found is not None:
+            with open(found, "rb") as handle:
+                lines = count_lines(handle.read()) or None
+    pdf_path, pdf_pages, extracted = None, None, False
+    for candidate, is_extracted in _pdf_candidates(talk, return_pdf):
+        found = _regular_file(root, candidate)
+        if found is not None:
+            pdf_path, extracted = candidate, is_extracted
+            pdf_pages = pdf_page_count(found)
+            break
+    return TalkArtifacts(
+        transcript_path=transcript if lines is not None else None,
+        transcript_lines=lines,
+        pdf_path=pdf_path,
+        pdf_pages=pdf_pages,
+        pdf_is_video_extracted=extracted,
+        deck_slides=deck_slides if is_int(deck_slides) else None,
+        video_duration=_video_duration(root, talk, transcript),
+    )

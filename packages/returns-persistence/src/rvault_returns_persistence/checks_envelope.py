@@ -1,0 +1,273 @@
+"""Top-level rules: claim compatibility, status, required blocks, prose, provenance.
+
+These decide whether a return may be applied to the talk at all, so they run
+first; the deeper evidence rules only make sense for a processed return of a
+known version.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from rvault_returns_persistence.context import ReturnContext
+from rvault_returns_persistence.issues import child, is_int, is_text
+from rvault_returns_persistence.vocabulary import (
+    CLEARABLE_ROOTS,
+    CLEARABLE_TOP_LEVEL,
+    SKIPPED_KEYS,
+    SLIDE_SOURCES,
+    TRANSCRIPT_SOURCES,
+)
+
+REQUIRED_PROCESSED_V5 = (
+    "slide_source",
+    "rhetoric_notes",
+    "areas_for_improvement",
+    "adherence_assessment",
+    "new_patterns",
+    "summary_updates",
+    "structured_data",
+    "verbatim_examples",
+    "pattern_observations",
+    "catalog_feedback",
+)
+REQUIRED_PROCESSED_V2_V4 = (
+    "slide_source",
+    "rhetoric_notes",
+    "areas_for_improvement",
+    "adherence_assessment",
+    "new_patterns",
+    "summary_updates",
+    "structured_data",
+    "verbatim_examples",
+    "pattern_observations",
+)
+TOP_LEVEL_KEYS = frozenset(
+    {
+        "filename",
+        "return_schema_version",
+        "queue_claim",
+        "status",
+        "slide_source",
+        "slides_local_path",
+        "clear_fields",
+        "rhetoric_notes",
+        "areas_for_improvement",
+        "transcript_source",
+        "transcript_path",
+        "structured_data",
+        "verbatim_examples",
+        "adherence_assessment",
+        "adherence_comparison",
+        "new_patterns",
+        "summary_updates",
+        "pattern_observations",
+        "catalog_feedback",
+        "processed_date",
+    }
+)
+SLIDES_PATH = re.compile(r"^slides/[^/\\\x00]+\.pdf$")
+DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+CLEAR_PATH = re.compile(r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$")
+
+
+def check_queue_claim(ctx: ReturnContext) -> None:
+    """The return's claim identity must be the talk's active claim, generation included."""
+    path = child(ctx.path, "queue_claim")
+    claim = ctx.claim
+    supplied = ctx.ret.get("queue_claim")
+    if supplied is None:
+        if ctx.version >= 2:
+            ctx.add(path, "missing_required_block", "queue_claim is required")
+        return
+    if not isinstance(supplied, dict):
+        ctx.add(path, "wrong_type", "queue_claim must be an object")
+        return
+    for key in sorted(set(supplied) - {"run_id", "batch_id", "reprocess_generation"}):
+        ctx.add(child(path, key), "unknown_field", f"queue_claim does not carry {key!r}")
+    if claim is None:
+        return
+    for key in ("run_id", "batch_id"):
+        if supplied.get(key) != claim.get(key):
+            ctx.add(
+                child(path, key),
+                "queue_claim_mismatch",
+                f"{key} must be copied exactly from the active claim",
+            )
+    generation = supplied.get("reprocess_generation")
+    if not is_int(generation) or generation != claim.get("reprocess_generation"):
+        ctx.add(
+            child(path, "reprocess_generation"),
+            "queue_generation_mismatch",
+            "reprocess_generation must equal the talk's active claim generation",
+        )
+
+
+def check_skipped(ctx: ReturnContext) -> None:
+    for key in sorted(set(ctx.ret) - SKIPPED_KEYS):
+        ctx.add(
+            child(ctx.path, key),
+            "skipped_extra_field",
+            "a skipped return carries only filename, return_schema_version, queue_claim and status",
+        )
+
+
+def check_required(ctx: ReturnContext) -> None:
+    required = REQUIRED_PROCESSED_V5 if ctx.version == 5 else REQUIRED_PROCESSED_V2_V4
+    if ctx.version == 1:
+        return
+    for key in required:
+        if key not in ctx.ret:
+            ctx.add(
+                child(ctx.path, key),
+                "missing_required_block",
+                f"{key} is required on a processed return",
+            )
+    for key in sorted(set(ctx.ret) - TOP_LEVEL_KEYS):
+        ctx.add(child(ctx.path, key), "unknown_field", f"{key!r} is not a return field")
+
+
+def check_prose(ctx: ReturnContext) -> None:
+    ret = ctx.ret
+    if ctx.version >= 2:
+        for key in ("rhetoric_notes", "areas_for_improvement"):
+            if key in ret and not is_text(ret[key]):
+                ctx.add(
+                    child(ctx.path, key),
+                    "prose_not_substantive",
+                    f"{key} must contain substantive analysis",
+                )
+    for key in ("new_patterns", "summary_updates"):
+        if key in ret and not isinstance(ret[key], str):
+            ctx.add(child(ctx.path, key), "wrong_type", f"{key} must be a string ('' when none)")
+    if "adherence_assessment" in ret:
+        value = ret["adherence_assessment"]
+        path = child(ctx.path, "adherence_assessment")
+        if ctx.version == 5:
+            if value != "":
+                ctx.add(
+                    path,
+                    "adherence_assessment_not_empty",
+                    'return v5 carries adherence_assessment exactly ""',
+                )
+        elif not isinstance(value, str):
+            ctx.add(path, "wrong_type", "adherence_assessment must be a string")
+        elif value and not value.strip():
+            ctx.add(
+                path,
+                "adherence_assessment_whitespace",
+                'the no-assessment sentinel is exactly "", never whitespace',
+            )
+    if ctx.version == 5 and "adherence_comparison" in ret:
+        ctx.add(
+            child(ctx.path, "adherence_comparison"),
+            "adherence_comparison_forbidden",
+            "return v5 omits adherence_comparison; only an owner-side consumer compares after persistence",
+        )
+
+
+def check_provenance(ctx: ReturnContext) -> None:
+    ret = ctx.ret
+    if "transcript_source" in ret:
+        value = ret["transcript_source"]
+        path = child(ctx.path, "transcript_source")
+        if value is None:
+            ctx.add(
+                path,
+                "transcript_source_null",
+                "omit transcript_source when provenance is unknown; never null",
+            )
+        elif value not in TRANSCRIPT_SOURCES:
+            ctx.add(
+                path,
+                "transcript_source_unknown",
+                f"transcript_source must be one of {list(TRANSCRIPT_SOURCES)}",
+            )
+    if "transcript_path" in ret:
+        registered = ctx.talk.get("transcript_path")
+        if ret["transcript_path"] != registered or not isinstance(registered, str):
+            ctx.add(
+                child(ctx.path, "transcript_path"),
+                "transcript_path_not_registered",
+                "transcript_path may only repeat the talk's pre-registered transcript_path exactly",
+            )
+    if "slide_source" in ret and ret["slide_source"] not in SLIDE_SOURCES:
+        ctx.add(
+            child(ctx.path, "slide_source"),
+            "slide_source_unknown",
+            f"slide_source must be one of {list(SLIDE_SOURCES)}",
+        )
+    if "slides_local_path" in ret:
+        value = ret["slides_local_path"]
+        if not isinstance(value, str) or not SLIDES_PATH.match(value):
+            ctx.add(
+                child(ctx.path, "slides_local_path"),
+                "slides_local_path_invalid",
+                "slides_local_path has the form slides/<artifact>.pdf",
+            )
+    if "processed_date" in ret:
+        check_processed_date(ctx, ret["processed_date"])
+
+
+def check_processed_date(ctx: ReturnContext, value: Any) -> None:
+    """Date-only values are advisory; a timestamp is an assertion and must carry a timezone."""
+    path = child(ctx.path, "processed_date")
+    if not isinstance(value, str):
+        ctx.add(
+            path,
+            "processed_date_invalid",
+            "processed_date, when present, is a date or timestamp string",
+        )
+        return
+    if DATE_ONLY.match(value):
+        try:
+            datetime.strptime(value, "%Y-%m-%d")
+        except ValueError:
+            ctx.add(path, "processed_date_invalid", "processed_date is not a calendar date")
+        return
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        ctx.add(
+            path,
+            "processed_date_invalid",
+            "processed_date is neither YYYY-MM-DD nor an ISO-8601 timestamp",
+        )
+        return
+    if parsed.tzinfo is None or parsed.utcoffset() is None:
+        ctx.add(
+            path, "processed_date_not_timezone_aware", "a return timestamp must be timezone-aware"
+        )
+
+
+def check_clear_fields(ctx: ReturnContext) -> None:
+    if "clear_fields" not in ctx.ret:
+        return
+    path = child(ctx.path, "clear_fields")
+    value = ctx.ret["clear_fields"]
+    if not isinstance(value, list):
+        ctx.add(path, "wrong_type", "clear_fields must be an array of dotted paths")
+        return
+    seen: set[str] = set()
+    for index, item in enumerate(value):
+        item_path = child(path, index)
+        if not isinstance(item, str) or not CLEAR_PATH.match(item):
+            ctx.add(
+                item_path, "clear_field_invalid", "each clear_fields entry is a dotted field path"
+            )
+            continue
+        if item in seen:
+            ctx.add(item_path, "duplicate_entry", f"{item!r} is listed twice")
+        seen.add(item)
+        head, _, rest = item.partition(".")
+        owned = (not rest and head in CLEARABLE_TOP_LEVEL) or (
+            bool(rest) and head in CLEARABLE_ROOTS
+        )
+        if not owned:
+            ctx.add(
+                item_path,
+                "clear_field_not_analysis_owned",
+                f"{item!r} is not an analysis-owned path (queue identity, sources, catalog metadata and the record are not clearable)",
+            )

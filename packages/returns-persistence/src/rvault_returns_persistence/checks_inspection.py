@@ -1,0 +1,244 @@
+"""Source inspection receipts: closed records, ordered ranges, honest bounds.
+
+The receipt says what the worker actually read. Which sources are complete
+*and* absence-capable decides every absence and applicability outcome, so
+that set is computed here once and handed to the pattern rules.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from rvault_returns_persistence.context import ReturnContext
+from rvault_returns_persistence.issues import child, is_int, is_number
+from rvault_returns_persistence.vocabulary import (
+    COMPARISON,
+    ENGINE_INSPECTION_FIELDS,
+    EVIDENCE_SOURCE_NAMES,
+    EVIDENCE_SOURCES,
+    INSPECTION_FIELDS,
+    RANGE_KEY,
+)
+
+VIDEO_TOLERANCE_SECONDS = 1.0
+
+
+@dataclass
+class Inspection:
+    declared: set[str] = field(default_factory=set)  # evidence_sources
+    inspected: set[str] = field(default_factory=set)  # underlying sources with a range record
+    groups: dict[frozenset[str], str] = field(default_factory=dict)  # comparison group -> scope
+    ranges: dict[str, list[list[Any]]] = field(default_factory=dict)
+    complete: set[str] = field(default_factory=set)
+    capable: set[str] = field(default_factory=set)  # complete and absence-capable
+
+
+def _bound(ctx: ReturnContext, source: str) -> float | int | None:
+    art = ctx.artifacts
+    return {
+        "transcript": art.transcript_lines,
+        "static_slides": art.pdf_pages,
+        "native_deck": art.deck_slides,
+        "delivery_video": art.video_duration,
+    }[source]
+
+
+def _check_ranges(ctx: ReturnContext, path: str, source: str, ranges: Any) -> bool:
+    """Shape and order of one lane; True when the ranges are well formed."""
+    if not isinstance(ranges, list) or not ranges:
+        ctx.add(path, "range_invalid", "ranges are a non-empty array of [start, end] pairs")
+        return False
+    timed = source == "delivery_video"
+    previous_end: float | None = None
+    ok = True
+    for index, pair in enumerate(ranges):
+        pair_path = child(path, index)
+        if not isinstance(pair, list) or len(pair) != 2:
+            ctx.add(pair_path, "range_invalid", "each range is a [start, end] pair")
+            ok = False
+            continue
+        start, end = pair
+        if timed:
+            valid = (
+                is_number(start) and is_number(end) and math.isfinite(start) and math.isfinite(end)
+            )
+            valid = valid and start >= 0 and end > start
+        else:
+            valid = is_int(start) and is_int(end) and start >= 1 and end >= start
+        if not valid:
+            ctx.add(
+                pair_path,
+                "range_invalid",
+                "time ranges are finite seconds >= 0 with end > start"
+                if timed
+                else "line/page ranges are inclusive positive integers with end >= start",
+            )
+            ok = False
+            continue
+        if previous_end is not None and (
+            start <= previous_end if not timed else start < previous_end
+        ):
+            ctx.add(
+                pair_path,
+                "ranges_unordered_or_overlapping",
+                "ranges are ascending and non-overlapping",
+            )
+            ok = False
+        previous_end = end
+    return ok
+
+
+def _complete(source: str, ranges: list[list[Any]], bound: float | int | None) -> bool:
+    if bound is None:
+        return False
+    if source == "delivery_video":
+        expected_start: float = 0.0
+        for start, end in ranges:
+            if start > expected_start:
+                return False
+            expected_start = end
+        return expected_start >= bound - VIDEO_TOLERANCE_SECONDS
+    next_line = 1
+    for start, end in ranges:
+        if start > next_line:
+            return False
+        next_line = end + 1
+    return next_line - 1 >= bound
+
+
+def check_inspection(ctx: ReturnContext, po: dict[str, Any], path: str) -> Inspection:
+    result = Inspection()
+    sources = po.get("evidence_sources")
+    src_path = child(path, "evidence_sources")
+    if "evidence_sources" in po:
+        if not isinstance(sources, list):
+            ctx.add(src_path, "wrong_type", "evidence_sources is an array of source names")
+        else:
+            for index, name in enumerate(sources):
+                if name not in EVIDENCE_SOURCE_NAMES:
+                    ctx.add(
+                        child(src_path, index),
+                        "evidence_source_unknown",
+                        f"{name!r} is not an evidence source",
+                    )
+                elif name in result.declared:
+                    ctx.add(child(src_path, index), "duplicate_entry", f"{name!r} is listed twice")
+                else:
+                    result.declared.add(name)
+    if ctx.version < 4:
+        result.inspected = result.declared - {COMPARISON}
+        return result
+    records = po.get("source_inspection")
+    rec_path = child(path, "source_inspection")
+    if not isinstance(records, list):
+        if "source_inspection" in po:
+            ctx.add(rec_path, "wrong_type", "source_inspection is an array of receipts")
+        return result
+    record_sources: set[str] = set()
+    for index, record in enumerate(records):
+        r_path = child(rec_path, index)
+        if not isinstance(record, dict) or record.get("source") not in INSPECTION_FIELDS:
+            ctx.add(
+                r_path, "inspection_record_shape", "each receipt is an object naming a known source"
+            )
+            continue
+        source = record["source"]
+        record_sources.add(source)
+        for key in sorted(set(record) - INSPECTION_FIELDS[source]):
+            code = (
+                "engine_owned_field"
+                if key in ENGINE_INSPECTION_FIELDS
+                else "inspection_record_shape"
+            )
+            ctx.add(
+                child(r_path, key), code, f"{key!r} is not a worker field of a {source} receipt"
+            )
+        for key in sorted(INSPECTION_FIELDS[source] - set(record)):
+            ctx.add(
+                child(r_path, key),
+                "inspection_record_shape",
+                f"a {source} receipt requires {key!r}",
+            )
+        if source == COMPARISON:
+            _check_comparison_record(ctx, r_path, record, result)
+            continue
+        if source in result.ranges:
+            ctx.add(r_path, "inspection_duplicate_source", f"{source} has more than one receipt")
+            continue
+        key = RANGE_KEY[source]
+        if key not in record:
+            continue
+        if _check_ranges(ctx, child(r_path, key), source, record[key]):
+            ranges = record[key]
+            result.ranges[source] = ranges
+            result.inspected.add(source)
+            bound = _bound(ctx, source)
+            if bound is not None:
+                slack = VIDEO_TOLERANCE_SECONDS if source == "delivery_video" else 0
+                if ranges[-1][1] > bound + slack:
+                    ctx.add(
+                        child(r_path, key),
+                        "range_exceeds_artifact",
+                        f"the ranges reach {ranges[-1][1]} but the artifact ends at {bound}",
+                    )
+                elif _complete(source, ranges, bound):
+                    result.complete.add(source)
+    for group in result.groups:
+        missing = sorted(group - result.inspected)
+        if missing:
+            ctx.add(
+                rec_path,
+                "comparison_group_invalid",
+                f"compared sources {missing} have no range receipt",
+            )
+    if "evidence_sources" in po and isinstance(sources, list) and record_sources != result.declared:
+        ctx.add(
+            src_path,
+            "inspection_sources_mismatch",
+            f"evidence_sources {sorted(result.declared)} must equal the receipt sources {sorted(record_sources)}",
+        )
+    capable_static = (
+        "static_slides" in result.complete
+        and not ctx.artifacts.pdf_is_video_extracted
+        and ctx.ret.get("slide_source") != "video_extracted"
+    )
+    result.capable = ({"transcript"} & result.complete) | (
+        {"static_slides"} if capable_static else set()
+    )
+    return result
+
+
+def _check_comparison_record(
+    ctx: ReturnContext, r_path: str, record: dict[str, Any], result: Inspection
+) -> None:
+    used = record.get("evidence_sources_used")
+    scope = record.get("comparison_scope")
+    if scope not in ("full", "partial"):
+        ctx.add(
+            child(r_path, "comparison_scope"),
+            "inspection_record_shape",
+            "comparison_scope is full or partial",
+        )
+    if not (
+        isinstance(used, list)
+        and len(used) >= 2
+        and all(u in EVIDENCE_SOURCES for u in used)
+        and len(set(used)) == len(used)
+    ):
+        ctx.add(
+            child(r_path, "evidence_sources_used"),
+            "comparison_group_invalid",
+            "a comparison names two or more distinct underlying sources (never source_comparison)",
+        )
+        return
+    group = frozenset(used)
+    if group in result.groups:
+        ctx.add(
+            r_path,
+            "comparison_group_invalid",
+            "comparison records must name distinct underlying groups",
+        )
+        return
+    result.groups[group] = scope if isinstance(scope, str) else ""

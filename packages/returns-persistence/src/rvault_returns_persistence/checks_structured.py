@@ -1,0 +1,228 @@
+"""structured_data and verbatim_examples: registered snapshots only, closed ledgers.
+
+Versions 2-5 replace snapshots atomically, so anything the merge contract
+does not name is rejected instead of acquiring accidental merge semantics;
+additive experiments live under ``extensions``. Version 1 keeps its
+historical type-only behaviour and is checked only for being objects.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rvault_returns_persistence.context import ReturnContext
+from rvault_returns_persistence.issues import child, is_int, is_text
+from rvault_returns_persistence.vocabulary import (
+    AUTHORED_SLIDE_FIELDS,
+    CONTENT_TYPES,
+    IMAGE_COMPOSITIONS,
+    LEDGER_ROW_KEYS,
+    STRUCTURED_OBJECTS,
+    STRUCTURED_SCALARS,
+    VERBATIM_LANES,
+)
+
+
+def _kind_ok(kind: str, value: Any) -> bool:
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "count":
+        return is_int(value) and value >= 0
+    if kind == "string_list":
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    return True  # ledger: checked row by row
+
+
+def check_structured(ctx: ReturnContext) -> None:
+    path = child(ctx.path, "structured_data")
+    data = ctx.ret.get("structured_data")
+    if data is None:
+        return
+    if not isinstance(data, dict):
+        ctx.add(path, "wrong_type", "structured_data must be an object")
+        return
+    if ctx.version == 1:
+        return
+    for key, value in data.items():
+        key_path = child(path, key)
+        if key in STRUCTURED_SCALARS:
+            if not _kind_ok(STRUCTURED_SCALARS[key], value):
+                ctx.add(
+                    key_path,
+                    "structured_field_type",
+                    f"{key} must be a {STRUCTURED_SCALARS[key].replace('_', ' ')}",
+                )
+        elif key in STRUCTURED_OBJECTS:
+            if not isinstance(value, dict):
+                ctx.add(key_path, "structured_field_type", f"{key} is a registered snapshot object")
+        else:
+            ctx.add(
+                key_path,
+                "structured_field_unregistered",
+                f"{key!r} has no registered snapshot policy; put additive data under structured_data.extensions",
+            )
+    _check_co_presenters(ctx, path, data)
+    _check_image_sources(ctx, path, data)
+    _check_ledger(ctx, path, data)
+    if ctx.untrusted_video:
+        for key in AUTHORED_SLIDE_FIELDS:
+            if key in data:
+                ctx.add(
+                    child(path, key),
+                    "untrusted_manifest_authored_field",
+                    "an untrusted or missing video-extraction manifest cannot supply authored-slide evidence",
+                )
+
+
+def _check_co_presenters(ctx: ReturnContext, path: str, data: dict[str, Any]) -> None:
+    flag = data.get("co_presenter")
+    names = data.get("co_presenters")
+    if flag is True and not (isinstance(names, list) and names and all(is_text(n) for n in names)):
+        ctx.add(
+            child(path, "co_presenters"),
+            "co_presenters_required",
+            "co_presenter true requires non-empty co_presenters names",
+        )
+    if flag is False and isinstance(names, list) and names:
+        ctx.add(
+            child(path, "co_presenters"),
+            "co_presenters_inconsistent",
+            "co_presenter false cannot list co-presenters",
+        )
+    if isinstance(names, list) and len(set(n for n in names if isinstance(n, str))) != len(names):
+        ctx.add(
+            child(path, "co_presenters"), "duplicate_entry", "co_presenters names must be distinct"
+        )
+
+
+def _check_image_sources(ctx: ReturnContext, path: str, data: dict[str, Any]) -> None:
+    dist = data.get("image_source_distribution")
+    if "image_source_distribution" in data and isinstance(dist, dict):
+        for key, value in dist.items():
+            if not key.strip() or not is_int(value) or value < 0:
+                ctx.add(
+                    child(child(path, "image_source_distribution"), key),
+                    "image_source_distribution_invalid",
+                    "image_source_distribution maps non-empty provenance classes to non-negative integer counts",
+                )
+        if not is_text(data.get("image_source_distribution_basis")):
+            ctx.add(
+                child(path, "image_source_distribution_basis"),
+                "image_source_distribution_basis_required",
+                "the distribution needs a non-empty basis (unit, dominance rule, provenance evidence, unknown rule)",
+            )
+    elif "image_source_distribution_basis" in data and "image_source_distribution" not in data:
+        ctx.add(
+            child(path, "image_source_distribution_basis"),
+            "image_source_distribution_basis_orphan",
+            "the basis and the distribution form one dependent group",
+        )
+
+
+def _check_ledger(ctx: ReturnContext, path: str, data: dict[str, Any]) -> None:
+    if "per_slide_visual" not in data:
+        return
+    ledger_path = child(path, "per_slide_visual")
+    rows = data["per_slide_visual"]
+    count = data.get("slide_count")
+    if not isinstance(rows, list):
+        ctx.add(ledger_path, "structured_field_type", "per_slide_visual is an array of slide rows")
+        return
+    if not is_int(count) or count < 1:
+        ctx.add(
+            child(path, "slide_count"),
+            "ledger_slide_count_required",
+            "per_slide_visual requires a positive integer slide_count",
+        )
+        return
+    if len(rows) != count:
+        ctx.add(
+            ledger_path,
+            "ledger_incomplete",
+            f"the ledger needs exactly {count} rows, one per slide",
+        )
+    backgrounds: list[Any] = []
+    memes = 0
+    for index, row in enumerate(rows):
+        row_path = child(ledger_path, index)
+        if not isinstance(row, dict):
+            ctx.add(
+                row_path, "ledger_row_keys", "each ledger row is an object with the seven row keys"
+            )
+            continue
+        if set(row) != set(LEDGER_ROW_KEYS):
+            extra = sorted(set(row) - set(LEDGER_ROW_KEYS))
+            missing = sorted(set(LEDGER_ROW_KEYS) - set(row))
+            ctx.add(
+                row_path,
+                "ledger_row_keys",
+                f"row keys are exactly the seven documented keys (extra {extra}, missing {missing})",
+            )
+        if row.get("slide_number") != index + 1 or not is_int(row.get("slide_number")):
+            ctx.add(
+                child(row_path, "slide_number"),
+                "ledger_incomplete",
+                f"row {index + 1} must carry slide_number {index + 1}",
+            )
+        if not is_text(row.get("background_color_name")):
+            ctx.add(
+                child(row_path, "background_color_name"),
+                "ledger_row_type",
+                "background_color_name is a non-empty label",
+            )
+        if row.get("content_type") not in CONTENT_TYPES:
+            ctx.add(
+                child(row_path, "content_type"),
+                "ledger_vocabulary",
+                "content_type is outside the closed vocabulary",
+            )
+        if row.get("image_composition") not in IMAGE_COMPOSITIONS:
+            ctx.add(
+                child(row_path, "image_composition"),
+                "ledger_vocabulary",
+                "image_composition is outside the closed vocabulary",
+            )
+        for flag in ("has_speech_bubble", "has_starburst", "has_footer"):
+            if flag in row and not isinstance(row[flag], bool):
+                ctx.add(child(row_path, flag), "ledger_row_type", f"{flag} is a boolean")
+        backgrounds.append(row.get("background_color_name"))
+        memes += row.get("content_type") in ("meme_only", "meme_with_text")
+    sequence = data.get("background_color_sequence")
+    if isinstance(sequence, list) and sequence != backgrounds:
+        ctx.add(
+            child(path, "background_color_sequence"),
+            "background_sequence_mismatch",
+            "background_color_sequence must reproduce the ledger's background labels in order",
+        )
+    meme_count = data.get("meme_count")
+    if is_int(meme_count) and meme_count != memes:
+        ctx.add(
+            child(path, "meme_count"),
+            "meme_count_mismatch",
+            f"meme_count must equal the {memes} meme rows of the ledger",
+        )
+
+
+def check_verbatim(ctx: ReturnContext) -> None:
+    path = child(ctx.path, "verbatim_examples")
+    data = ctx.ret.get("verbatim_examples")
+    if data is None:
+        return
+    if not isinstance(data, dict):
+        ctx.add(path, "wrong_type", "verbatim_examples must be an object")
+        return
+    if ctx.version == 1:
+        return
+    for key, value in data.items():
+        if key not in VERBATIM_LANES:
+            ctx.add(
+                child(path, key),
+                "verbatim_lane_unknown",
+                f"{key!r} is not one of the six verbatim lanes",
+            )
+        elif not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            ctx.add(
+                child(path, key), "verbatim_lane_type", "a verbatim lane is an array of strings"
+            )

@@ -1,0 +1,84 @@
+"""Video-extracted slides: what a processed or partial return may claim.
+
+A processed video-extracted return needs a complete, trusted v3 manifest
+whose identity is the claimed talk's YouTube video, and the promoted
+``slides/{id}.pdf``. Without a promoted artifact the path must be omitted
+and cleared, so an older trusted deck path cannot survive the merge.
+"""
+
+from __future__ import annotations
+
+from rvault_returns_persistence.context import ReturnContext
+from rvault_returns_persistence.issues import child
+
+
+def check_video_extraction(ctx: ReturnContext) -> None:
+    ret = ctx.ret
+    if ret.get("slide_source") != "video_extracted":
+        return
+    structured = ret.get("structured_data") if isinstance(ret.get("structured_data"), dict) else {}
+    m_path = child(child(ctx.path, "structured_data"), "video_extraction")
+    verdict = ctx.manifest
+    youtube_id = ctx.talk.get("youtube_id")
+    expected_path = (
+        f"slides/{youtube_id}.pdf" if isinstance(youtube_id, str) and youtube_id else None
+    )
+    if verdict is not None and verdict.problems:
+        ctx.add(m_path, "video_manifest_invalid", "; ".join(verdict.problems[:5]))
+    if (
+        verdict is not None
+        and verdict.source_video_id is not None
+        and verdict.source_video_id != youtube_id
+    ):
+        ctx.add(
+            child(m_path, "source_video_id"),
+            "video_manifest_identity_mismatch",
+            "the manifest's source_video_id must be the claimed talk's youtube_id",
+        )
+    promoted = (
+        verdict is not None
+        and verdict.trusted
+        and verdict.source_video_id == youtube_id
+        and ctx.artifacts.pdf_path == expected_path
+    )
+    l_path = child(ctx.path, "slides_local_path")
+    if ctx.status == "processed":
+        if "video_extraction" not in structured:
+            ctx.add(
+                m_path,
+                "video_manifest_required",
+                "processed video_extracted needs the complete v3 manifest",
+            )
+        elif verdict is not None and verdict.valid and not verdict.trusted:
+            ctx.add(
+                m_path,
+                "video_manifest_untrusted",
+                "processed video_extracted needs a verified manual slide_region with review_required false",
+            )
+        if "slides_local_path" not in ret:
+            ctx.add(
+                l_path,
+                "slides_local_path_required",
+                f"processed video_extracted requires slides_local_path {expected_path}",
+            )
+        elif ret["slides_local_path"] != expected_path:
+            ctx.add(
+                l_path, "slides_local_path_mismatch", f"slides_local_path must be {expected_path}"
+            )
+        return
+    if not promoted:
+        if "slides_local_path" in ret:
+            ctx.add(
+                l_path,
+                "slides_local_path_forbidden",
+                "without a promoted trusted artifact, omit slides_local_path",
+            )
+        clear = ret.get("clear_fields")
+        if not (isinstance(clear, list) and "slides_local_path" in clear):
+            ctx.add(
+                child(ctx.path, "clear_fields"),
+                "slides_local_path_clear_required",
+                "list slides_local_path in clear_fields so an older deck path cannot survive",
+            )
+    elif "slides_local_path" in ret and ret["slides_local_path"] != expected_path:
+        ctx.add(l_path, "slides_local_path_mismatch", f"slides_local_path must be {expected_path}")

@@ -1,0 +1,49 @@
+"""Argument handling shared by the subcommands (database, catalog, vault root)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rvault_contracts.cli import Refusal
+
+from rvault_returns_persistence.catalog import Catalog, CatalogError, load_catalog
+from rvault_returns_persistence.database import Database, DatabaseError, load_database
+
+
+def add_db_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", required=True, type=Path, help="tracking-database.json")
+    parser.add_argument(
+        "--vault-root",
+        type=Path,
+        default=None,
+        help="vault root holding transcripts/ and slides/ (default: the database's directory)",
+    )
+
+
+def add_catalog_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--catalog",
+        type=Path,
+        default=None,
+        help="catalog directory (default: the shipped catalog)",
+    )
+
+
+def open_database(args: argparse.Namespace) -> tuple[Database, Path]:
+    try:
+        db = load_database(args.db)
+    except DatabaseError as exc:
+        raise Refusal(exc.code, exc.message, exc.path) from None
+    root = args.vault_root if args.vault_root is not None else args.db.parent
+    if not root.is_dir():
+        raise Refusal("vault_root_invalid", "the vault root is not a directory", str(root))
+    return db, root
+
+
+def open_catalog(args: argparse.Namespace) -> tuple[Catalog, str]:
+    try:
+        catalog = load_catalog(args.catalog)
+    except CatalogError as exc:
+        raise Refusal(exc.code, exc.message, exc.path) from None
+    return catalog, "default" if args.catalog is None else "custom"

@@ -1,0 +1,45 @@
+"""``rvault-returns scaffold --db DB --talk FILENAME [--vault-root DIR]``: a v5 skeleton on stdout."""
+
+from __future__ import annotations
+
+import argparse
+
+from rvault_contracts.cli import EXIT_OK, Refusal, emit, progress
+
+from rvault_returns_persistence.cmd_common import (
+    add_catalog_argument,
+    add_db_arguments,
+    open_catalog,
+    open_database,
+)
+from rvault_returns_persistence.scaffold import ScaffoldError, scaffold_for
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "scaffold", help="print a return v5 skeleton for a talk's active claim"
+    )
+    add_db_arguments(parser)
+    parser.add_argument("--talk", required=True, metavar="FILENAME", help="the talk's .md filename")
+    add_catalog_argument(parser)
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    db, vault_root = open_database(args)
+    catalog, _ = open_catalog(args)
+    talk = db.talk(args.talk)
+    if talk is None or args.talk in db.duplicate_filenames:
+        raise Refusal(
+            "talk_not_found", f"{args.talk} is not exactly one talk of the database", "$.talks"
+        )
+    try:
+        skeleton, needs = scaffold_for(
+            talk, catalog, vault_root, db.pptx_slide_count(talk.get("pptx_path"))
+        )
+    except ScaffoldError as exc:
+        raise Refusal(exc.code, exc.message, exc.path) from None
+    if needs:
+        progress("applicability assessments still required for: " + ", ".join(needs))
+    emit(skeleton)
+    return EXIT_OK

@@ -1,0 +1,51 @@
+"""Everything one return is checked against: version, talk, claim, catalog, artifacts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rvault_returns_persistence.artifacts import TalkArtifacts
+from rvault_returns_persistence.catalog import Catalog
+from rvault_returns_persistence.issues import Collector
+from rvault_returns_persistence.video_manifest import ManifestVerdict
+
+
+@dataclass
+class ReturnContext:
+    path: str
+    ret: dict[str, Any]
+    version: int
+    status: str | None
+    talk: dict[str, Any]
+    claim: dict[str, Any] | None
+    catalog: Catalog
+    artifacts: TalkArtifacts
+    manifest: ManifestVerdict | None
+    issues: Collector
+
+    def add(self, path: str, code: str, message: str) -> None:
+        self.issues.add(path, code, message)
+
+    @property
+    def processed(self) -> bool:
+        return self.status in ("processed", "processed_partial")
+
+    @property
+    def non_english(self) -> bool:
+        """Preclaim metadata or the return itself names a non-English delivery."""
+        languages = [self.talk.get("delivery_language")]
+        structured = self.ret.get("structured_data")
+        if isinstance(structured, dict):
+            languages.append(structured.get("delivery_language"))
+        return any(
+            isinstance(lang, str) and lang.strip() and not lang.strip().lower().startswith("en")
+            for lang in languages
+        )
+
+    @property
+    def untrusted_video(self) -> bool:
+        """A video-extracted return whose manifest cannot back authored-slide evidence."""
+        return self.ret.get("slide_source") == "video_extracted" and not (
+            self.manifest is not None and self.manifest.trusted
+        )

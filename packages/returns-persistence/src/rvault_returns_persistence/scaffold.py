@@ -1,0 +1,148 @@
+"""A v5 return skeleton for one talk's active claim.
+
+The scaffold does the bookkeeping a worker should never improvise: the claim
+identity copied exactly, inspection ranges covering each artifact that
+exists, empty feedback lanes, and a not_evaluable row for every catalog
+entry whose gate the available sources cannot satisfy. The worker then adds
+prose, observations and the applicability assessments the validator asks
+for; the pattern score is kept consistent with empty detection lanes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rvault_tracking_db import api as tracking
+
+from rvault_returns_persistence.artifacts import TalkArtifacts
+from rvault_returns_persistence.catalog import Catalog
+from rvault_returns_persistence.checks_inspection import Inspection
+from rvault_returns_persistence.checks_patterns import expected_reason
+from rvault_returns_persistence.gates import applicability_complete
+from rvault_returns_persistence.vocabulary import FEEDBACK_LANES, TRANSCRIPT_SOURCES
+
+
+class ScaffoldError(Exception):
+    def __init__(self, code: str, message: str, path: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.path = path
+
+
+def _inspection(
+    found: TalkArtifacts, slide_source: str | None
+) -> tuple[list[dict[str, Any]], Inspection]:
+    records: list[dict[str, Any]] = []
+    inspection = Inspection()
+    if found.transcript_lines:
+        records.append({"source": "transcript", "line_ranges": [[1, found.transcript_lines]]})
+        inspection.complete.add("transcript")
+    if found.pdf_pages:
+        records.append({"source": "static_slides", "page_ranges": [[1, found.pdf_pages]]})
+        inspection.complete.add("static_slides")
+    if found.deck_slides:
+        records.append({"source": "native_deck", "page_ranges": [[1, found.deck_slides]]})
+        inspection.complete.add("native_deck")
+    if found.video_duration:
+        records.append({"source": "delivery_video", "time_ranges": [[0, found.video_duration]]})
+        inspection.complete.add("delivery_video")
+    inspection.inspected = set(inspection.complete)
+    inspection.declared = set(inspection.complete)
+    capable = {"transcript"} & inspection.complete
+    if (
+        "static_slides" in inspection.complete
+        and not found.pdf_is_video_extracted
+        and slide_source != "video_extracted"
+    ):
+        capable.add("static_slides")
+    inspection.capable = capable
+    return records, inspection
+
+
+def build_scaffold(
+    talk: dict[str, Any], catalog: Catalog, found: TalkArtifacts
+) -> tuple[dict[str, Any], list[str]]:
+    """The skeleton and the ids that still need an applicability assessment."""
+    claim = tracking.active_claim(talk)
+    if claim is None:
+        raise ScaffoldError(
+            "claim_not_active", "the talk has no active (claimed) queue claim", "$._queue_claim"
+        )
+    if tracking.authorized_return_versions(claim) != (5,):
+        raise ScaffoldError(
+            "claim_not_v5",
+            "only a claim-v5 generation authorizes a fresh return v5; recover the lease and reclaim",
+            "$._queue_claim.schema_version",
+        )
+    slide_source = talk.get("slide_source") if isinstance(talk.get("slide_source"), str) else None
+    records, inspection = _inspection(found, slide_source)
+    not_evaluable: list[dict[str, str]] = []
+    needs_assessment: list[str] = []
+    for entry in sorted(catalog.observable(), key=lambda e: e.id):
+        if (
+            entry.conditional
+            and not entry.pending_owner_review
+            and applicability_complete(entry.applicability_evaluable_from, inspection.capable)
+        ):
+            needs_assessment.append(entry.id)
+            continue
+        reason = expected_reason(entry, 5, inspection, {})
+        if reason is not None:
+            not_evaluable.append({"pattern_id": entry.id, "reason_code": reason})
+    skeleton: dict[str, Any] = {
+        "filename": talk["filename"],
+        "return_schema_version": 5,
+        "queue_claim": {
+            "run_id": claim["run_id"],
+            "batch_id": claim["batch_id"],
+            "reprocess_generation": claim["reprocess_generation"],
+        },
+        "status": "processed",
+        "slide_source": slide_source
+        if slide_source in ("pptx", "pdf", "both", "video_extracted", "none")
+        else "none",
+        "rhetoric_notes": "",
+        "areas_for_improvement": "",
+        "adherence_assessment": "",
+        "new_patterns": "",
+        "summary_updates": "",
+        "structured_data": {},
+        "verbatim_examples": {},
+        "pattern_observations": {
+            "evidence_sources": [r["source"] for r in records],
+            "source_inspection": records,
+            "patterns_detected": [],
+            "antipatterns_detected": [],
+            "applicability_assessments": [],
+            "not_evaluable": not_evaluable,
+            "pattern_score": {"patterns_used": 0, "antipatterns_detected": 0, "score": 0},
+        },
+        "catalog_feedback": {lane: [] for lane in FEEDBACK_LANES},
+    }
+    if talk.get("transcript_source") in TRANSCRIPT_SOURCES:
+        skeleton["transcript_source"] = talk["transcript_source"]
+    if isinstance(talk.get("delivery_language"), str) and talk["delivery_language"]:
+        skeleton["structured_data"]["delivery_language"] = talk["delivery_language"]
+    if slide_source == "video_extracted":
+        structured = talk.get("structured_data")
+        manifest = structured.get("video_extraction") if isinstance(structured, dict) else None
+        if isinstance(manifest, dict):
+            skeleton["structured_data"]["video_extraction"] = manifest
+        if found.pdf_path is not None and found.pdf_is_video_extracted:
+            skeleton["slides_local_path"] = found.pdf_path
+        else:
+            skeleton["status"] = "processed_partial"
+            skeleton["clear_fields"] = ["slides_local_path"]
+    elif found.pdf_path is not None:
+        skeleton["slides_local_path"] = found.pdf_path
+    return skeleton, needs_assessment
+
+
+def scaffold_for(
+    db_talk: dict[str, Any], catalog: Catalog, vault_root: Path, deck_slides: int | None
+) -> tuple[dict[str, Any], list[str]]:
+    from rvault_returns_persistence.artifacts import resolve
+
+    return build_scaffold(db_talk, catalog, resolve(vault_root, db_talk, deck_slides=deck_slides))

@@ -1,0 +1,322 @@
+"""Validate a batch of worker returns against the database, catalog and vault.
+
+One report, field by field: per return ``ok``, its errors (JSON path, stable
+code, message) and its scoring generation, plus batch-level errors. Rule
+modules each own one part of the contract; this module sequences them so a
+return that cannot be tied to its talk and claim is not checked further
+(those deeper findings would be noise).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rvault_contracts import schemas
+from rvault_tracking_db import api as tracking
+
+from rvault_returns_persistence import artifacts as vault_artifacts
+from rvault_returns_persistence import scoring_generation
+from rvault_returns_persistence.catalog import Catalog
+from rvault_returns_persistence.checks_envelope import (
+    check_clear_fields,
+    check_processed_date,
+    check_prose,
+    check_provenance,
+    check_queue_claim,
+    check_required,
+    check_skipped,
+)
+from rvault_returns_persistence.checks_feedback import check_feedback
+from rvault_returns_persistence.checks_patterns import check_pattern_observations
+from rvault_returns_persistence.checks_structured import check_structured, check_verbatim
+from rvault_returns_persistence.checks_video import check_video_extraction
+from rvault_returns_persistence.context import ReturnContext
+from rvault_returns_persistence.database import Database
+from rvault_returns_persistence.issues import Collector, Issue, child, is_int
+from rvault_returns_persistence.video_manifest import assess
+from rvault_returns_persistence.vocabulary import STATUSES
+
+RETURN_ARTIFACT = "worker-return"
+REPORT_ARTIFACT = "returns-validation-report"
+REPORT_VERSION = 1
+KNOWN_RETURN_VERSIONS = (1, 2, 3, 4, 5)
+
+
+class BatchShapeError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def iter_batch(document: Any) -> Iterator[tuple[str, Any]]:
+    """(JSON path, return) for an array of returns, one return, or an object keyed by filename."""
+    if isinstance(document, list):
+        for index, item in enumerate(document):
+            yield child("$", index), item
+    elif isinstance(document, dict) and "filename" in document:
+        yield "$", document
+    elif isinstance(document, dict):
+        for key, item in document.items():
+            yield child("$", key), item
+    else:
+        raise BatchShapeError(
+            "batch_invalid", "the batch is an array of returns or an object of returns"
+        )
+
+
+@dataclass(frozen=True)
+class Result:
+    path: str
+    filename: str | None
+    version: int | None
+    status: str | None
+    issues: list[Issue]
+    generation: dict[str, Any]
+
+    @property
+    def ok(self) -> bool:
+        return not self.issues
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "errors": [i.to_dict() for i in self.issues],
+            "filename": self.filename,
+            "ok": self.ok,
+            "path": self.path,
+            "pattern_scoring_generation": self.generation,
+            "return_schema_version": self.version,
+            "status": self.status,
+        }
+
+
+def _version(ret: dict[str, Any], issues: Collector, path: str) -> int | None:
+    if "return_schema_version" not in ret:
+        return 1  # historical returns without a version keep the legacy v1 contract
+    value = ret["return_schema_version"]
+    if not is_int(value) or value not in KNOWN_RETURN_VERSIONS:
+        issues.add(
+            child(path, "return_schema_version"),
+            "return_version_unknown",
+            f"return_schema_version {value!r} is not a known version (1-5)",
+        )
+        return None
+    return value
+
+
+def _claim_compatible(
+    ctx_issues: Collector, path: str, claim: dict[str, Any], version: int, filename: str
+) -> bool:
+    problems = tracking.claim_issues(claim, path="$._queue_claim", filename=filename)
+    for problem in problems:
+        code = (
+            "claim_version_unknown"
+            if problem.code == "unsupported_claim_version"
+            else "claim_invalid"
+        )
+        ctx_issues.add(
+            child(path, "queue_claim"), code, f"active claim {problem.path}: {problem.message}"
+        )
+    if problems:
+        return False
+    allowed = tracking.authorized_return_versions(claim)
+    if version not in allowed:
+        ctx_issues.add(
+            child(path, "return_schema_version"),
+            "claim_return_incompatible",
+            f"the active claim (schema v{claim.get('schema_version')}) authorizes only return versions {list(allowed)}",
+        )
+        return False
+    return True
+
+
+def _schema_backstop(ctx: ReturnContext) -> None:
+    """Report contract violations the rule modules did not already name (same paths)."""
+    covered = [i.path for i in ctx.issues.items]
+    for problem in schemas.schema_issues(RETURN_ARTIFACT, ctx.version, ctx.ret):
+        path = ctx.path + problem.path[1:]
+        if any(path.startswith(p) or p.startswith(path) for p in covered):
+            continue
+        ctx.add(path, "schema_violation", f"{problem.validator}: {problem.message}")
+        covered.append(path)
+
+
+def validate_return(
+    path: str, ret: Any, *, db: Database, catalog: Catalog, vault_root: Path, seen: set[str]
+) -> Result:
+    issues = Collector()
+    if not isinstance(ret, dict):
+        issues.add(path, "return_not_object", "a return is a JSON object")
+        return Result(
+            path,
+            None,
+            None,
+            None,
+            issues.items,
+            scoring_generation.generation(ret, None, None, False),
+        )
+    filename = ret.get("filename") if isinstance(ret.get("filename"), str) else None
+    status = ret.get("status") if isinstance(ret.get("status"), str) else None
+    version = _version(ret, issues, path)
+
+    def done() -> Result:
+        ordered = sorted(set(issues.items))
+        gen = scoring_generation.generation(ret, version, status, not ordered)
+        return Result(path, filename, version, status, ordered, gen)
+
+    if filename is None:
+        issues.add(
+            child(path, "filename"), "missing_required_block", "filename names the talk's .md file"
+        )
+        return done()
+    if filename in seen:
+        issues.add(
+            child(path, "filename"),
+            "duplicate_return",
+            f"{filename} appears more than once in the batch",
+        )
+    seen.add(filename)
+    talk = db.talk(filename)
+    if talk is None or filename in db.duplicate_filenames:
+        issues.add(
+            child(path, "filename"),
+            "talk_not_found",
+            f"{filename} is not exactly one talk of the database",
+        )
+        return done()
+    if ret.get("status") not in STATUSES:
+        issues.add(
+            child(path, "status"), "status_unknown", f"status must be one of {list(STATUSES)}"
+        )
+    claim = tracking.active_claim(talk)
+    if claim is None:
+        issues.add(
+            child(path, "queue_claim"),
+            "claim_not_active",
+            "the talk has no active (claimed) queue claim",
+        )
+        return done()
+    if version is None or not _claim_compatible(issues, path, dict(claim), version, filename):
+        return done()
+    manifest = None
+    structured = ret.get("structured_data")
+    if (
+        ret.get("slide_source") == "video_extracted"
+        and isinstance(structured, dict)
+        and "video_extraction" in structured
+    ):
+        manifest = assess(structured["video_extraction"])
+    found = vault_artifacts.resolve(
+        vault_root,
+        talk,
+        deck_slides=db.pptx_slide_count(talk.get("pptx_path")),
+        return_pdf=ret.get("slides_local_path"),
+    )
+    ctx = ReturnContext(
+        path, ret, version, status, talk, dict(claim), catalog, found, manifest, issues
+    )
+    check_queue_claim(ctx)
+    if status is None or status not in STATUSES:
+        return done()
+    if status.startswith("skipped_"):
+        check_skipped(ctx)
+        for problem in tracking.check_terminal_status(
+            status, talk, vault_root=vault_root, config=db.root.get("config")
+        ):
+            issues.add(child(path, "status"), problem["code"], problem["message"])
+        if "processed_date" in ret:
+            check_processed_date(ctx, ret["processed_date"])
+        return done()
+    check_required(ctx)
+    check_prose(ctx)
+    check_provenance(ctx)
+    check_clear_fields(ctx)
+    check_structured(ctx)
+    check_verbatim(ctx)
+    check_video_extraction(ctx)
+    check_pattern_observations(ctx)
+    if version == 5:
+        check_feedback(ctx)
+    _schema_backstop(ctx)
+    return done()
+
+
+def _batch_issues(db: Database, results: list[Result]) -> list[Issue]:
+    """Returns must cover exactly the live members of every claimed batch they belong to."""
+    issues: list[Issue] = []
+    batches: dict[tuple[str, str], set[str]] = {}
+    for result in results:
+        talk = db.talk(result.filename)
+        claim = tracking.active_claim(talk) if talk is not None else None
+        if claim is None:
+            continue
+        key = (str(claim.get("run_id")), str(claim.get("batch_id")))
+        batches.setdefault(key, set()).add(result.filename or "")
+    if len(batches) > 1:
+        issues.append(
+            Issue(
+                "$",
+                "batch_mixed_identity",
+                f"the returns belong to {len(batches)} different batches",
+            )
+        )
+    for (run_id, batch_id), names in sorted(batches.items()):
+        members = set(tracking.batch_members(db.root, run_id, batch_id))
+        if members != names:
+            missing = sorted(members - names)
+            issues.append(
+                Issue(
+                    "$",
+                    "batch_membership_mismatch",
+                    f"batch {run_id}/{batch_id} needs returns for exactly its live members; missing {missing}",
+                )
+            )
+    return issues
+
+
+def validate_batch(
+    document: Any, *, db: Database, catalog: Catalog, vault_root: Path, catalog_label: str
+) -> dict[str, Any]:
+    seen: set[str] = set()
+    results = [
+        validate_return(path, ret, db=db, catalog=catalog, vault_root=vault_root, seen=seen)
+        for path, ret in iter_batch(document)
+    ]
+    if isinstance(document, dict) and "filename" not in document:
+        for result in results:
+            key = result.path[len('$["') : -2] if result.path.startswith('$["') else None
+            if result.filename is not None and key is not None and key != result.filename:
+                result.issues.append(
+                    Issue(
+                        result.path,
+                        "batch_key_mismatch",
+                        "an object batch is keyed by each return's filename",
+                    )
+                )
+    batch_errors = _batch_issues(db, results)
+    ok = bool(results) and not batch_errors and all(r.ok for r in results)
+    if not results:
+        batch_errors.append(Issue("$", "batch_empty", "the batch holds no returns"))
+    report: dict[str, Any] = {
+        "batch_errors": [i.to_dict() for i in sorted(batch_errors)],
+        "catalog": {**catalog.summary(), "source": catalog_label},
+        "ok": ok,
+        "pattern_scoring_generations": [
+            {"filename": r.filename, "path": r.path, **r.generation} for r in results
+        ],
+        "return_count": len(results),
+        "returns": [r.to_dict() for r in results],
+        "schema_version": REPORT_VERSION,
+        "valid_count": sum(r.ok for r in results),
+    }
+    if not ok:
+        report["error"] = {
+            "code": "returns_invalid",
+            "message": f"{len(results) - report['valid_count']} of {len(results)} returns are invalid"
+            + (f"; {len(batch_errors)} batch errors" if batch_errors else ""),
+            "path": None,
+        }
+    return report

@@ -1,0 +1,313 @@
+"""Closed vocabularies shared by the catalog, the validator and the scaffold.
+
+They come from the specification and its supplement; keeping them in one
+module means the validator, the scaffold and the JSON Schemas in contracts/
+cannot drift apart silently (a test compares them).
+"""
+
+from __future__ import annotations
+
+EVIDENCE_SOURCES: tuple[str, ...] = ("transcript", "static_slides", "native_deck", "delivery_video")
+COMPARISON = "source_comparison"
+EVIDENCE_SOURCE_NAMES: tuple[str, ...] = (*EVIDENCE_SOURCES, COMPARISON)
+
+CHANNELS: tuple[str, ...] = (
+    "transcript",
+    "timed_transcript",
+    "slides",
+    "slide_sequence",
+    "video",
+    "talk_metadata",
+)
+
+SOURCE_CHANNELS: dict[str, frozenset[str]] = {
+    "transcript": frozenset({"transcript", "timed_transcript", "talk_metadata"}),
+    "static_slides": frozenset({"slides", "slide_sequence", "talk_metadata"}),
+    "native_deck": frozenset({"slides", "slide_sequence", "talk_metadata"}),
+    "delivery_video": frozenset({"video", "talk_metadata"}),
+}
+
+# Channels that locate proof *from* a source (talk_metadata only supplements).
+LOCATING_CHANNELS: dict[str, frozenset[str]] = {
+    "transcript": frozenset({"transcript", "timed_transcript"}),
+    "static_slides": frozenset({"slides", "slide_sequence"}),
+    "native_deck": frozenset({"slides", "slide_sequence"}),
+    "delivery_video": frozenset({"video"}),
+}
+
+CITATION_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    # channel: (required, optional)
+    "transcript": (frozenset({"source", "channel", "quote"}), frozenset({"translation"})),
+    "timed_transcript": (frozenset({"source", "channel", "quote"}), frozenset({"translation"})),
+    "slides": (frozenset({"source", "channel", "slide_numbers"}), frozenset()),
+    "slide_sequence": (frozenset({"source", "channel", "slide_numbers"}), frozenset()),
+    "video": (frozenset({"source", "channel", "start_seconds", "end_seconds"}), frozenset()),
+    "talk_metadata": (frozenset({"source", "channel", "field"}), frozenset()),
+}
+
+# Canonical enrichment that only persistence may write.
+ENGINE_CITATION_FIELDS = frozenset(
+    {
+        "line_start",
+        "line_end",
+        "artifact_root",
+        "artifact_path",
+        "artifact_sha256",
+        "timing_artifact_path",
+        "timing_artifact_sha256",
+        "quality_artifact_path",
+        "quality_artifact_sha256",
+        "value",
+        "owner_value_after_return",
+    }
+)
+
+TALK_METADATA_FIELDS: tuple[str, ...] = (
+    "filename",
+    "title",
+    "conference",
+    "date",
+    "slides_url",
+    "video_url",
+    "youtube_id",
+    "google_drive_id",
+    "pptx_path",
+    "transcript_path",
+    "transcript_source",
+    "slide_source",
+    "slide_count",
+    "co_presenter",
+    "delivery_language",
+)
+
+INSPECTION_FIELDS: dict[str, frozenset[str]] = {
+    "transcript": frozenset({"source", "line_ranges"}),
+    "static_slides": frozenset({"source", "page_ranges"}),
+    "native_deck": frozenset({"source", "page_ranges"}),
+    "delivery_video": frozenset({"source", "time_ranges"}),
+    COMPARISON: frozenset({"source", "evidence_sources_used", "comparison_scope"}),
+}
+RANGE_KEY: dict[str, str] = {
+    "transcript": "line_ranges",
+    "static_slides": "page_ranges",
+    "native_deck": "page_ranges",
+    "delivery_video": "time_ranges",
+}
+ENGINE_INSPECTION_FIELDS = frozenset(
+    {
+        "line_count",
+        "page_count",
+        "duration_seconds",
+        "coverage_complete",
+        "artifact_root",
+        "artifact_path",
+        "artifact_sha256",
+        "artifact_identities",
+        "absence_capability_complete",
+        "absence_capability_reason",
+        "timing_artifact_path",
+        "timing_artifact_sha256",
+        "quality_artifact_path",
+        "quality_artifact_sha256",
+    }
+)
+
+ENGINE_PATTERN_OBSERVATION_FIELDS = frozenset(
+    {
+        "evidence_schema_version",
+        "pattern_outcomes",
+        "opportunity_coverage_identity",
+        "pattern_ids",
+        "antipattern_ids",
+        "not_evaluable_ids",
+        "absence_capability_complete",
+        "absence_capability_reason",
+    }
+)
+ENGINE_RECORD_FIELDS = frozenset(
+    {
+        "evidence_schema_version",
+        "required_source_groups",
+        "available_source_groups",
+        "capability_fact",
+        "slide_count",
+        "outcome",
+        "absence_capability_complete",
+        "absence_capability_reason",
+    }
+)
+
+NOT_EVALUABLE_REASONS: tuple[str, ...] = (
+    "missing_required_source_coverage",
+    "absence_not_authorized_by_catalog",
+    "missing_applicability_source_coverage",
+    "source_gate_pending_owner_review",
+)
+
+DIMENSIONS: tuple[str, ...] = (
+    "Opening Pattern",
+    "Narrative Structure",
+    "Humor & Wit",
+    "Audience Interaction",
+    "Transition Techniques",
+    "Closing Pattern",
+    "Verbal Signatures",
+    "Slide-to-Speech Relationship",
+    "Persuasion Techniques",
+    "Cultural & Pop-Culture References",
+    "Technical Content Delivery",
+    "Pacing Clues",
+    "Slide Design Patterns",
+    "Reflection: Areas for Improvement",
+)
+
+STATUSES_PROCESSED: tuple[str, ...] = ("processed", "processed_partial")
+STATUSES_SKIPPED: tuple[str, ...] = (
+    "skipped_no_sources",
+    "skipped_download_failed",
+    "skipped_duplicate",
+)
+STATUSES: tuple[str, ...] = (*STATUSES_PROCESSED, *STATUSES_SKIPPED)
+SKIPPED_KEYS = frozenset({"filename", "return_schema_version", "queue_claim", "status"})
+
+SLIDE_SOURCES: tuple[str, ...] = ("pptx", "pdf", "both", "video_extracted", "none")
+TRANSCRIPT_SOURCES: tuple[str, ...] = ("youtube_auto", "whisper", "manual")
+CONFIDENCES: tuple[str, ...] = ("strong", "moderate", "weak")
+
+CONTENT_TYPES: tuple[str, ...] = (
+    "title",
+    "bio",
+    "shownotes",
+    "content_bullets",
+    "data_chart",
+    "quote",
+    "meme_only",
+    "meme_with_text",
+    "section_divider",
+    "progressive_reveal",
+    "comparison_table",
+    "hot_take",
+    "cta",
+    "thanks",
+)
+IMAGE_COMPOSITIONS: tuple[str, ...] = (
+    "full_bleed",
+    "full_bleed_with_text",
+    "image_left_text_right",
+    "image_right_text_left",
+    "centered_image_with_title",
+    "inset_image",
+    "progressive_reveal",
+    "screenshot",
+    "meme_with_caption",
+    "none",
+)
+LEDGER_ROW_KEYS: tuple[str, ...] = (
+    "slide_number",
+    "background_color_name",
+    "content_type",
+    "image_composition",
+    "has_speech_bubble",
+    "has_starburst",
+    "has_footer",
+)
+
+# structured_data: declared scalars/lists (name -> kind) and registered snapshot objects.
+STRUCTURED_SCALARS: dict[str, str] = {
+    "delivery_language": "string",
+    "co_presenter": "boolean",
+    "co_presenters": "string_list",
+    "slide_count": "count",
+    "talk_duration_estimate": "string",
+    "meme_count": "count",
+    "image_only_slide_count": "count",
+    "audience_interaction_count": "count",
+    "opening_type": "string",
+    "closing_type": "string",
+    "narrative_arc_type": "string",
+    "slide_design_style": "string",
+    "illustration_style": "string",
+    "illustration_coherence": "string",
+    "image_source_distribution_basis": "string",
+    "visual_continuity_devices": "string_list",
+    "opening_sequence": "string_list",
+    "closing_sequence": "string_list",
+    "background_color_sequence": "string_list",
+    "per_slide_visual": "ledger",
+}
+STRUCTURED_OBJECTS: tuple[str, ...] = (
+    "image_source_distribution",
+    "color_coded_backgrounds",
+    "typography_observations",
+    "footer_observations",
+    "shape_observations",
+    "video_extraction",
+    "key_data_points",
+    "named_authorities",
+    "time_bound_promotion",
+    "native_deck_audit",
+    "native_timing_audit",
+    "source_comparison",
+    "source_identity",
+    "animation_observations",
+    "pptx_pdf_reconciliation",
+    "extensions",
+)
+
+# Authored-slide structured evidence an untrusted video manifest cannot supply.
+AUTHORED_SLIDE_FIELDS: tuple[str, ...] = (
+    "slide_count",
+    "per_slide_visual",
+    "background_color_sequence",
+    "color_coded_backgrounds",
+    "typography_observations",
+    "footer_observations",
+    "shape_observations",
+    "slide_design_style",
+    "illustration_style",
+    "illustration_coherence",
+    "image_source_distribution",
+    "image_source_distribution_basis",
+    "image_only_slide_count",
+    "meme_count",
+    "visual_continuity_devices",
+)
+
+VERBATIM_LANES: tuple[str, ...] = (
+    "signature_phrases",
+    "jokes",
+    "transitions",
+    "audience_addresses",
+    "opening_lines",
+    "closing_lines",
+)
+
+FEEDBACK_LANES: tuple[str, ...] = (
+    "unmatched_observations",
+    "tensions",
+    "definition_problems",
+    "scoring_problems",
+    "confusable_pairs",
+)
+DEFINITION_PROBLEMS: tuple[str, ...] = (
+    "ambiguous",
+    "undetectable",
+    "unfalsifiable",
+    "miscategorized",
+    "overlapping",
+)
+
+# Top-level scalars a return may delete through clear_fields.
+CLEARABLE_TOP_LEVEL: tuple[str, ...] = (
+    "rhetoric_notes",
+    "areas_for_improvement",
+    "adherence_assessment",
+    "new_patterns",
+    "summary_updates",
+    "transcript_source",
+    "transcript_path",
+    "slide_source",
+    "slides_local_path",
+    "adherence_comparison",
+)
+CLEARABLE_ROOTS: tuple[str, ...] = ("structured_data", "verbatim_examples", "pattern_observations")
