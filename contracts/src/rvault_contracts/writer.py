@@ -32,6 +32,7 @@ and every caller must re-read the live file after an installed result.
 from __future__ import annotations
 
 import errno
+import fcntl
 import hashlib
 import os
 import secrets
@@ -419,8 +420,6 @@ class WriterLock:
         with _HELD_GUARD:
             _HELD.pop(self.identity, None)
         try:
-            import fcntl
-
             fcntl.flock(fd, fcntl.LOCK_UN)
         except OSError as exc:
             warnings.append(f"lock_unlock_failed: {exc}")
@@ -433,8 +432,6 @@ class WriterLock:
 
 
 def _acquire(target: Path, timeout: float) -> WriterLock:
-    import fcntl
-
     lock_path = lock_path_for(target)
     shown = str(lock_path)
     _check_name(target.name, str(target))
