@@ -1,0 +1,212 @@
+"""Public, light reader of pptx-extraction output (no python-pptx import).
+
+Consumers (returns-persistence for native-deck evidence, tracking-db for the
+``pptx_catalog``) decide with :func:`classify` whether an extraction record
+may be used, instead of re-deriving the version rules:
+
+* no ``schema_version`` (legacy v0) or v1: native timing is *unknown*, never
+  all-zero; re-extract.
+* v2 / v3: pre-build timing lanes or missing capability/asset bindings;
+  re-extract for current analysis.
+* v4: validated against ``urn:rvault:pptx-extraction:v4`` plus the
+  cross-record bindings a schema cannot state (slide ordinal <-> part name,
+  timing provenance part, corrupt asset <-> archive recovery record, audit
+  digests and counts).
+* any higher version: no usable prior output until the reader is updated.
+
+A v4 record with a non-empty ``archive_recovery`` is valid but *degraded*:
+it is not permission to score the surviving slides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rvault_contracts.canonical import payload_sha256
+from rvault_contracts.schemas import schema_issues
+from rvault_contracts.strict_json import StrictJSONError, loads_strict
+
+from rvault_pptx_evidence.versions import ARTIFACT_ID, SCHEMA_VERSION
+
+CURRENT = "current"
+TIMING_UNKNOWN = "timing_unknown"
+NEEDS_REEXTRACTION = "needs_reextraction"
+UNUSABLE_FUTURE = "unusable_future_version"
+INVALID = "invalid"
+
+
+@dataclass(frozen=True)
+class ExtractionReading:
+    """What a consumer may do with one extraction record."""
+
+    status: str
+    schema_version: int | None
+    timing_known: bool
+    degraded: bool = False
+    issues: tuple[str, ...] = field(default_factory=tuple)
+    document: dict[str, Any] | None = None
+
+    @property
+    def usable_for_current_analysis(self) -> bool:
+        return self.status == CURRENT and not self.degraded
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "schema_version": self.schema_version,
+            "timing_known": self.timing_known,
+            "degraded": self.degraded,
+            "usable_for_current_analysis": self.usable_for_current_analysis,
+            "issues": list(self.issues),
+        }
+
+
+def _expected_native_deck_audit(document: dict[str, Any]) -> dict[str, Any]:
+    receipt = {key: value for key, value in document.items() if key != "native_deck_audit"}
+    required = [s for s in document["per_slide_visual"] if s["render_required"]]
+    return {
+        "extraction_schema_version": document["schema_version"],
+        "extraction_pipeline_version": document["pipeline_version"],
+        "source_pptx_sha256": document["input_fingerprint"]["digest"],
+        "source_pptx_size_bytes": document["input_fingerprint"]["size_bytes"],
+        "slide_count": document["slide_count"],
+        "render_required_slide_numbers": [s["slide_number"] for s in required],
+        "render_required_reasons": {
+            str(s["slide_number"]): s["render_required_reasons"] for s in required
+        },
+        "extraction_receipt_sha256": payload_sha256(receipt),
+    }
+
+
+def binding_issues(document: dict[str, Any]) -> list[str]:
+    """Cross-record bindings of a schema-valid v4 document; empty when all hold."""
+    issues: list[str] = []
+    slides = document["per_slide_visual"]
+    if document["slide_count"] != len(slides):
+        issues.append("slide_count does not equal the number of per_slide_visual records")
+    recovered = {item["part_name"]: item for item in document["archive_recovery"]}
+    projection = [
+        {
+            "part_name": r["part_name"],
+            "error_type": r["error_type"],
+            "status": "recovered_with_placeholder",
+        }
+        for r in document["archive_recovery"]
+    ]
+    if document["corrupt_assets"] != projection:
+        issues.append("corrupt_assets is not the projection of archive_recovery")
+    for position, slide in enumerate(slides, start=1):
+        where = f"slide {slide['slide_number']}"
+        if slide["slide_number"] != position:
+            issues.append(f"{where}: slide numbers are not consecutive from 1")
+        part = f"ppt/slides/slide{slide['slide_number']}.xml"
+        if slide["slide_part_name"] != part:
+            issues.append(f"{where}: slide_part_name is not {part}")
+        if slide["native_timing"]["provenance"]["part_name"] != slide["slide_part_name"]:
+            issues.append(f"{where}: native timing provenance names another part")
+        reasons = sorted({item["content_type"] for item in slide["unsupported_content"]})
+        if slide["render_required_reasons"] != reasons:
+            issues.append(f"{where}: render_required_reasons do not match unsupported_content")
+        bindings = [
+            (
+                s.get("picture_asset_status"),
+                s.get("picture_part_name"),
+                s.get("picture_asset_sha256"),
+            )
+            for s in slide["shapes_summary"]
+            if s["is_picture"]
+        ]
+        bindings.append(
+            (
+                slide["background_asset_status"],
+                slide["background_part_name"],
+                slide["background_asset_sha256"],
+            )
+        )
+        for status, part_name, digest in bindings:
+            record = recovered.get(part_name) if part_name else None
+            if status == "corrupt" and (record is None or record["replacement_sha256"] != digest):
+                issues.append(
+                    f"{where}: corrupt asset {part_name} is not bound to archive_recovery"
+                )
+            if status == "available" and record is not None:
+                issues.append(f"{where}: recovered asset {part_name} is reported as available")
+    expected = _expected_native_deck_audit(document)
+    audit = document["native_deck_audit"]
+    for key, value in expected.items():
+        if audit.get(key) != value:
+            issues.append(f"native_deck_audit.{key} does not match the extraction")
+    return issues
+
+
+def _version_of(document: dict[str, Any]) -> int | str | None:
+    if "schema_version" not in document:
+        return None
+    value = document["schema_version"]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return "invalid"
+    return value
+
+
+def classify(document: dict[str, Any]) -> ExtractionReading:
+    """Classify one decoded extraction record (see the module docstring)."""
+    version = _version_of(document)
+    if version == "invalid":
+        return ExtractionReading(
+            INVALID, None, False, issues=("schema_version is not a non-negative integer",)
+        )
+    if version is None or version in (0, 1):
+        number = 0 if version is None else int(version)
+        return ExtractionReading(
+            TIMING_UNKNOWN,
+            number,
+            timing_known=False,
+            issues=(f"schema v{number} has no native timing lanes: timing is unknown; re-extract",),
+        )
+    assert isinstance(version, int)
+    if version in (2, 3):
+        missing = (
+            "raw build-list evidence, archive-recovery and audit receipts"
+            if version == 2
+            else "required shape/picture/background capability bindings"
+        )
+        return ExtractionReading(
+            NEEDS_REEXTRACTION,
+            version,
+            timing_known=True,
+            issues=(f"schema v{version} lacks {missing}; re-extract with the current extractor",),
+        )
+    if version > SCHEMA_VERSION:
+        return ExtractionReading(
+            UNUSABLE_FUTURE,
+            version,
+            timing_known=False,
+            issues=(
+                f"schema v{version} is newer than this reader (v{SCHEMA_VERSION}); "
+                "no usable prior output",
+            ),
+        )
+    problems = [
+        f"{i.path}: {i.message}" for i in schema_issues(ARTIFACT_ID, SCHEMA_VERSION, document)
+    ]
+    if not problems:
+        problems = binding_issues(document)
+    if problems:
+        return ExtractionReading(INVALID, version, timing_known=False, issues=tuple(problems))
+    return ExtractionReading(
+        CURRENT,
+        version,
+        timing_known=True,
+        degraded=bool(document["archive_recovery"]),
+        document=document,
+    )
+
+
+def read_extraction(data: bytes | str) -> ExtractionReading:
+    """Strictly decode and classify extraction bytes (e.g. a file written by ``--out``)."""
+    try:
+        document = loads_strict(data)
+    except StrictJSONError as exc:
+        return ExtractionReading(INVALID, None, False, issues=(f"{exc.code}: {exc.message}",))
+    return classify(document)
