@@ -10,6 +10,7 @@ import argparse
 
 from rvault_contracts import cli as contract_cli
 
+from rvault_video_extraction import download_command, extract_command, validate_command
 from rvault_video_extraction.__about__ import __version__
 
 PROG = "rvault-video"
@@ -22,7 +23,10 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 success, 2 refused input or failed precondition, 1 internal error.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    parser.add_subparsers(title="commands", metavar="COMMAND")
+    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
+    extract_command.register(subparsers)
+    validate_command.register(subparsers)
+    download_command.register(subparsers)
     return parser
 
 

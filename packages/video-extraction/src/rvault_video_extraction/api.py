@@ -1,0 +1,36 @@
+"""Public reader of video manifests for other owners (light imports only).
+
+Consumers (returns-persistence, tracking-db) call :func:`validate_manifest`
+or :func:`read_manifest` and act on ``ManifestReport.trusted``, never on an
+isolated artifact boolean. Nothing here imports OpenCV, NumPy or yt-dlp;
+the PDF probe imports pypdf only when it runs.
+"""
+
+from __future__ import annotations
+
+from rvault_video_extraction.manifest_validation import (
+    ARTIFACT_ID,
+    CURRENT_VERSION,
+    ManifestIssue,
+    ManifestReport,
+    read_manifest,
+    validate_manifest,
+)
+from rvault_video_extraction.pdf_probe import PdfProbe, PdfProbeError, probe_pdf
+from rvault_video_extraction.vault_paths import path_text_issues
+from rvault_video_extraction.versioning import PIPELINE_VERSION, SCHEMA_VERSION
+
+__all__ = [
+    "ARTIFACT_ID",
+    "CURRENT_VERSION",
+    "PIPELINE_VERSION",
+    "SCHEMA_VERSION",
+    "ManifestIssue",
+    "ManifestReport",
+    "PdfProbe",
+    "PdfProbeError",
+    "path_text_issues",
+    "probe_pdf",
+    "read_manifest",
+    "validate_manifest",
+]

@@ -1,0 +1,232 @@
+"""``extract``: video in, two PDFs and a schema-v3 manifest out, atomically.
+
+Order of work: validate every argument and path first (nothing is written on
+a refusal), read the snapshots of the three outputs, decode and analyse with
+intermediate JPEGs in a private ``mkdtemp`` directory inside OUTDIR, build
+both PDFs and the manifest in memory, and install the three files as one
+``rvault_contracts.writer.install_bundle`` transaction. Any failure before or
+during the install leaves the previous outputs byte- and inode-identical, and
+the intermediate directory is removed in every case.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+from rvault_contracts.canonical import artifact_bytes
+from rvault_contracts.writer import install_bundle, read_snapshot
+
+from rvault_video_extraction.analysis import AnalysisResult, analyse
+from rvault_video_extraction.errors import VideoExtractionError
+from rvault_video_extraction.manifest import ManifestInputs, build_manifest
+from rvault_video_extraction.pdf_writer import JpegPage, write_jpeg_pdf
+from rvault_video_extraction.region import to_pixels
+from rvault_video_extraction.sampling import JPEG_QUALITY, SampledVideo, remove_frames, sample_video
+from rvault_video_extraction.vault_paths import locate_in_vault, resolve_vault_root
+from rvault_video_extraction.versioning import PDF_PRODUCER
+
+VIDEO_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+DEFAULT_FPS = 0.5
+DEFAULT_HASH_THRESHOLD = 8
+
+
+@dataclass(frozen=True)
+class ExtractRequest:
+    video: Path
+    outdir: Path
+    video_id: str
+    fps: float = DEFAULT_FPS
+    hash_threshold: int = DEFAULT_HASH_THRESHOLD
+    region: list[float] | None = None
+    region_verified: bool = False
+    vault_root: Path | None = None
+
+
+def output_names(video_id: str) -> tuple[str, str, str]:
+    """File names of the slide-region PDF, the context PDF and the manifest."""
+    return (
+        f"{video_id}.slide-region.pdf",
+        f"{video_id}.context.pdf",
+        f"{video_id}.video-extraction.json",
+    )
+
+
+def parse_region(text: str) -> list[float]:
+    """``LEFT,TOP,RIGHT,BOTTOM`` in [0, 1] with left < right and top < bottom."""
+    parts = text.split(",")
+    if len(parts) != 4:
+        raise VideoExtractionError("invalid_region", "--region needs LEFT,TOP,RIGHT,BOTTOM")
+    try:
+        values = [float(part) for part in parts]
+    except ValueError:
+        raise VideoExtractionError("invalid_region", "--region values must be numbers") from None
+    check_region(values)
+    return values
+
+
+def check_region(values: list[float]) -> None:
+    if any(not math.isfinite(value) or value < 0.0 or value > 1.0 for value in values):
+        raise VideoExtractionError("invalid_region", "--region values must lie in [0, 1]")
+    left, top, right, bottom = values
+    if left >= right or top >= bottom:
+        raise VideoExtractionError("invalid_region", "--region needs left < right and top < bottom")
+
+
+def _validate(request: ExtractRequest) -> None:
+    if not VIDEO_ID.match(request.video_id):
+        raise VideoExtractionError("invalid_video_id", "VIDEO_ID must match [A-Za-z0-9_-]{1,64}")
+    if not math.isfinite(request.fps) or request.fps <= 0:
+        raise VideoExtractionError("invalid_fps", "--fps must be a positive number")
+    if request.hash_threshold < 0 or request.hash_threshold > 256:
+        raise VideoExtractionError(
+            "invalid_hash_threshold", "--hash-threshold must be within 0..256 (256-bit hash)"
+        )
+    if request.region is not None:
+        check_region(request.region)
+    elif request.region_verified:
+        raise VideoExtractionError(
+            "region_verified_without_region", "--region-verified needs a manual --region"
+        )
+
+
+def _configured_root(request: ExtractRequest) -> Path:
+    if request.vault_root is not None:
+        return request.vault_root
+    parent = Path(os.path.abspath(request.outdir)).parent
+    if parent.name == "slides-rebuild":
+        return parent.parent
+    raise VideoExtractionError(
+        "vault_root_required",
+        "pass --vault-root (OUTDIR is not {vault_root}/slides-rebuild/{id})",
+        str(request.outdir),
+    )
+
+
+def _check_video(path: Path) -> None:
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise VideoExtractionError(
+            "video_not_found", "the video does not exist", str(path)
+        ) from None
+    if not os.path.isfile(path):
+        raise VideoExtractionError("not_regular_file", "the video is not a regular file", str(path))
+    if info.st_size == 0:
+        raise VideoExtractionError("video_empty", "the video file is empty", str(path))
+
+
+def _context_pages(sampled: SampledVideo, retained: list[int]) -> Iterator[JpegPage]:
+    for index in retained:
+        data = sampled.frame_paths[index].read_bytes()
+        yield JpegPage(data, sampled.width, sampled.height)
+
+
+def _cropped_pages(
+    sampled: SampledVideo, retained: list[int], region: list[float]
+) -> Iterator[JpegPage]:
+    x0, y0, x1, y1 = to_pixels(region, sampled.width, sampled.height)
+    for index in retained:
+        frame = cv2.imread(str(sampled.frame_paths[index]), cv2.IMREAD_COLOR)
+        if frame is None:
+            raise VideoExtractionError(
+                "intermediate_unreadable", "an intermediate frame vanished", str(index)
+            )
+        ok, encoded = cv2.imencode(
+            ".jpg", frame[y0:y1, x0:x1], [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY]
+        )
+        if not ok:
+            raise VideoExtractionError("jpeg_encode_failed", "a cropped page could not be encoded")
+        yield JpegPage(encoded.tobytes(), x1 - x0, y1 - y0)
+
+
+def extract(
+    request: ExtractRequest, progress: Callable[[str], None] | None = None
+) -> dict[str, Any]:
+    """Run one extraction and return the manifest (also written to OUTDIR)."""
+    _validate(request)
+    configured = _configured_root(request)
+    storage = resolve_vault_root(configured)
+    video = locate_in_vault(request.video, configured, storage, must_exist=False)
+    _check_video(video)
+    outdir = locate_in_vault(request.outdir, configured, storage, must_exist=False)
+    if outdir.exists() and not outdir.is_dir():
+        raise VideoExtractionError(
+            "outdir_not_directory", "OUTDIR exists and is not a directory", str(outdir)
+        )
+    region_name, context_name, manifest_name = output_names(request.video_id)
+    outdir.mkdir(parents=True, exist_ok=True)
+    outdir = locate_in_vault(outdir, storage, storage, must_exist=True)
+    expected = {
+        name: read_snapshot(outdir / name) for name in (region_name, context_name, manifest_name)
+    }
+
+    started = time.monotonic()
+    frames_dir = Path(tempfile.mkdtemp(prefix=f".{request.video_id}.frames-", dir=outdir))
+    try:
+        sampled = sample_video(video, request.fps, frames_dir, progress)
+        result: AnalysisResult = analyse(
+            sampled, request.hash_threshold, request.region, request.region_verified
+        )
+        if progress is not None:
+            progress(
+                f"retained {len(result.retained)} of {sampled.sample_count} samples; writing PDFs"
+            )
+        crop = result.crop
+        context_pdf = write_jpeg_pdf(
+            _context_pages(sampled, result.retained),
+            title=f"{request.video_id} full-frame context",
+            producer=PDF_PRODUCER,
+            creator=PDF_PRODUCER,
+        )
+        region_pdf = None
+        if crop.applied and crop.region is not None:
+            region_pdf = write_jpeg_pdf(
+                _cropped_pages(sampled, result.retained, crop.region),
+                title=f"{request.video_id} slide region",
+                producer=PDF_PRODUCER,
+                creator=PDF_PRODUCER,
+            )
+        manifest = build_manifest(
+            ManifestInputs(
+                video_id=request.video_id,
+                video_path=str(video),
+                slide_region_pdf=str(outdir / region_name) if region_pdf is not None else None,
+                context_pdf=str(outdir / context_name),
+                total_samples=sampled.sample_count,
+                retained=result.retained,
+                hash_threshold=request.hash_threshold,
+                fps=request.fps,
+                region=crop.region,
+                detected=crop.detected,
+                applied=crop.applied,
+                method=crop.method,
+                verified=crop.verified,
+            )
+        )
+        install_bundle(
+            outdir,
+            {
+                region_name: region_pdf,
+                context_name: context_pdf,
+                manifest_name: artifact_bytes(manifest),
+            },
+            expected=expected,
+            lock_target=outdir / manifest_name,
+        )
+    finally:
+        remove_frames(frames_dir)
+    if progress is not None:
+        progress(
+            f"done: {len(result.retained)} slides retained from {sampled.sample_count} samples "
+            f"in {time.monotonic() - started:.1f}s"
+        )
+    return manifest

@@ -1,0 +1,68 @@
+"""``rvault-video extract VIDEO OUTDIR VIDEO_ID``: slides from a talk video."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rvault_contracts import cli as contract_cli
+
+from rvault_video_extraction.errors import VideoExtractionError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "extract",
+        help="sample a talk video, keep distinct slides, write the slide-region and context PDFs and manifest v3",
+        description=(
+            "Decode VIDEO once, sample it at --fps, keep every distinct stable slide, and write "
+            "VIDEO_ID.slide-region.pdf (cropped), VIDEO_ID.context.pdf (full frames) and "
+            "VIDEO_ID.video-extraction.json into OUTDIR. stdout is the manifest (schema v3)."
+        ),
+    )
+    parser.add_argument("video", type=Path, metavar="VIDEO")
+    parser.add_argument("outdir", type=Path, metavar="OUTDIR")
+    parser.add_argument("video_id", metavar="VIDEO_ID")
+    parser.add_argument("--fps", type=float, default=0.5, help="samples per second (default 0.5)")
+    parser.add_argument(
+        "--hash-threshold",
+        type=int,
+        default=8,
+        help="Hamming distance on the 256-bit pHash above which frames count as different (default 8)",
+    )
+    parser.add_argument(
+        "--region", metavar="LEFT,TOP,RIGHT,BOTTOM", help="manual slide region, normalized to [0,1]"
+    )
+    parser.add_argument(
+        "--region-verified",
+        action="store_true",
+        help="the manual --region was visually checked (only then is the slide_region trusted)",
+    )
+    parser.add_argument(
+        "--vault-root", type=Path, help="vault storage root (default: inferred from OUTDIR)"
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rvault_video_extraction.extract import ExtractRequest, extract, parse_region
+
+    try:
+        region = parse_region(args.region) if args.region is not None else None
+        manifest = extract(
+            ExtractRequest(
+                video=args.video,
+                outdir=args.outdir,
+                video_id=args.video_id,
+                fps=args.fps,
+                hash_threshold=args.hash_threshold,
+                region=region,
+                region_verified=args.region_verified,
+                vault_root=args.vault_root,
+            ),
+            progress=contract_cli.progress,
+        )
+    except VideoExtractionError as exc:
+        raise contract_cli.Refusal(exc.code, exc.message, exc.path) from None
+    contract_cli.emit(manifest)
+    return contract_cli.EXIT_OK

@@ -1,0 +1,413 @@
+"""The referential validator of video manifests (light: no cv2, no yt_dlp).
+
+JSON Schema checks the shape of v3; this module checks what a schema cannot,
+as the spec's ingress does "as one referential unit before trusting it":
+identities agree; region geometry agrees with the detected/applied/method/
+verified flags; retained frames and page counts agree with
+``unique_frame_count``; scope, crop, verification and trust flags are
+mutually consistent; paths obey the vault path rules; every PDF passes the
+bounded probe with its recorded page count. Version handling follows the
+reader contract: no ``schema_version`` is legacy v0, v1 and v2 are legacy
+(readable, never trusted), a version above 3 is unusable.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rvault_contracts.schemas import schema_issues
+from rvault_contracts.strict_json import StrictJSONError, loads_strict
+
+from rvault_video_extraction.pdf_probe import PdfProbeError, probe_pdf
+from rvault_video_extraction.vault_paths import descendant_issues, path_text_issues
+
+CURRENT_VERSION = 3
+LEGACY_VERSIONS = (0, 1, 2)
+ARTIFACT_ID = "video-manifest"
+
+
+@dataclass(frozen=True)
+class ManifestIssue:
+    code: str
+    path: str
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message, "path": self.path}
+
+
+@dataclass(frozen=True)
+class ManifestReport:
+    """``status``: current | legacy | future | invalid.
+
+    ``usable``: the record may be read (current and valid, or legacy);
+    ``trusted``: a verified manual slide_region artifact may be used for
+    authored-slide analysis (current, valid, review not required).
+    """
+
+    status: str
+    schema_version: int | None
+    usable: bool
+    trusted: bool
+    issues: tuple[ManifestIssue, ...] = ()
+    trusted_slide_region_path: str | None = None
+    pdf_sha256: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def codes(self) -> list[str]:
+        return sorted({issue.code for issue in self.issues})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "issues": [issue.to_dict() for issue in self.issues],
+            "pdf_sha256": dict(sorted(self.pdf_sha256.items())),
+            "schema_version": self.schema_version,
+            "status": self.status,
+            "trusted": self.trusted,
+            "trusted_slide_region_path": self.trusted_slide_region_path,
+            "usable": self.usable,
+        }
+
+
+class _Collector:
+    def __init__(self) -> None:
+        self.issues: list[ManifestIssue] = []
+
+    def add(self, code: str, path: str, message: str) -> None:
+        self.issues.append(ManifestIssue(code, path, message))
+
+
+def _version_of(document: dict[str, Any]) -> tuple[str, int | None]:
+    if "schema_version" not in document:
+        return "legacy", 0
+    version = document["schema_version"]
+    if isinstance(version, bool) or not isinstance(version, int):
+        return "invalid", None
+    if version in LEGACY_VERSIONS:
+        return "legacy", version
+    if version > CURRENT_VERSION:
+        return "future", version
+    if version == CURRENT_VERSION:
+        return "current", version
+    return "invalid", version
+
+
+def _check_region(doc: dict[str, Any], out: _Collector) -> None:
+    region = doc["slide_region"]
+    applied = doc["slide_region_applied"]
+    method = doc["slide_region_method"]
+    detected = doc["slide_region_detected"]
+    verified = doc["slide_region_verified"]
+    if region is not None:
+        left, top, right, bottom = region
+        if not (left < right and top < bottom):
+            out.add(
+                "region_geometry_invalid",
+                "$.slide_region",
+                "slide_region needs left < right and top < bottom",
+            )
+    if applied != (region is not None):
+        out.add(
+            "region_flags_inconsistent",
+            "$.slide_region_applied",
+            "slide_region_applied must equal slide_region != null",
+        )
+    if (method == "none") != (not applied):
+        out.add(
+            "region_flags_inconsistent",
+            "$.slide_region_method",
+            "method none exactly when no region is applied",
+        )
+    if method == "auto" and (not detected or verified):
+        out.add(
+            "region_flags_inconsistent",
+            "$.slide_region_method",
+            "an auto region is detected and never verified",
+        )
+    if method != "auto" and detected:
+        out.add(
+            "region_flags_inconsistent",
+            "$.slide_region_detected",
+            "slide_region_detected is true only for an auto region",
+        )
+    if verified and method != "manual":
+        out.add(
+            "region_flags_inconsistent",
+            "$.slide_region_verified",
+            "only a manual region can be verified",
+        )
+
+
+def _check_frames(doc: dict[str, Any], out: _Collector) -> None:
+    frames = doc["retained_frames"]
+    unique = doc["unique_frame_count"]
+    total = doc["total_frames_extracted"]
+    fps = doc["fps_used"]
+    if len(frames) != unique:
+        out.add(
+            "page_count_mismatch",
+            "$.retained_frames",
+            "retained_frames must have unique_frame_count entries",
+        )
+    if unique > total:
+        out.add(
+            "frame_count_inconsistent",
+            "$.unique_frame_count",
+            "more retained frames than sampled frames",
+        )
+    previous = -1
+    for position, frame in enumerate(frames):
+        where = f"$.retained_frames[{position}]"
+        if frame["page_number"] != position + 1:
+            out.add("retained_frames_order", where, "page_number must count 1, 2, 3 ... in order")
+        index = frame["frame_index"]
+        if index <= previous or index >= total:
+            out.add(
+                "retained_frames_order",
+                where,
+                "frame_index must increase and stay below total_frames_extracted",
+            )
+        previous = index
+        expected = index / fps
+        if not math.isclose(frame["timestamp_seconds"], expected, rel_tol=1e-9, abs_tol=1e-6):
+            out.add(
+                "timestamp_mismatch", where, "timestamp_seconds must equal frame_index / fps_used"
+            )
+
+
+def _check_artifacts(doc: dict[str, Any], out: _Collector) -> dict[str, Any] | None:
+    artifacts = doc["artifacts"]
+    review_required = doc["review_required"]
+    method = doc["slide_region_method"]
+    verified = doc["slide_region_verified"]
+    applied = doc["slide_region_applied"]
+    trustworthy = applied and method == "manual" and verified
+    if review_required == trustworthy:
+        out.add(
+            "review_inconsistent",
+            "$.review_required",
+            "review_required is false exactly for a verified manual slide_region",
+        )
+    if (doc["review_reason"] is None) != (not review_required):
+        out.add(
+            "review_inconsistent",
+            "$.review_reason",
+            "review_reason is null exactly when no review is required",
+        )
+    scopes = [artifact["artifact_scope"] for artifact in artifacts]
+    if scopes.count("full_frame_context") != 1 or scopes.count("slide_region") > 1:
+        out.add(
+            "artifact_scope_invalid",
+            "$.artifacts",
+            "exactly one full_frame_context and at most one slide_region",
+        )
+    if ("slide_region" in scopes) != applied:
+        out.add(
+            "artifact_scope_invalid",
+            "$.artifacts",
+            "a slide_region artifact exists exactly when a region is applied",
+        )
+    paths = [artifact["path"] for artifact in artifacts]
+    if len(set(paths)) != len(paths):
+        out.add("artifact_path_duplicate", "$.artifacts", "artifacts must be distinct files")
+    slide_artifact = None
+    for position, artifact in enumerate(artifacts):
+        where = f"$.artifacts[{position}]"
+        if artifact["source_video_id"] != doc["source_video_id"]:
+            out.add(
+                "artifact_identity_mismatch",
+                where + ".source_video_id",
+                "artifact and manifest name different videos",
+            )
+        if artifact["source_video_path"] != doc["source_video_path"]:
+            out.add(
+                "artifact_identity_mismatch",
+                where + ".source_video_path",
+                "artifact and manifest name different video files",
+            )
+        if artifact["page_count"] != doc["unique_frame_count"]:
+            out.add(
+                "page_count_mismatch",
+                where + ".page_count",
+                "page_count must equal unique_frame_count",
+            )
+        trusted = artifact["trusted_for_authored_slide_analysis"]
+        if artifact["artifact_scope"] == "full_frame_context":
+            if artifact["crop_method"] != "none" or artifact["crop_verified"] or trusted:
+                out.add(
+                    "artifact_flags_inconsistent",
+                    where,
+                    "full_frame_context is uncropped, unverified and never trusted",
+                )
+        else:
+            slide_artifact = artifact
+            if artifact["crop_method"] != method or artifact["crop_verified"] != verified:
+                out.add(
+                    "artifact_flags_inconsistent",
+                    where,
+                    "slide_region crop flags must match the manifest's region flags",
+                )
+            if trusted != (trustworthy and not review_required):
+                out.add(
+                    "trust_inconsistent",
+                    where + ".trusted_for_authored_slide_analysis",
+                    "trust is granted only to a verified manual slide_region",
+                )
+    return slide_artifact
+
+
+def _check_paths(
+    doc: dict[str, Any], out: _Collector, storage_root: Path | None, probe: bool
+) -> dict[str, str]:
+    located = [("$.source_video_path", doc["source_video_path"])]
+    located += [
+        (f"$.artifacts[{i}].path", artifact["path"]) for i, artifact in enumerate(doc["artifacts"])
+    ]
+    for where, text in located:
+        for code in path_text_issues(text):
+            out.add(
+                code,
+                where,
+                "manifest paths are native absolute without dot segments, ~, NUL or foreign syntax",
+            )
+        if storage_root is not None:
+            for code in descendant_issues(text, storage_root):
+                out.add(
+                    code,
+                    where,
+                    "manifest paths name non-symlink regular files inside the vault storage root",
+                )
+    digests: dict[str, str] = {}
+    if not probe or storage_root is None:
+        return digests
+    for position, artifact in enumerate(doc["artifacts"]):
+        where = f"$.artifacts[{position}].path"
+        if any(issue.path == where for issue in out.issues):
+            continue
+        try:
+            result = probe_pdf(artifact["path"])
+        except PdfProbeError as exc:
+            out.add(exc.code, where, exc.message)
+            continue
+        digests[artifact["path"]] = result.sha256
+        if result.page_count != artifact["page_count"]:
+            out.add(
+                "pdf_page_count_mismatch",
+                where,
+                f"the PDF has {result.page_count} pages, the manifest says {artifact['page_count']}",
+            )
+    return digests
+
+
+def validate_manifest(
+    document: Any,
+    *,
+    vault_root: str | Path | None,
+    expected_video_id: str | None = None,
+    probe_pdfs: bool = True,
+) -> ManifestReport:
+    """Validate one decoded manifest.
+
+    ``vault_root`` is the configured vault root (it may be a symlink, which
+    is resolved to the storage root). ``None`` skips the filesystem and PDF
+    checks; such a report is never trusted.
+    """
+    if not isinstance(document, dict):
+        return ManifestReport(
+            "invalid",
+            None,
+            False,
+            False,
+            (ManifestIssue("not_an_object", "$", "a manifest is a JSON object"),),
+        )
+    status, version = _version_of(document)
+    if status == "legacy":
+        issue = ManifestIssue(
+            "legacy_manifest",
+            "$.schema_version",
+            f"schema_version {version} is legacy: readable, never trusted; re-extract",
+        )
+        return ManifestReport("legacy", version, True, False, (issue,))
+    if status == "future":
+        issue = ManifestIssue(
+            "future_manifest",
+            "$.schema_version",
+            f"schema_version {version} is newer than this reader: no usable prior state; re-extract",
+        )
+        return ManifestReport("future", version, False, False, (issue,))
+    if status == "invalid":
+        issue = ManifestIssue(
+            "schema_version_invalid",
+            "$.schema_version",
+            "schema_version must be a non-negative integer",
+        )
+        return ManifestReport("invalid", version, False, False, (issue,))
+    out = _Collector()
+    for schema_issue in schema_issues(ARTIFACT_ID, CURRENT_VERSION, document):
+        out.add("schema_violation", schema_issue.path, schema_issue.message)
+    if out.issues:
+        return ManifestReport("invalid", version, False, False, tuple(out.issues))
+    if expected_video_id is not None and document["source_video_id"] != expected_video_id:
+        out.add(
+            "video_id_mismatch",
+            "$.source_video_id",
+            f"the manifest is for {document['source_video_id']}, not {expected_video_id}",
+        )
+    _check_region(document, out)
+    _check_frames(document, out)
+    slide_artifact = _check_artifacts(document, out)
+    storage = Path(str(Path(vault_root).resolve())) if vault_root is not None else None
+    digests = _check_paths(document, out, storage, probe_pdfs)
+    issues = tuple(out.issues)
+    valid = not issues
+    trusted = bool(
+        valid
+        and storage is not None
+        and probe_pdfs
+        and slide_artifact is not None
+        and slide_artifact["trusted_for_authored_slide_analysis"]
+        and not document["review_required"]
+    )
+    return ManifestReport(
+        status="current" if valid else "invalid",
+        schema_version=version,
+        usable=valid,
+        trusted=trusted,
+        issues=issues,
+        trusted_slide_region_path=slide_artifact["path"]
+        if trusted and slide_artifact is not None
+        else None,
+        pdf_sha256=digests,
+    )
+
+
+def read_manifest(
+    path: str | Path,
+    *,
+    vault_root: str | Path | None,
+    expected_video_id: str | None = None,
+    probe_pdfs: bool = True,
+) -> ManifestReport:
+    """Strictly decode a manifest file and validate it."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        return ManifestReport(
+            "invalid",
+            None,
+            False,
+            False,
+            (ManifestIssue("manifest_unreadable", "$", str(exc.strerror)),),
+        )
+    try:
+        document = loads_strict(data)
+    except StrictJSONError as exc:
+        return ManifestReport(
+            "invalid", None, False, False, (ManifestIssue(exc.code, exc.path, exc.message),)
+        )
+    return validate_manifest(
+        document, vault_root=vault_root, expected_video_id=expected_video_id, probe_pdfs=probe_pdfs
+    )

@@ -1,0 +1,48 @@
+"""``rvault-video validate MANIFEST --vault-root DIR``: the referential check."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rvault_contracts import cli as contract_cli
+
+from rvault_video_extraction.api import read_manifest
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "validate",
+        help="validate a video manifest as one referential unit (schema, flags, counts, paths, PDF probes)",
+    )
+    parser.add_argument("manifest", type=Path, metavar="MANIFEST")
+    parser.add_argument("--vault-root", type=Path, required=True, help="the configured vault root")
+    parser.add_argument("--video-id", help="the talk's youtube_id the manifest must belong to")
+    parser.add_argument(
+        "--require-trusted",
+        action="store_true",
+        help="refuse unless the manifest trusts a verified manual slide_region",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    report = read_manifest(
+        args.manifest, vault_root=args.vault_root, expected_video_id=args.video_id
+    )
+    document = report.to_dict()
+    if not report.usable:
+        code = "manifest_unusable" if report.status in ("future", "invalid") else "manifest_invalid"
+        raise contract_cli.Refusal(
+            code, f"the manifest is {report.status}", str(args.manifest), report=document
+        )
+    if args.require_trusted and not report.trusted:
+        raise contract_cli.Refusal(
+            "manifest_untrusted",
+            "no trusted slide_region artifact (review required)",
+            str(args.manifest),
+            report=document,
+        )
+    document["ok"] = True
+    contract_cli.emit(document)
+    return contract_cli.EXIT_OK

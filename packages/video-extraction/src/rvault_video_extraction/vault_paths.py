@@ -1,0 +1,118 @@
+"""Vault path rules for manifests (light: standard library only).
+
+The spec requires every manifest path to be native absolute, symlink-resolved
+at extraction time, inside the configured vault storage root, free of NUL,
+raw dot segments, ``~``, drive/device syntax, foreign (Windows) flavour and
+the dual-flavour ``//`` prefix, and to name non-symlink descendants. A
+configured vault root may itself be a symlink: it is admitted as the root
+locator and mapped to its storage target; anything below it must not be a
+symlink. This module implements the POSIX flavour of those rules.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path
+
+from rvault_video_extraction.errors import VideoExtractionError
+
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def path_text_issues(text: str) -> list[str]:
+    """Syntactic problems of a manifest path string (empty list when clean)."""
+    issues: list[str] = []
+    if "\x00" in text:
+        issues.append("path_contains_nul")
+    if "\\" in text or _DRIVE.match(text):
+        issues.append("path_foreign_flavor")
+    if text.startswith("//"):
+        issues.append("path_dual_flavor")
+    if not text.startswith("/"):
+        issues.append("path_not_absolute")
+    if "~" in text:
+        issues.append("path_contains_tilde")
+    components = text.split("/")[1:]
+    if any(part in ("", ".", "..") for part in components) and not text.startswith("//"):
+        issues.append("path_dot_or_empty_segment")
+    return issues
+
+
+def resolve_vault_root(root: Path) -> Path:
+    """The storage root: the configured root with its own symlink resolved."""
+    if not os.path.isdir(root):
+        raise VideoExtractionError(
+            "vault_root_missing", "the vault root is not a directory", str(root)
+        )
+    return Path(os.path.realpath(root))
+
+
+def _relative_below(candidate: Path, configured: Path, storage: Path) -> tuple[str, ...] | None:
+    absolute = Path(os.path.abspath(candidate))
+    if any(part in (".", "..") for part in Path(candidate).parts):
+        return None
+    for base in (Path(os.path.abspath(configured)), storage):
+        try:
+            return absolute.relative_to(base).parts
+        except ValueError:
+            continue
+    return None
+
+
+def locate_in_vault(
+    candidate: Path, configured_root: Path, storage_root: Path, *, must_exist: bool
+) -> Path:
+    """Map ``candidate`` onto the storage root, refusing escapes and symlinks.
+
+    Returns the native absolute path below ``storage_root``. Components that
+    exist are checked with ``lstat``: any symlink below the root is refused
+    (``symlink_refused``); a path outside the root is ``outside_vault_root``.
+    """
+    parts = _relative_below(candidate, configured_root, storage_root)
+    if parts is None:
+        raise VideoExtractionError(
+            "outside_vault_root", "the path is not inside the vault root", str(candidate)
+        )
+    current = storage_root
+    for part in parts:
+        current = current / part
+        try:
+            info = os.lstat(current)
+        except FileNotFoundError:
+            if must_exist:
+                raise VideoExtractionError(
+                    "path_not_found", "the path does not exist", str(current)
+                ) from None
+            break
+        if stat.S_ISLNK(info.st_mode):
+            raise VideoExtractionError(
+                "symlink_refused", "a symlink below the vault root is refused", str(current)
+            )
+    return storage_root.joinpath(*parts)
+
+
+def descendant_issues(text: str, storage_root: Path) -> list[str]:
+    """Filesystem problems of a manifest path: outside the root, symlinked, not a regular file."""
+    path = Path(text)
+    try:
+        parts = path.relative_to(storage_root).parts
+    except ValueError:
+        return ["path_outside_vault_root"]
+    if not parts:
+        return ["path_outside_vault_root"]
+    current = storage_root
+    for index, part in enumerate(parts):
+        current = current / part
+        try:
+            info = os.lstat(current)
+        except FileNotFoundError:
+            return ["path_missing"]
+        except OSError:
+            return ["path_unreadable"]
+        if stat.S_ISLNK(info.st_mode):
+            return ["path_symlink"]
+        if index == len(parts) - 1 and not stat.S_ISREG(info.st_mode):
+            return ["path_not_regular_file"]
+    return []

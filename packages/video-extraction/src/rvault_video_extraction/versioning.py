@@ -1,0 +1,13 @@
+"""Version constants of the extraction pipeline and its manifest.
+
+``SCHEMA_VERSION`` is the manifest's field shape (spec: "Video Extraction
+Output Schema"); ``PIPELINE_VERSION`` is the extraction behaviour, mirrored in
+the PDF producer/creator metadata. They move independently: a change to
+sampling, dedupe or cropping bumps the pipeline version only.
+"""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = 3
+PIPELINE_VERSION = "1.0.0"
+PDF_PRODUCER = f"rvault-video-extraction pipeline {PIPELINE_VERSION}"
