@@ -170,14 +170,13 @@ def standard_vault(
     return db, talks
 
 
-def _citation(entry_channels: frozenset[str], source: str) -> dict[str, Any]:
+def _citation(entry_channels: frozenset[str], source: str, translate: bool = False) -> dict[str, Any]:
     if source == "transcript":
         channel = "transcript" if "transcript" in entry_channels else "timed_transcript"
-        return {
-            "source": "transcript",
-            "channel": channel,
-            "quote": "we talk about the failure story",
-        }
+        cit = {"source": "transcript", "channel": channel, "quote": "we talk about the failure story"}
+        if translate:
+            cit["translation"] = "we talk about the failure story"
+        return cit
     if source in ("static_slides", "native_deck"):
         if "slides" in entry_channels:
             return {"source": source, "channel": "slides", "slide_numbers": [2]}
@@ -190,13 +189,15 @@ def _citation(entry_channels: frozenset[str], source: str) -> dict[str, Any]:
     }
 
 
-def sourced(entry_id: str, source: str, *, catalog: Catalog = CATALOG) -> dict[str, Any]:
+def sourced(
+    entry_id: str, source: str, *, catalog: Catalog = CATALOG, translate: bool = False
+) -> dict[str, Any]:
     """Evidence fields for a record from one inspected source."""
     entry = catalog.entries[entry_id]
     return {
         "evidence_source": source,
         "evidence": f"Observed {entry_id} in the {source}.",
-        "evidence_citations": [_citation(entry.evidence_channels, source)],
+        "evidence_citations": [_citation(entry.evidence_channels, source, translate)],
     }
 
 
@@ -218,13 +219,20 @@ def complete_return(
     antidetect: tuple[str, ...] = ("going-meta",),
     applicable: frozenset[str] = frozenset(),
     catalog: Catalog = CATALOG,
+    version: int = 5,
 ) -> dict[str, Any]:
     """A scaffold completed with real observations (the way a worker fills it)."""
     found = resolve(root, db_talk, deck_slides=deck_slides)
-    ret, needs = build_scaffold(db_talk, catalog, found)
+    scaffold_talk = db_talk
+    if version < 5:  # the scaffold serves only v5 claims; legacy replay data reuses its layout
+        scaffold_talk = {**db_talk, "_queue_claim": claim_v5([db_talk["filename"]])}
+    ret, needs = build_scaffold(scaffold_talk, catalog, found)
     ret = copy.deepcopy(ret)
+    claim = db_talk["_queue_claim"]
+    ret["queue_claim"] = {k: claim[k] for k in ("run_id", "batch_id", "reprocess_generation")}
     ret["rhetoric_notes"] = NOTES
     ret["areas_for_improvement"] = AREAS
+    translate = db_talk.get("delivery_language") not in (None, "en")
     po = ret["pattern_observations"]
     inspected = set(po["evidence_sources"])
     for lane, ids in (("patterns_detected", detect), ("antipatterns_detected", antidetect)):
@@ -236,7 +244,7 @@ def complete_return(
                 {
                     "pattern_id": pid,
                     "confidence": "moderate",
-                    **sourced(pid, source, catalog=catalog),
+                    **sourced(pid, source, catalog=catalog, translate=translate),
                 }
             )
     detected = set(detect) | set(antidetect)
@@ -253,7 +261,7 @@ def complete_return(
         else:
             row["result"] = "not_applicable"
             row["condition_id"] = entry.conditions[0]
-        row.update(sourced(pid, source, catalog=catalog))
+        row.update(sourced(pid, source, catalog=catalog, translate=translate))
         po["applicability_assessments"].append(row)
         assessments[pid] = row["result"]
     inspection = Inspection(declared=inspected, inspected=inspected - {"source_comparison"})
@@ -266,6 +274,138 @@ def complete_return(
         if e.id not in detected
         and (reason := expected_reason(e, 5, inspection, assessments)) is not None
     ]
+    if version == 4:
+        po.pop("applicability_assessments")
+        ret.pop("catalog_feedback")
+        po["not_evaluable"] = [
+            {"pattern_id": e.id, "reason_code": reason}
+            for e in sorted(catalog.observable(), key=lambda e: e.id)
+            if e.id not in detected
+            and (reason := expected_reason(e, 4, inspection, {})) is not None
+        ]
+    elif version < 4:
+        po.pop("applicability_assessments")
+        po.pop("source_inspection")
+        ret.pop("catalog_feedback")
+        po["not_evaluable"] = []
+        for lane in ("patterns_detected", "antipatterns_detected"):
+            for record in po[lane]:
+                record["evidence_citations"] = []
+    ret["return_schema_version"] = version
     p, a = len(po["patterns_detected"]), len(po["antipatterns_detected"])
     po["pattern_score"] = {"patterns_used": p, "antipatterns_detected": a, "score": p - a}
     return ret
+
+
+def claim_legacy(version: int, filename: str, *, batch_id: str) -> dict[str, Any]:
+    """Saved claim v1-v4 (v1 has no schema_version; v3/v4 carry a baseline v1)."""
+    claim: dict[str, Any] = {
+        "run_id": RUN_ID,
+        "batch_id": batch_id,
+        "claimed_at": CLAIMED_AT,
+        "previous_status": "needs-reprocessing",
+        "reprocess_generation": 1,
+        "state": "claimed",
+    }
+    if version >= 2:
+        claim["schema_version"] = version
+    if version >= 3:
+        claim["required_return_schema_version"] = version
+        base = baseline([filename])
+        for key in ("opportunity_coverage_identity", "raw_score_comparison_status",
+                    "raw_score_comparison_reason", "scored_talk_count"):
+            del base[key]
+        base.update(schema_version=1, pattern_scoring_schema_version=version)
+        claim["adherence_baseline"] = base
+    return claim
+
+
+def manifest(video_id: str, *, trusted: bool = True, pages: int = 6) -> dict[str, Any]:
+    """A schema-v3 video-extraction manifest (spec example shape)."""
+    base = f"/vault/slides-rebuild/{video_id}/{video_id}"
+    return {
+        "slide_source": "video_extracted",
+        "schema_version": 3,
+        "pipeline_version": "0.12.0",
+        "source_video_id": video_id,
+        "source_video_path": base + ".mp4",
+        "total_frames_extracted": 100,
+        "unique_frame_count": pages,
+        "authored_slide_count": None,
+        "hash_threshold_used": 8,
+        "slide_region_detected": False,
+        "slide_region_applied": True,
+        "slide_region_method": "manual",
+        "slide_region_verified": trusted,
+        "slide_region": [0.05, 0.02, 0.78, 0.98],
+        "fps_used": 0.5,
+        "retained_frames": [
+            {"page_number": n + 1, "frame_index": n * 6, "timestamp_seconds": n * 12.0} for n in range(pages)
+        ],
+        "artifacts": [
+            {
+                "path": base + ".slide-region.pdf",
+                "artifact_scope": "slide_region",
+                "page_count": pages,
+                "source_video_id": video_id,
+                "source_video_path": base + ".mp4",
+                "crop_method": "manual",
+                "crop_verified": trusted,
+                "trusted_for_authored_slide_analysis": trusted,
+            },
+            {
+                "path": base + ".context.pdf",
+                "artifact_scope": "full_frame_context",
+                "page_count": pages,
+                "source_video_id": video_id,
+                "source_video_path": base + ".mp4",
+                "crop_method": "none",
+                "crop_verified": False,
+                "trusted_for_authored_slide_analysis": False,
+            },
+        ],
+        "review_required": not trusted,
+        "review_reason": None if trusted else "crop not verified",
+    }
+
+
+def corpus_vault(root: Path) -> tuple[Path, dict[str, dict[str, Any]]]:
+    """One talk per situation, each in its own one-member batch."""
+    specs: dict[str, dict[str, Any]] = {}
+
+    def add(key: str, yid: str, claim: dict[str, Any] | None = None, **fields: Any) -> None:
+        name = f"2024-05-01-{key}.md"
+        record = talk(name, yid, **fields)
+        record["_queue_claim"] = claim if claim is not None else claim_v5([name], batch_id=key)
+        specs[key] = record
+
+    add("main", "main0000001", google_drive_id="drivemain", pptx_path="Conf/main.pptx", slide_source="both",
+        source_identity={"schema_version": 1, "provider": "youtube", "video_id": "main0000001",
+                         "duration_seconds": 1800})
+    add("german", "germ0000001", google_drive_id="drivegerm", delivery_language="de", slide_source="pdf")
+    add("video", "VIDvid00001", slide_source="video_extracted",
+        structured_data={"video_extraction": manifest("VIDvid00001")})
+    add("nosrc", "nosrc000001")
+    specs["nosrc"].pop("video_url")
+    specs["nosrc"].pop("youtube_id")
+    specs["nosrc"]["transcript_source"] = "none"
+    for version in (1, 2, 3, 4):
+        key = f"legacy{version}"
+        add(key, f"leg{version}0000001", claim_legacy(version, f"2024-05-01-{key}.md", batch_id=key),
+            google_drive_id=f"drive{key}", slide_source="pdf")
+    future = claim_v5(["2024-05-01-future.md"], batch_id="future")
+    future["schema_version"] = 9
+    add("future", "fut00000001", future, google_drive_id="drivefut", slide_source="pdf")
+    add("unclaimed", "uncl0000001", None, google_drive_id="driveuncl", slide_source="pdf")
+    specs["unclaimed"].pop("_queue_claim")
+    pptx = [{"schema_version": 1, "pptx_path": "Conf/main.pptx", "talk_filename": specs["main"]["filename"],
+             "matched": True, "slide_count": 12, "visual_extracted": False}]
+    for key, record in specs.items():
+        yid = record.get("youtube_id")
+        if key != "nosrc":
+            write_transcript(root, yid, 240)
+        if "google_drive_id" in record:
+            write_pdf(root / "slides" / f"{record['google_drive_id']}.pdf", 12)
+    write_pdf(root / "slides" / "VIDvid00001.pdf", 6)
+    db = write_json(root / "tracking-database.json", database(list(specs.values()), pptx))
+    return db, specs
