@@ -67,7 +67,14 @@ def run(parser: Any, argv: list[str] | None = None) -> int:
     ``internal_error`` document and exits 1, so stdout is always one JSON
     object once a subcommand has started.
     """
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exited:
+        # argparse has printed usage to stderr; --help/--version exit 0 as usual.
+        if exited.code not in (0, None):
+            emit(failure_document("usage_error", "invalid command line; see usage on stderr"))
+            return EXIT_REFUSED
+        raise
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)

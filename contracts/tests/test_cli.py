@@ -1,0 +1,64 @@
+"""The shared CLI runner keeps stdout to exactly one JSON document."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+from rvault_contracts import cli
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="demo-tool")
+    parser.add_argument("--version", action="version", version="demo-tool 1.0")
+    sub = parser.add_subparsers()
+    ok = sub.add_parser("ok")
+    ok.set_defaults(handler=lambda args: (cli.emit({"ok": True}), cli.EXIT_OK)[1])
+    refuse = sub.add_parser("refuse")
+    refuse.set_defaults(handler=lambda args: cli.refuse("bad_input", "the input is bad", "$.x"))
+    boom = sub.add_parser("boom")
+    boom.set_defaults(handler=lambda args: 1 / 0)
+    need = sub.add_parser("need")
+    need.add_argument("--value", required=True)
+    return parser
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict]:
+    code = cli.run(_parser(), argv)
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_success(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(["ok"], capsys) == (0, {"ok": True})
+
+
+def test_refusal_is_exit_2_with_the_failure_document(capsys: pytest.CaptureFixture[str]) -> None:
+    code, document = _run(["refuse"], capsys)
+    assert code == cli.EXIT_REFUSED
+    assert document == {
+        "ok": False,
+        "error": {"code": "bad_input", "message": "the input is bad", "path": "$.x"},
+    }
+
+
+def test_internal_error_is_exit_1_and_still_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, document = _run(["boom"], capsys)
+    assert code == cli.EXIT_INTERNAL
+    assert document["error"]["code"] == "internal_error"
+    assert "ZeroDivisionError" in document["error"]["message"]
+
+
+def test_usage_error_is_exit_2_with_json_on_stdout(capsys: pytest.CaptureFixture[str]) -> None:
+    code = cli.run(_parser(), ["need"])
+    captured = capsys.readouterr()
+    assert code == cli.EXIT_REFUSED
+    assert json.loads(captured.out)["error"]["code"] == "usage_error"
+    assert "--value" in captured.err
+
+
+def test_version_still_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.run(_parser(), ["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.strip() == "demo-tool 1.0"
