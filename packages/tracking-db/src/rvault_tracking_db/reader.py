@@ -11,7 +11,7 @@ database value at all.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -83,14 +83,14 @@ def read_database(
     path: str | os.PathLike[str],
     *,
     allow_missing: bool = False,
-    tolerate: frozenset[tuple[str, str]] = frozenset(),
+    tolerate: Callable[[Issue], bool] | None = None,
 ) -> ReadResult:
     """Read, decode and assess the database, or raise :class:`DatabaseRefusal`.
 
-    ``tolerate`` names (code, JSON path) pairs a caller may accept on input
-    because it is about to repair exactly that value (``set_config`` on an
-    invalid ``vault_storage_path``); the caller must then assess its
-    candidate before writing.
+    ``tolerate`` accepts input issues a caller is about to repair in place
+    (``set_config`` over an invalid ``vault_storage_path`` or a literally
+    persisted missing marker); such a caller must assess its whole candidate
+    before writing.
     """
     target = Path(path)
     database_path = os.path.abspath(os.fspath(target))  # noqa: PTH100 - lexical, no resolve
@@ -107,7 +107,7 @@ def read_database(
     except StrictJSONError as exc:
         raise DatabaseRefusal(exc.code, exc.message, exc.path) from None
     assessment = assess_database(document, database_parent=database_parent(database_path))
-    blocking = [i for i in assessment.fatal if (i.code, i.path) not in tolerate]
+    blocking = [i for i in assessment.fatal if tolerate is None or not tolerate(i)]
     if blocking:
         raise issue_refusal(blocking)
     return ReadResult(target, database_path, snapshot, document, assessment)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,8 @@ from rvault_contracts.cli import Refusal
 from rvault_contracts.strict_json import json_equal
 from rvault_contracts.writer import WriterError, writer_lock
 
-from rvault_tracking_db.assessment import assess_database
+from rvault_tracking_db.assessment import Issue, assess_database
+from rvault_tracking_db.assessment.model import child
 from rvault_tracking_db.assessment.storage_path import database_parent
 from rvault_tracking_db.binding import (
     check_expected_argument,
@@ -32,16 +34,28 @@ from rvault_tracking_db.mutations.plan import SET_CONFIG, Plan
 from rvault_tracking_db.reader import MAX_REPORTED_ISSUES, read_database
 
 MUTATION_REPORT_VERSION = 1
-_STORAGE_PATH = '$["config"]["vault_storage_path"]'
-_STORAGE_CODES = ("invalid_vault_storage_path", "vault_storage_path_mismatch")
 
 
-def _tolerated(plan: Plan) -> frozenset[tuple[str, str]]:
-    """A plan that rewrites ``vault_storage_path`` may start from a bad one."""
-    repairs = any(
-        m.kind == SET_CONFIG and m.body["path"] == ["vault_storage_path"] for m in plan.mutations
+def _tolerated(plan: Plan) -> Callable[[Issue], bool] | None:
+    """Input issues at (or below) a config path the plan rewrites.
+
+    This is how an invalid stored ``vault_storage_path`` or a literally
+    persisted missing marker gets repaired by ``set_config``: the value the
+    plan replaces may be invalid, and the whole candidate is assessed before
+    anything is written.
+    """
+    prefixes = tuple(
+        "$" + "".join(child("", key) for key in ["config", *m.body["path"]])
+        for m in plan.mutations
+        if m.kind == SET_CONFIG
     )
-    return frozenset((code, _STORAGE_PATH) for code in _STORAGE_CODES) if repairs else frozenset()
+    if not prefixes:
+        return None
+
+    def tolerate(issue: Issue) -> bool:
+        return any(issue.path == p or issue.path.startswith(p + "[") for p in prefixes)
+
+    return tolerate
 
 
 def run_mutation(
