@@ -132,7 +132,6 @@ def run_normalize(args: argparse.Namespace) -> int:
     report.update(store.write_fields(write, result))
     if not args.apply:
         report["durability_state"] = "dry_run"
-        report["output_sha256"] = None
     report["change_count"] = len(outcome.changes)
     report["changes"] = outcome.changes
     report["review"] = outcome.review

@@ -1,0 +1,426 @@
+"""``rvault-db queue DB claim|recover|inspect`` through the console script and in-process.
+
+Every refusal is asserted three ways: exit 2 with one ``ok: false`` JSON
+object carrying a stable code, and the database's bytes *and* inode (plus
+mtime/ctime) unchanged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _queue_builders as qb
+from rvault_contracts.schemas import schema_issues
+from rvault_testkit.plugin import run_cli
+from rvault_tracking_db.cli import main
+
+T1 = "2026-07-31T18:00:00+00:00"
+T2 = "2026-07-31T19:00:00+00:00"
+T3 = "2026-07-31T20:00:00+00:00"
+
+
+def _vault(tmp_path: Path, extra: list[dict] | None = None) -> Path:
+    vault = tmp_path / "vault"
+    talks = [qb.processed_talk(f"2023-0{i}-01-done.md", i) for i in range(1, 5)]
+    talks += [
+        qb.remote_talk("2024-01-01-a.md", "dQw4w9WgXcQ"),
+        qb.pending_talk("2024-02-01-b.md", transcript_path="transcripts/b.txt"),
+        qb.pending_talk("2024-03-01-nosrc.md"),
+        qb.pending_talk(
+            "2024-04-01-c.md",
+            status="needs-reprocessing",
+            reprocess_generation=3,
+            transcript_path="transcripts/c.txt",
+        ),
+    ]
+    qb.write_transcript(vault, "transcripts/b.txt")
+    qb.write_transcript(vault, "transcripts/c.txt")
+    return qb.write_db(vault, qb.database(talks + (extra or [])))
+
+
+@dataclass(frozen=True)
+class InProcess:
+    returncode: int
+    stdout: str
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+
+def _queue(db: Path, *args: str, console: bool = False) -> Any:
+    """In-process by default (fast); ``console=True`` runs the installed script."""
+    if console:
+        return run_cli("rvault-db", "queue", db, *args)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = main(["queue", str(db), *args])
+    return InProcess(code, out.getvalue())
+
+
+def _claim(db: Path, *args: str, now: str = T1, batch: str = "b1", console: bool = False) -> Any:
+    return _queue(
+        db, "claim", "--run-id", "r1", "--batch-id", batch, "--now", now, *args, console=console
+    )
+
+
+def _refused(result: Any, code: str) -> dict:
+    assert result.returncode == 2, result.stdout + result.stderr
+    document = result.json
+    assert document["ok"] is False
+    assert document["error"]["code"] == code, document
+    assert "path" in document["error"]
+    assert schema_issues("cli-failure", 1, document) == []
+    return document
+
+
+def _talk(db: Path, name: str) -> dict:
+    return next(t for t in qb.read_db(db)["talks"] if t["filename"] == name)
+
+
+def test_claim_writes_v5_claims_with_one_shared_baseline(tmp_path: Path) -> None:
+    db = _vault(tmp_path)
+    result = _claim(db, "--limit", "5", console=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = result.json
+    assert schema_issues("queue-report", 1, report) == []
+    assert report["database_written"] is True and report["durability_state"] == "durable"
+    names = [m["filename"] for m in report["members"]]
+    assert names == ["2024-01-01-a.md", "2024-02-01-b.md", "2024-04-01-c.md"]
+    assert report["skipped"] == [
+        {"filename": "2024-03-01-nosrc.md", "reason": "no_source_capabilities"}
+    ]
+    baseline = report["adherence_baseline"]
+    assert baseline["excluded_filenames"] == names
+    assert baseline["as_of"] == report["claimed_at"] == T1
+    assert (baseline["eligible_talk_count"], baseline["pattern_score_sum"]) == (4, 10)
+    assert baseline["average_pattern_score"] == 2.5
+    for name in names:
+        talk = _talk(db, name)
+        claim = talk["_queue_claim"]
+        assert claim["schema_version"] == 5 and claim["required_return_schema_version"] == 5
+        assert claim["adherence_baseline"] == baseline
+        assert talk["status"] == "reprocessing-inflight"
+        assert claim["reprocess_generation"] == talk["reprocess_generation"]
+    assert _talk(db, "2024-04-01-c.md")["reprocess_generation"] == 4
+    assert _talk(db, "2024-04-01-c.md")["_queue_claim"]["previous_status"] == "needs-reprocessing"
+    assert _talk(db, "2024-01-01-a.md")["reprocess_generation"] == 1
+    assert report["output_sha256"] == qb.sha(db.read_bytes())
+
+
+def test_replay_returns_the_stored_claim_and_keeps_bytes_and_inode(
+    tmp_path: Path, snapshot_file
+) -> None:
+    db = _vault(tmp_path)
+    first = _claim(db, "--talk", "2024-02-01-b.md", "--talk", "2024-01-01-a.md").json
+    before = snapshot_file(db)
+    again = _claim(
+        db,
+        "--talk",
+        "2024-01-01-a.md",
+        "--talk",
+        "2024-02-01-b.md",
+        now="2026-07-31T20:00:00+02:00",
+    )
+    assert again.returncode == 0
+    replay = again.json
+    assert replay["replayed"] is True
+    assert replay["database_written"] is False and replay["durability_state"] == "unchanged"
+    assert replay["members"] == first["members"]
+    assert replay["input_sha256"] == replay["output_sha256"] == first["output_sha256"]
+    assert snapshot_file(db) == before
+    by_limit = _claim(db, "--limit", "2", now="2026-07-31T18:00:00Z")
+    assert by_limit.json["replayed"] is True
+    assert snapshot_file(db) == before
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["--talk", "2024-01-01-a.md"], "batch_already_claimed"),
+        (["--limit", "1"], "batch_already_claimed"),
+    ],
+)
+def test_same_batch_with_a_different_request_is_refused(
+    tmp_path: Path, snapshot_file, args, code
+) -> None:
+    db = _vault(tmp_path)
+    assert _claim(db, "--limit", "2").returncode == 0
+    before = snapshot_file(db)
+    _refused(_claim(db, *args), code)
+    _refused(_claim(db, "--limit", "2", now=T2), "batch_already_claimed")
+    assert snapshot_file(db) == before
+
+
+def test_claim_over_an_already_claimed_talk_is_refused(tmp_path: Path, snapshot_file) -> None:
+    db = _vault(tmp_path)
+    assert _claim(db, "--talk", "2024-01-01-a.md").returncode == 0
+    before = snapshot_file(db)
+    document = _refused(
+        _claim(db, "--talk", "2024-01-01-a.md", batch="b2", console=True), "talk_already_claimed"
+    )
+    assert document["error"]["path"] == '$["talks"][4]["_queue_claim"]'
+    assert snapshot_file(db) == before
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["--talk", "missing.md"], "talk_not_found"),
+        (["--talk", "2023-01-01-done.md"], "talk_not_claimable"),
+        (["--talk", "2024-03-01-nosrc.md"], "talk_has_no_sources"),
+        (["--talk", "2024-01-01-a.md", "--talk", "2024-01-01-a.md"], "duplicate_talk"),
+        (["--talk", "2024-01-01-a.md", "--limit", "1"], "selection_conflict"),
+        ([], "selection_required"),
+        (["--limit", "0"], "invalid_argument"),
+        (["--limit", "1", "--catalog-fingerprint", "ABC"], "invalid_argument"),
+    ],
+)
+def test_bad_selections_are_refused(tmp_path: Path, snapshot_file, args, code) -> None:
+    db = _vault(tmp_path)
+    before = snapshot_file(db)
+    _refused(_claim(db, *args), code)
+    assert snapshot_file(db) == before
+
+
+@pytest.mark.parametrize(
+    ("now", "code"),
+    [
+        ("2026-07-31T18:00:00", "now_not_timezone_aware"),
+        ("2026-07-31", "now_not_timezone_aware"),
+        ("yesterday", "now_not_timezone_aware"),
+    ],
+)
+def test_non_timezone_aware_now_is_refused(
+    tmp_path: Path, snapshot_file, now: str, code: str
+) -> None:
+    db = _vault(tmp_path)
+    before = snapshot_file(db)
+    _refused(_claim(db, "--limit", "1", now=now, console=True), code)
+    _refused(_queue(db, "recover", "--run-id", "r1", "--batch-id", "b1", "--now", now), code)
+    _refused(
+        _queue(db, "claim", "--run-id", "r1", "--batch-id", "b1", "--limit", "1"),
+        "missing_argument",
+    )
+    assert snapshot_file(db) == before
+
+
+def test_unknown_future_claim_version_is_refused_everywhere(tmp_path: Path, snapshot_file) -> None:
+    future = qb.pending_talk("2024-09-01-future.md", status="reprocessing-inflight")
+    future["_queue_claim"] = {
+        "schema_version": 6,
+        "run_id": "r0",
+        "batch_id": "b0",
+        "state": "claimed",
+    }
+    db = _vault(tmp_path, [future])
+    before = snapshot_file(db)
+    for args in (
+        ["inspect"],
+        ["claim", "--run-id", "r", "--batch-id", "b", "--now", T1, "--limit", "1"],
+        ["recover", "--run-id", "r0", "--batch-id", "b0"],
+        ["normalize"],
+    ):
+        result = _queue(db, *args)
+        assert result.returncode == 2, args
+        assert result.json["ok"] is False
+        assert "database" not in result.json
+        assert "_queue_claim" in result.json["error"]["path"]
+    assert snapshot_file(db) == before
+
+
+def test_mixed_batch_is_refused_by_replay_and_recovery(tmp_path: Path, snapshot_file) -> None:
+    db = _vault(tmp_path)
+    assert _claim(db, "--talk", "2024-01-01-a.md", "--talk", "2024-02-01-b.md").returncode == 0
+    document = qb.read_db(db)
+    a = next(t for t in document["talks"] if t["filename"] == "2024-01-01-a.md")
+    a["_queue_claim"]["claimed_at"] = T2
+    a["_queue_claim"]["adherence_baseline"]["as_of"] = T2
+    qb.write_db(db.parent, document)
+    before = snapshot_file(db)
+    _refused(_claim(db, "--talk", "2024-01-01-a.md", "--talk", "2024-02-01-b.md"), "mixed_batch")
+    _refused(
+        _queue(db, "recover", "--run-id", "r1", "--batch-id", "b1", "--now", T3), "mixed_batch"
+    )
+    assert snapshot_file(db) == before
+
+
+def test_recovery_then_reclaim_takes_a_new_generation_and_fresh_baseline(
+    tmp_path: Path, snapshot_file
+) -> None:
+    db = _vault(tmp_path)
+    first = _claim(db, "--talk", "2024-04-01-c.md").json
+    original = first["members"][0]["claim"]
+    recovered = _queue(
+        db, "recover", "--run-id", "r1", "--batch-id", "b1", "--now", T2, console=True
+    )
+    assert recovered.returncode == 0, recovered.stdout
+    report = recovered.json
+    assert schema_issues("queue-report", 1, report) == []
+    closed = report["released"][0]["claim"]
+    assert report["released"][0]["restored_status"] == "needs-reprocessing"
+    assert {
+        k: v for k, v in closed.items() if k not in ("state", "released_at", "release_reason")
+    } == {k: v for k, v in original.items() if k != "state"}
+    assert (closed["state"], closed["released_at"], closed["release_reason"]) == (
+        "released",
+        T2,
+        "recovered",
+    )
+    talk = _talk(db, "2024-04-01-c.md")
+    assert "_queue_claim" not in talk and talk["status"] == "needs-reprocessing"
+    assert talk["_queue_claim_history"] == [closed] and talk["reprocess_generation"] == 4
+    # the closed epoch cannot be reused, and the batch has nothing left to recover
+    before = snapshot_file(db)
+    _refused(_claim(db, "--talk", "2024-04-01-c.md"), "epoch_already_closed")
+    _refused(_queue(db, "recover", "--run-id", "r1", "--batch-id", "b1"), "batch_already_closed")
+    _refused(_queue(db, "recover", "--run-id", "r9", "--batch-id", "b9"), "batch_not_found")
+    assert snapshot_file(db) == before
+    # processing elsewhere changes the cohort; the reclaim takes a fresh baseline
+    document = qb.read_db(db)
+    document["talks"].append(qb.processed_talk("2025-01-01-new.md", 10))
+    qb.write_db(db.parent, document)
+    second = _claim(db, "--talk", "2024-04-01-c.md", now=T3).json
+    claim = second["members"][0]["claim"]
+    assert claim["reprocess_generation"] == 5 and claim["previous_status"] == "needs-reprocessing"
+    assert claim["adherence_baseline"]["as_of"] == T3
+    assert claim["adherence_baseline"]["eligible_talk_count"] == 5
+    assert claim["adherence_baseline"] != original["adherence_baseline"]
+    assert _talk(db, "2024-04-01-c.md")["_queue_claim_history"] == [closed]
+
+
+def test_recovery_runs_on_a_schema_zero_database_in_place(tmp_path: Path) -> None:
+    legacy_claim = {
+        "run_id": "old",
+        "batch_id": "7",
+        "claimed_at": "2025-01-01T00:00:00Z",
+        "previous_status": "pending",
+        "reprocess_generation": 1,
+        "state": "claimed",
+    }
+    document = {
+        "config": {"vault_root": "~/vault"},
+        "talks": [
+            {
+                "filename": "x.md",
+                "transcript_source": "none",
+                "status": "reprocessing-inflight",
+                "reprocess_generation": 1,
+                "_queue_claim": legacy_claim,
+            },
+            {"filename": "y.md", "transcript_source": "none", "status": "processed"},
+        ],
+    }
+    db = qb.write_db(tmp_path / "vault", document)
+    before_claim = _claim(db, "--limit", "1")
+    _refused(before_claim, "database_requires_migration")
+    result = _queue(db, "recover", "--run-id", "old", "--batch-id", "7", "--now", T1)
+    assert result.returncode == 0, result.stdout
+    assert result.json["root_schema_version"] == 0
+    after = qb.read_db(db)
+    assert "schema_version" not in after
+    talk = after["talks"][0]
+    assert "schema_version" not in talk and talk["status"] == "pending"
+    assert talk["_queue_claim_history"] == [
+        dict(
+            legacy_claim,
+            schema_version=2,
+            state="released",
+            released_at=T1,
+            release_reason="recovered",
+        )
+    ]
+    untouched = copy.deepcopy(document)
+    untouched["talks"][0] = talk
+    assert after == untouched
+
+
+def test_inspect_reads_every_claim_version_without_mutating(tmp_path: Path, snapshot_file) -> None:
+    db = _vault(tmp_path)
+    assert _claim(db, "--talk", "2024-01-01-a.md").returncode == 0
+    document = qb.read_db(db)
+    legacy = {
+        "run_id": "old",
+        "batch_id": "1",
+        "claimed_at": "2025-01-01T00:00:00+00:00",
+        "previous_status": "pending",
+        "reprocess_generation": 1,
+        "state": "completed",
+        "released_at": "2025-01-02T00:00:00+00:00",
+        "release_reason": "completed",
+        "result_status": "processed",
+    }
+    target = next(t for t in document["talks"] if t["filename"] == "2023-01-01-done.md")
+    target["_queue_claim_history"] = [
+        legacy,
+        dict(legacy, schema_version=2, result_payload_sha256="e" * 64),
+    ]
+    qb.write_db(db.parent, document)
+    before = snapshot_file(db)
+    result = _queue(db, "inspect", console=True)
+    assert result.returncode == 0, result.stdout
+    report = result.json
+    assert schema_issues("queue-report", 1, report) == []
+    assert snapshot_file(db) == before
+    views = {t["filename"]: t for t in report["talks"]}
+    assert [h["schema_version"] for h in views["2023-01-01-done.md"]["history"]] == [1, 2]
+    assert views["2024-01-01-a.md"]["active_claim"]["schema_version"] == 5
+    assert views["2024-01-01-a.md"]["active_claim"]["issues"] == []
+    epochs = {(e["run_id"], e["batch_id"]): e for e in report["epochs"]}
+    assert epochs[("r1", "b1")]["issues"] == [] and epochs[("r1", "b1")]["states"] == {"claimed": 1}
+    assert report["status_counts"]["reprocessing-inflight"] == 1
+
+
+def test_in_process_claim_and_refusal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], snapshot_file
+) -> None:
+    db = _vault(tmp_path)
+    code = main(
+        ["queue", str(db), "claim", "--run-id", "r", "--batch-id", "b", "--now", T1, "--limit", "1"]
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["member_count"] == 1
+    before = snapshot_file(db)
+    code = main(
+        [
+            "queue",
+            str(db),
+            "claim",
+            "--run-id",
+            "r2",
+            "--batch-id",
+            "b",
+            "--now",
+            "2026-01-01T00:00:00",
+            "--limit",
+            "1",
+        ]
+    )
+    assert code == 2
+    assert json.loads(capsys.readouterr().out)["error"]["code"] == "now_not_timezone_aware"
+    assert snapshot_file(db) == before
+
+
+def test_catalog_fingerprint_is_derived_or_required(tmp_path: Path, snapshot_file) -> None:
+    db = _vault(tmp_path, [qb.processed_talk("2022-01-01-other.md", 1, fingerprint="e" * 64)])
+    before = snapshot_file(db)
+    _refused(_claim(db, "--limit", "1"), "catalog_fingerprint_ambiguous")
+    assert snapshot_file(db) == before
+    result = _claim(db, "--limit", "1", "--catalog-fingerprint", "e" * 64)
+    assert result.returncode == 0
+    assert result.json["adherence_baseline"]["eligible_talk_count"] == 1
+    fresh = qb.write_db(tmp_path / "fresh", qb.database([qb.remote_talk("n.md", "dQw4w9WgXcQ")]))
+    _refused(_claim(fresh, "--limit", "1"), "catalog_fingerprint_required")
+    empty = _claim(fresh, "--limit", "1", "--catalog-fingerprint", qb.FP).json
+    assert empty["adherence_baseline"]["raw_score_comparison_reason"] == "no_eligible_talks"
