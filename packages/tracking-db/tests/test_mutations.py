@@ -299,7 +299,7 @@ def test_idempotent_deletion_across_both_recoverable_states(
         tmp_path,
         {"kind": "set_config", "path": ["talks_source_dir"], "expect": MISSING, "delete": True},
     )
-    dry, applied = _dry_then_apply(capsys, db, plan)
+    _dry, applied = _dry_then_apply(capsys, db, plan)
     assert applied["changes"][0] == {
         "kind": "set_config",
         "path": ["talks_source_dir"],
