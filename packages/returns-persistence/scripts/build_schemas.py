@@ -398,32 +398,16 @@ def report() -> dict[str, Any]:
         },
         ["code", "message", "path"],
     )
+    reasons_empty = {"maxItems": 0, "type": "array"}
+    reasons_legacy = {"items": {"type": "string"}, "minItems": 1, "type": "array", "uniqueItems": True}
     generation = {
         "oneOf": [
-            _closed(
-                {"reasons": {"maxItems": 0, "type": "array"}, "status": {"const": "current"}},
-                ["status", "reasons"],
-            ),
-            _closed(
-                {
-                    "reasons": {"maxItems": 0, "type": "array"},
-                    "status": {"const": "not_applicable"},
-                },
-                ["status", "reasons"],
-            ),
-            _closed(
-                {
-                    "reasons": {
-                        "items": {"type": "string"},
-                        "minItems": 1,
-                        "type": "array",
-                        "uniqueItems": True,
-                    },
-                    "status": {"const": "legacy_unbaselineable"},
-                },
-                ["status", "reasons"],
-            ),
-        ]
+            {"properties": {"reasons": reasons_empty, "status": {"const": "current"}}},
+            {"properties": {"reasons": reasons_empty, "status": {"const": "not_applicable"}}},
+            {"properties": {"reasons": reasons_legacy, "status": {"const": "legacy_unbaselineable"}}},
+        ],
+        "required": ["status", "reasons"],
+        "type": "object",
     }
     result = _closed(
         {
@@ -431,7 +415,10 @@ def report() -> dict[str, Any]:
             "filename": {"type": ["string", "null"]},
             "ok": {"type": "boolean"},
             "path": {"type": "string"},
-            "pattern_scoring_generation": {"$ref": "#/$defs/generation"},
+            "pattern_scoring_generation": {
+                "$ref": "#/$defs/generation",
+                "propertyNames": {"enum": ["reasons", "status"]},
+            },
             "return_schema_version": {"type": ["integer", "null"]},
             "status": {"type": ["string", "null"]},
         },
@@ -446,7 +433,8 @@ def report() -> dict[str, Any]:
         ],
     )
     entry = {
-        "allOf": [{"$ref": "#/$defs/generation"}],
+        "$ref": "#/$defs/generation",
+        "propertyNames": {"enum": ["filename", "path", "reasons", "status"]},
         "properties": {"filename": {"type": ["string", "null"]}, "path": {"type": "string"}},
         "required": ["filename", "path"],
         "type": "object",

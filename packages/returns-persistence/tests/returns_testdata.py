@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rvault_returns_persistence.artifacts import resolve
-from rvault_returns_persistence.catalog import Catalog, load_catalog
+from rvault_returns_persistence.catalog import Catalog, default_catalog_dir, load_catalog
 from rvault_returns_persistence.checks_inspection import Inspection
 from rvault_returns_persistence.checks_patterns import expected_reason
 from rvault_returns_persistence.scaffold import build_scaffold
@@ -24,6 +24,7 @@ CLAIMED_AT = "2026-07-31T18:00:00+00:00"
 RUN_ID = "reparse-2026-07"
 BATCH_ID = "25"
 CATALOG = load_catalog()
+CATALOG_DIR = default_catalog_dir()
 
 NOTES = (
     "The talk opens on a failure story and keeps returning to it; transitions are spoken bridges, "
@@ -320,15 +321,20 @@ def claim_legacy(version: int, filename: str, *, batch_id: str) -> dict[str, Any
     return claim
 
 
-def manifest(video_id: str, *, trusted: bool = True, pages: int = 6) -> dict[str, Any]:
-    """A schema-v3 video-extraction manifest (spec example shape)."""
-    base = f"/vault/slides-rebuild/{video_id}/{video_id}"
+def manifest(video_id: str, root: Path, *, trusted: bool = True, pages: int = 6) -> dict[str, Any]:
+    """A schema-v3 video-extraction manifest whose video and PDFs really exist under ``root``."""
+    folder = root.resolve() / "slides-rebuild" / video_id
+    folder.mkdir(parents=True, exist_ok=True)
+    video_path = folder / f"{video_id}.mp4"
+    video_path.write_bytes(b"not decoded by validation")
+    region = write_pdf(folder / f"{video_id}.slide-region.pdf", pages)
+    context = write_pdf(folder / f"{video_id}.context.pdf", pages)
     return {
         "slide_source": "video_extracted",
         "schema_version": 3,
         "pipeline_version": "0.12.0",
         "source_video_id": video_id,
-        "source_video_path": base + ".mp4",
+        "source_video_path": str(video_path),
         "total_frames_extracted": 100,
         "unique_frame_count": pages,
         "authored_slide_count": None,
@@ -340,25 +346,26 @@ def manifest(video_id: str, *, trusted: bool = True, pages: int = 6) -> dict[str
         "slide_region": [0.05, 0.02, 0.78, 0.98],
         "fps_used": 0.5,
         "retained_frames": [
-            {"page_number": n + 1, "frame_index": n * 6, "timestamp_seconds": n * 12.0} for n in range(pages)
+            {"page_number": n + 1, "frame_index": n * 6, "timestamp_seconds": n * 12.0}
+            for n in range(pages)
         ],
         "artifacts": [
             {
-                "path": base + ".slide-region.pdf",
+                "path": str(region),
                 "artifact_scope": "slide_region",
                 "page_count": pages,
                 "source_video_id": video_id,
-                "source_video_path": base + ".mp4",
+                "source_video_path": str(video_path),
                 "crop_method": "manual",
                 "crop_verified": trusted,
                 "trusted_for_authored_slide_analysis": trusted,
             },
             {
-                "path": base + ".context.pdf",
+                "path": str(context),
                 "artifact_scope": "full_frame_context",
                 "page_count": pages,
                 "source_video_id": video_id,
-                "source_video_path": base + ".mp4",
+                "source_video_path": str(video_path),
                 "crop_method": "none",
                 "crop_verified": False,
                 "trusted_for_authored_slide_analysis": False,
@@ -384,7 +391,7 @@ def corpus_vault(root: Path) -> tuple[Path, dict[str, dict[str, Any]]]:
                          "duration_seconds": 1800})
     add("german", "germ0000001", google_drive_id="drivegerm", delivery_language="de", slide_source="pdf")
     add("video", "VIDvid00001", slide_source="video_extracted",
-        structured_data={"video_extraction": manifest("VIDvid00001")})
+        structured_data={"video_extraction": manifest("VIDvid00001", root)})
     add("nosrc", "nosrc000001")
     specs["nosrc"].pop("video_url")
     specs["nosrc"].pop("youtube_id")

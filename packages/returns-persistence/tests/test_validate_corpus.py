@@ -20,11 +20,14 @@ from rvault_returns_persistence.database import Database, load_database
 from rvault_returns_persistence.validator import validate_batch
 
 Mutation = Callable[[dict[str, Any]], Any]
+VROOT = Path("/nonexistent")  # the module vault's root, set by the ``vault`` fixture for manifest mutations
 
 
 @pytest.fixture(scope="module")
 def vault(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Database, dict[str, dict[str, Any]]]:
+    global VROOT
     root = tmp_path_factory.mktemp("vault")
+    VROOT = root
     db_path, specs = td.corpus_vault(root)
     return root, load_database(db_path), specs
 
@@ -272,14 +275,14 @@ INVALID: list[tuple[str, str, Mutation, str]] = [
     # ---- video-extracted slides
     ("video_manifest_missing", "video", deleter(("structured_data", "video_extraction")), "video_manifest_required"),
     ("video_manifest_invalid", "video", setter(("structured_data", "video_extraction", "unique_frame_count"), 7), "video_manifest_invalid"),
-    ("video_manifest_foreign", "video", lambda r: sd(r).update(video_extraction=td.manifest("OTHERvid001")), "video_manifest_identity_mismatch"),
-    ("video_manifest_untrusted", "video", lambda r: sd(r).update(video_extraction=td.manifest("VIDvid00001", trusted=False)), "video_manifest_untrusted"),
+    ("video_manifest_foreign", "video", lambda r: sd(r).update(video_extraction=td.manifest("OTHERvid001", VROOT)), "video_manifest_identity_mismatch"),
+    ("video_manifest_untrusted", "video", lambda r: sd(r).update(video_extraction=td.manifest("VIDvid00001", VROOT, trusted=False)), "video_manifest_untrusted"),
     ("video_path_missing", "video", deleter(("slides_local_path",)), "slides_local_path_required"),
     ("video_path_wrong", "video", setter(("slides_local_path",), "slides/other.pdf"), "slides_local_path_mismatch"),
-    ("video_partial_path_kept", "video", both(setter(("status",), "processed_partial"), lambda r: sd(r).update(video_extraction=td.manifest("VIDvid00001", trusted=False))), "slides_local_path_forbidden"),
-    ("video_partial_not_cleared", "video", both(setter(("status",), "processed_partial"), deleter(("slides_local_path",)), lambda r: sd(r).update(video_extraction=td.manifest("VIDvid00001", trusted=False))), "slides_local_path_clear_required"),
-    ("video_untrusted_authored", "video", both(setter(("status",), "processed_partial"), deleter(("slides_local_path",)), setter(("clear_fields",), ["slides_local_path"]), lambda r: sd(r).update(video_extraction=td.manifest("VIDvid00001", trusted=False), slide_design_style="minimal_dark")), "untrusted_manifest_authored_field"),
-    ("video_untrusted_static", "video", both(setter(("status",), "processed_partial"), deleter(("slides_local_path",)), setter(("clear_fields",), ["slides_local_path"]), lambda r: sd(r).update(video_extraction=td.manifest("VIDvid00001", trusted=False))), "untrusted_manifest_static_slides"),
+    ("video_partial_path_kept", "video", both(setter(("status",), "processed_partial"), lambda r: sd(r).update(video_extraction=td.manifest("VIDvid00001", VROOT, trusted=False))), "slides_local_path_forbidden"),
+    ("video_partial_not_cleared", "video", both(setter(("status",), "processed_partial"), deleter(("slides_local_path",)), lambda r: sd(r).update(video_extraction=td.manifest("VIDvid00001", VROOT, trusted=False))), "slides_local_path_clear_required"),
+    ("video_untrusted_authored", "video", both(setter(("status",), "processed_partial"), deleter(("slides_local_path",)), setter(("clear_fields",), ["slides_local_path"]), lambda r: sd(r).update(video_extraction=td.manifest("VIDvid00001", VROOT, trusted=False), slide_design_style="minimal_dark")), "untrusted_manifest_authored_field"),
+    ("video_untrusted_static", "video", both(setter(("status",), "processed_partial"), deleter(("slides_local_path",)), setter(("clear_fields",), ["slides_local_path"]), lambda r: sd(r).update(video_extraction=td.manifest("VIDvid00001", VROOT, trusted=False))), "untrusted_manifest_static_slides"),
     # ---- pattern_observations shape and inspection
     ("po_missing_score", "main", deleter((PO, "pattern_score")), "missing_required_field"),
     ("po_missing_inspection", "main", deleter((*SI,)), "missing_required_field"),
@@ -445,7 +448,7 @@ VALID_VARIANTS: list[tuple[str, str, Mutation]] = [
     ("co_presenters", "main", lambda r: sd(r).update(co_presenter=True, co_presenters=["Ada Lovelace"])),
     ("metadata_supplement", "main", lambda r: add_detection(r, {"pattern_id": "dual-headed-monster", "confidence": "weak", "evidence_source": "transcript", "evidence": "Two voices.", "evidence_citations": [{"source": "transcript", "channel": "transcript", "quote": "we talk about the failure story"}, {"source": "transcript", "channel": "talk_metadata", "field": "co_presenter"}]}, "antipatterns_detected")),
     ("positive_only_detection", "main", lambda r: add_detection(r, {"pattern_id": "lightsaber", "confidence": "moderate", "evidence_source": "delivery_video", "evidence": "Pointer use.", "evidence_citations": [{"source": "delivery_video", "channel": "video", "start_seconds": 42.5, "end_seconds": 48.0}]})),
-    ("partial_video_cleared", "video", both(setter(("status",), "processed_partial"), deleter(("slides_local_path",)), setter(("clear_fields",), ["slides_local_path"]), lambda r: sd(r).update(video_extraction=td.manifest("VIDvid00001", trusted=False)), lambda r: strip_static(r))),
+    ("partial_video_cleared", "video", both(setter(("status",), "processed_partial"), deleter(("slides_local_path",)), setter(("clear_fields",), ["slides_local_path"]), lambda r: sd(r).update(video_extraction=td.manifest("VIDvid00001", VROOT, trusted=False)), lambda r: strip_static(r))),
 ]
 
 

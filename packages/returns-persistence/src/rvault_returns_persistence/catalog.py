@@ -211,9 +211,7 @@ def load_catalog(directory: Path | None = None) -> Catalog:
             raise CatalogError(
                 "catalog_entry_not_strict_json", f"{exc.code}: {exc.message}", name
             ) from None
-        entry = _check_entry(name, raw)
-        if entry.id in entries:
-            raise CatalogError("catalog_duplicate_id", f"duplicate id {entry.id!r}", name)
+        entry = _check_entry(name, raw)  # file name == id, so ids are unique
         entries[entry.id] = entry
     return Catalog(
         entries=entries, fingerprint=fingerprint_files(files), files=tuple(n for n, _ in files)

@@ -208,7 +208,7 @@ def validate_return(
         and isinstance(structured, dict)
         and "video_extraction" in structured
     ):
-        manifest = assess(structured["video_extraction"])
+        manifest = assess(structured["video_extraction"], vault_root=vault_root)
     found = vault_artifacts.resolve(
         vault_root,
         talk,

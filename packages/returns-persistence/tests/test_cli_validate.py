@@ -1,0 +1,207 @@
+"""The installed console script: validate, scaffold, refusals and read-only behaviour."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import returns_testdata as td
+from rvault_contracts.schemas import schema_issues
+
+from rvault_returns_persistence import validator
+from rvault_returns_persistence.database import load_database
+
+CLI = "rvault-returns"
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> tuple[Path, Path, list[dict[str, Any]]]:
+    db, talks = td.standard_vault(tmp_path, members=2)
+    return tmp_path, db, talks
+
+
+def write_returns(root: Path, value: Any) -> Path:
+    return td.write_json(root / "batch-returns.json", value)
+
+
+def test_validate_valid_batch_exits_zero(cli: Callable[..., Any], vault: Any, snapshot_tree: Any) -> None:
+    root, db, talks = vault
+    returns = [td.complete_return(t, root) for t in talks]
+    path = write_returns(root, returns)
+    before = snapshot_tree(root)
+    result = cli(CLI, "validate", path, "--db", db)
+    assert result.returncode == 0, result.stdout
+    report = result.json
+    assert report["ok"] is True and report["valid_count"] == 2
+    assert schema_issues("returns-validation-report", 1, report) == []
+    assert [g["status"] for g in report["pattern_scoring_generations"]] == ["current", "current"]
+    assert report["catalog"]["source"] == "default" and len(report["catalog"]["fingerprint"]) == 64
+    assert snapshot_tree(root) == before  # validation never writes
+
+
+def test_validate_invalid_batch_exits_two_with_report(cli: Callable[..., Any], vault: Any, snapshot_tree: Any) -> None:
+    root, db, talks = vault
+    returns = [td.complete_return(t, root) for t in talks]
+    returns[1]["queue_claim"]["reprocess_generation"] = 7
+    path = write_returns(root, returns)
+    before = snapshot_tree(root)
+    result = cli(CLI, "validate", path, "--db", db, "--vault-root", root)
+    assert result.returncode == 2
+    report = result.json
+    assert schema_issues("returns-validation-report", 1, report) == []
+    assert schema_issues("cli-failure", 1, report) == []
+    assert report["returns"][0]["ok"] is True
+    errors = report["returns"][1]["errors"]
+    assert [e["code"] for e in errors] == ["queue_generation_mismatch"]
+    assert errors[0]["path"] == '$[1]["queue_claim"]["reprocess_generation"]'
+    assert report["returns"][1]["pattern_scoring_generation"] == {
+        "status": "legacy_unbaselineable",
+        "reasons": ["return_validation_failed"],
+    }
+    assert snapshot_tree(root) == before
+
+
+def test_partial_batch_is_refused(cli: Callable[..., Any], vault: Any) -> None:
+    root, db, talks = vault
+    path = write_returns(root, [td.complete_return(talks[0], root)])
+    result = cli(CLI, "validate", path, "--db", db)
+    assert result.returncode == 2
+    assert [e["code"] for e in result.json["batch_errors"]] == ["batch_membership_mismatch"]
+
+
+def test_claim_that_breaks_its_contract_is_reported(cli: Callable[..., Any], vault: Any) -> None:
+    root, db, talks = vault
+    returns = [td.complete_return(t, root) for t in talks]
+    data = json.loads(db.read_text(encoding="utf-8"))
+    data["talks"][0]["_queue_claim"]["adherence_baseline"]["excluded_filenames"] = [talks[1]["filename"]]
+    td.write_json(db, data)
+    result = cli(CLI, "validate", write_returns(root, returns), "--db", db)
+    assert result.returncode == 2
+    assert "claim_invalid" in {e["code"] for e in result.json["returns"][0]["errors"]}
+
+
+@pytest.mark.parametrize(
+    ("content", "code"),
+    [
+        (b'{"a": 1, "a": 2}', "returns_duplicate_key"),
+        (b"[NaN]", "returns_non_finite_number"),
+        (b"\xef\xbb\xbf[]", "returns_utf8_bom"),
+        (b'"text"', "batch_invalid"),
+    ],
+)
+def test_undecodable_returns_are_refused(cli: Callable[..., Any], vault: Any, content: bytes, code: str) -> None:
+    root, db, _ = vault
+    path = root / "returns.json"
+    path.write_bytes(content)
+    result = cli(CLI, "validate", path, "--db", db)
+    assert result.returncode == 2
+    assert result.json["error"]["code"] == code
+    assert schema_issues("cli-failure", 1, result.json) == []
+
+
+def test_bad_database_is_refused(cli: Callable[..., Any], tmp_path: Path) -> None:
+    db = tmp_path / "tracking-database.json"
+    db.write_text('{"talks": [], "talks": []}', encoding="utf-8")
+    returns = write_returns(tmp_path, [])
+    result = cli(CLI, "validate", returns, "--db", db)
+    assert result.returncode == 2 and result.json["error"]["code"] == "database_duplicate_key"
+    missing = cli(CLI, "validate", returns, "--db", tmp_path / "absent.json")
+    assert missing.returncode == 2 and missing.json["error"]["code"] == "database_unreadable"
+
+
+def test_custom_catalog_changes_fingerprint_and_rules(cli: Callable[..., Any], vault: Any, tmp_path: Path) -> None:
+    root, db, talks = vault
+    catalog_dir = tmp_path / "my-catalog"
+    catalog_dir.mkdir()
+    for name in ("narrative-arc.json", "going-meta.json", "bookends.json"):
+        (catalog_dir / name).write_bytes((td.CATALOG_DIR / name).read_bytes())
+    returns = [td.complete_return(t, root) for t in talks]
+    result = cli(CLI, "validate", write_returns(root, returns), "--db", db, "--catalog", catalog_dir)
+    report = result.json
+    assert report["catalog"]["source"] == "custom" and report["catalog"]["entry_count"] == 3
+    assert report["catalog"]["fingerprint"] != td.CATALOG.fingerprint
+    # the default catalog's not_evaluable rows name ids this catalog does not have
+    assert result.returncode == 2
+    assert "pattern_unknown" in {e["code"] for r in report["returns"] for e in r["errors"]}
+
+
+def test_broken_catalog_is_refused(cli: Callable[..., Any], vault: Any, tmp_path: Path) -> None:
+    root, db, _ = vault
+    catalog_dir = tmp_path / "broken"
+    catalog_dir.mkdir()
+    (catalog_dir / "x.json").write_text('{"id": "x"}', encoding="utf-8")
+    result = cli(CLI, "validate", write_returns(root, []), "--db", db, "--catalog", catalog_dir)
+    assert result.returncode == 2 and result.json["error"]["code"] == "catalog_entry_invalid"
+
+
+def test_scaffold_then_complete_validates(cli: Callable[..., Any], vault: Any, snapshot_tree: Any) -> None:
+    root, db, talks = vault
+    before = snapshot_tree(root)
+    result = cli(CLI, "scaffold", "--db", db, "--talk", talks[0]["filename"])
+    assert result.returncode == 0, result.stdout
+    skeleton = result.json
+    assert snapshot_tree(root) == before
+    assert skeleton["queue_claim"] == {"run_id": td.RUN_ID, "batch_id": td.BATCH_ID, "reprocess_generation": 1}
+    assert skeleton["pattern_observations"]["source_inspection"] == [
+        {"source": "transcript", "line_ranges": [[1, 240]]},
+        {"source": "static_slides", "page_ranges": [[1, 12]]},
+        {"source": "native_deck", "page_ranges": [[1, 12]]},
+    ]
+    assert "applicability assessments still required" in result.stderr
+    reasons = {r["pattern_id"]: r["reason_code"] for r in skeleton["pattern_observations"]["not_evaluable"]}
+    assert reasons["weatherman"] == "source_gate_pending_owner_review"
+    assert reasons["lightsaber"] == "absence_not_authorized_by_catalog"
+    assert reasons["composite-animation"] == "missing_required_source_coverage"
+    assert "soft-transitions" not in reasons  # transcript covers its absence gate
+    # the bare skeleton is not a finished analysis
+    raw = cli(CLI, "validate", write_returns(root, [skeleton, td.complete_return(talks[1], root)]), "--db", db)
+    assert raw.returncode == 2
+    assert "prose_not_substantive" in {e["code"] for e in raw.json["returns"][0]["errors"]}
+    # completed with real observations (the helper fills the scaffold the same way a worker does)
+    done = [td.complete_return(t, root) for t in talks]
+    filled = copy.deepcopy(skeleton)
+    filled["rhetoric_notes"], filled["areas_for_improvement"] = td.NOTES, td.AREAS
+    filled["pattern_observations"] = done[0]["pattern_observations"]
+    assert filled["pattern_observations"]["source_inspection"] == skeleton["pattern_observations"]["source_inspection"]
+    ok = cli(CLI, "validate", write_returns(root, [filled, done[1]]), "--db", db)
+    assert ok.returncode == 0, ok.json
+
+
+def test_scaffold_refusals(cli: Callable[..., Any], tmp_path: Path) -> None:
+    db_path, specs = td.corpus_vault(tmp_path)
+    missing = cli(CLI, "scaffold", "--db", db_path, "--talk", "nope.md")
+    assert missing.returncode == 2 and missing.json["error"]["code"] == "talk_not_found"
+    legacy = cli(CLI, "scaffold", "--db", db_path, "--talk", specs["legacy3"]["filename"])
+    assert legacy.returncode == 2 and legacy.json["error"]["code"] == "claim_not_v5"
+    unclaimed = cli(CLI, "scaffold", "--db", db_path, "--talk", specs["unclaimed"]["filename"])
+    assert unclaimed.returncode == 2 and unclaimed.json["error"]["code"] == "claim_not_active"
+
+
+def test_scaffold_for_untrusted_video_is_partial(cli: Callable[..., Any], tmp_path: Path) -> None:
+    db_path, specs = td.corpus_vault(tmp_path)
+    data = json.loads(db_path.read_text(encoding="utf-8"))
+    video = next(t for t in data["talks"] if t["filename"] == specs["video"]["filename"])
+    video["structured_data"]["video_extraction"] = td.manifest("VIDvid00001", tmp_path, trusted=False)
+    (tmp_path / "slides" / "VIDvid00001.pdf").unlink()
+    td.write_json(db_path, data)
+    result = cli(CLI, "scaffold", "--db", db_path, "--talk", specs["video"]["filename"])
+    assert result.returncode == 0
+    skeleton = result.json
+    assert skeleton["status"] == "processed_partial"
+    assert skeleton["clear_fields"] == ["slides_local_path"] and "slides_local_path" not in skeleton
+    assert "static_slides" not in skeleton["pattern_observations"]["evidence_sources"]
+
+
+def test_schema_backstop_reports_what_rules_miss(monkeypatch: pytest.MonkeyPatch, vault: Any) -> None:
+    root, db, talks = vault
+    returns = [td.complete_return(t, root) for t in talks]
+    returns[0]["areas_for_improvement"] = ""
+    monkeypatch.setattr(validator, "check_prose", lambda ctx: None)
+    report = validator.validate_batch(returns, db=load_database(db), catalog=td.CATALOG, vault_root=root, catalog_label="default")
+    errors = report["returns"][0]["errors"]
+    assert [e["code"] for e in errors] == ["schema_violation"]
+    assert errors[0]["path"] == '$[0]["areas_for_improvement"]'
