@@ -8,7 +8,7 @@ found, and every XML member is refused if it declares a DTD (the only route
 to entity expansion). A bad-CRC member under ``ppt/media/`` is swapped for a
 transparent placeholder in an in-memory copy of the package; a failure in any
 structural member makes the deck unavailable. The source bytes are never
-modified: recovery builds a new in-memory zip.
+modified: recovery only changes the in-memory member mapping.
 """
 
 from __future__ import annotations
@@ -74,9 +74,8 @@ class RecoveredMember:
 
 @dataclass
 class OpenedArchive:
-    """The package python-pptx will read, plus what recovery changed."""
+    """The verified member bytes python-pptx will read, plus what recovery changed."""
 
-    package_bytes: bytes
     members: dict[str, bytes]
     recovered: list[RecoveredMember] = field(default_factory=list)
 
@@ -211,10 +210,4 @@ def open_archive(data: bytes, limits: Limits = DEFAULT_LIMITS) -> OpenedArchive:
                     info.filename,
                 )
             members[info.filename] = blob
-    if not recovered:
-        return OpenedArchive(package_bytes=data, members=members)
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as out:
-        for name, blob in members.items():
-            out.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), blob)
-    return OpenedArchive(package_bytes=buffer.getvalue(), members=members, recovered=recovered)
+    return OpenedArchive(members=members, recovered=recovered)

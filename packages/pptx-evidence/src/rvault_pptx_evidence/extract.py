@@ -8,14 +8,12 @@ here writes to disk; the CLI's ``--out`` goes through the writer protocol.
 
 from __future__ import annotations
 
-import io
 import math
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from lxml import etree
-from pptx import Presentation
 from pptx.exc import PackageNotFoundError
 from rvault_contracts.canonical import payload_sha256
 from rvault_contracts.cli import Refusal
@@ -23,10 +21,12 @@ from rvault_contracts.cli import Refusal
 from rvault_pptx_evidence import refusals
 from rvault_pptx_evidence.archive import OpenedArchive, open_archive
 from rvault_pptx_evidence.background import AssetIndex, resolve_background
-from rvault_pptx_evidence.geometry import PlaceholderGeometry
+from rvault_pptx_evidence.geometry import PlaceholderGeometry, placeholder_of
 from rvault_pptx_evidence.limits import DEFAULT_LIMITS, Limits
 from rvault_pptx_evidence.ocr_channels import OCR_DISABLED, OcrAsset, ocr_channel
-from rvault_pptx_evidence.shapes import ShapeWalker, _is_raster
+from rvault_pptx_evidence.ooxml import child, qn
+from rvault_pptx_evidence.package_loader import presentation_from_members
+from rvault_pptx_evidence.shapes import ShapeWalker, is_raster, text_of
 from rvault_pptx_evidence.source import SourceDeck, read_source
 from rvault_pptx_evidence.theme import Theme, load_theme
 from rvault_pptx_evidence.timing import native_timing_summary, slide_native_timing
@@ -40,6 +40,7 @@ from rvault_pptx_evidence.versions import (
 # carry baked-in text (reason ``large_picture``); the single authority for it.
 TEXT_BEARING_IMAGE_AREA_RATIO = 0.5
 TEXT_CONTENT_PREVIEW_CHARS = 2000
+RT_NOTES_SLIDE = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/notesSlide"
 KNOWN_ASPECTS = {
     "16:9": 16 / 9,
     "4:3": 4 / 3,
@@ -63,7 +64,7 @@ def _aspect_ratio(width: int, height: int) -> str | None:
 
 def _open_presentation(archive: OpenedArchive) -> Any:
     try:
-        return Presentation(io.BytesIO(archive.package_bytes))
+        return presentation_from_members(archive.members)
     except etree.XMLSyntaxError as exc:
         raise Refusal(
             refusals.STRUCTURAL_MEMBER_CORRUPT, f"a structural XML member is malformed ({exc})"
@@ -103,10 +104,22 @@ def _template_layouts(prs: Any) -> list[dict[str, Any]]:
 
 
 def _speaker_notes(slide: Any) -> bool:
-    if not slide.has_notes_slide:
-        return False
-    frame = slide.notes_slide.notes_text_frame
-    return frame is not None and bool(frame.text.strip())
+    """True when the notes slide's body placeholder carries text (read from the raw XML)."""
+    for rel in slide.part.rels.values():
+        if rel.reltype != RT_NOTES_SLIDE or rel.is_external:
+            continue
+        sp_tree = rel.target_part._element.find(f"{qn('p:cSld')}/{qn('p:spTree')}")
+        for element in sp_tree if sp_tree is not None else ():
+            ph = placeholder_of(element)
+            tx_body = child(element, "p:txBody")
+            if (
+                ph is not None
+                and ph.get("type") == "body"
+                and tx_body is not None
+                and text_of(tx_body)
+            ):
+                return True
+    return False
 
 
 class DeckExtractor:
@@ -241,7 +254,7 @@ class DeckExtractor:
     def _background_readable(self, slide: Any, background: dict[str, Any]) -> bool:
         name = background["background_part_name"]
         blob = self.archive.members.get(name)
-        return blob is not None and _is_raster(blob)
+        return blob is not None and is_raster(blob)
 
     def document(self, source: SourceDeck, pptx_path: str) -> dict[str, Any]:
         slides = [

@@ -117,7 +117,7 @@ def _count_fonts(tx_body: Any, theme: Theme, counter: Counter[str]) -> None:
             counter[name] += 1
 
 
-def _text_of(tx_body: Any) -> str:
+def text_of(tx_body: Any) -> str:
     paragraphs = []
     for paragraph in tx_body.iter(qn("a:p")):
         pieces = []
@@ -131,7 +131,7 @@ def _text_of(tx_body: Any) -> str:
     return "\n".join(paragraphs).strip()
 
 
-def _is_raster(blob: bytes) -> bool:
+def is_raster(blob: bytes) -> bool:
     if blob.startswith(b"RIFF") and blob[8:12] == b"WEBP":
         return True
     return any(blob.startswith(signature) for signature in RASTER_SIGNATURES)
@@ -301,7 +301,7 @@ class ShapeWalker:
         self, element: Any, summary: dict[str, Any], path: list[str], depth: int
     ) -> None:
         tx_body = child(element, "p:txBody")
-        text = _text_of(tx_body)
+        text = text_of(tx_body)
         summary["text_preview"] = text[:TEXT_PREVIEW_CHARS]
         summary.update(_font_bundle(tx_body, self.theme))
         _count_fonts(tx_body, self.theme, self.result.fonts)
@@ -349,7 +349,7 @@ class ShapeWalker:
             self._unsupported("unreadable_picture", name, path, None)
         else:
             blob = self.slide.part.rels[r_id].target_part.blob
-            readable = _is_raster(blob)
+            readable = is_raster(blob)
             if not readable:
                 self._unsupported("unreadable_picture", name, path, None)
         width = size[0] or 0
@@ -404,7 +404,7 @@ class ShapeWalker:
                 if tx_body is None:
                     cells.append("")
                     continue
-                cells.append(_text_of(tx_body).replace("\n", " "))
+                cells.append(text_of(tx_body).replace("\n", " "))
                 _count_fonts(tx_body, self.theme, fonts)
             row_texts.append(" | ".join(cells))
         text = "\n".join(row_texts).strip()

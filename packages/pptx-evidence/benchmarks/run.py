@@ -1,0 +1,150 @@
+"""Benchmark ``rvault-pptx extract --no-ocr`` end to end, worker isolation included.
+
+Generates (untimed) the issue's 200-slide deck (text and notes on every
+slide, a table every 10th, a group every 7th, a picture every 3rd, a timing
+tree every 5th) and a 1-slide deck, then runs the installed console script
+as a user would, several times each. Wall time is measured around the whole
+process; memory is the peak of the sampled sum of RSS over the process tree
+(supervisor + worker, sampled every ~2 ms with psutil) and, as a strict upper
+bound, the sum of each process's own peak RSS (``ru_maxrss``) reported by
+the command on stderr.
+
+    .venv/bin/python packages/pptx-evidence/benchmarks/run.py [--runs 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import psutil
+from pptx import Presentation
+from rvault_pptx_evidence import sample_decks
+
+TARGETS = {"200-slide": (1.2, 150.0), "1-slide": (0.35, 150.0)}
+RSS_LINE = re.compile(r"worker peak_rss_kib=(\d+) supervisor peak_rss_kib=(\d+)")
+
+
+def one_slide_deck() -> bytes:
+    import io
+
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[1])
+    slide.shapes.title.text = "One slide"
+    slide.placeholders[1].text = "Body"
+    slide.notes_slide.notes_text_frame.text = "Notes"
+    buffer = io.BytesIO()
+    prs.save(buffer)
+    return buffer.getvalue()
+
+
+def _script() -> str:
+    candidate = Path(sys.executable).parent / "rvault-pptx"
+    return str(candidate) if candidate.exists() else "rvault-pptx"
+
+
+def measure(deck: Path) -> tuple[float, float, float, int]:
+    """(wall seconds, sampled tree peak MiB, per-process peak sum MiB, slide count)."""
+    peak = 0
+    done = threading.Event()
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        [_script(), "extract", str(deck), "--no-ocr"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+    def sample() -> None:
+        nonlocal peak
+        try:
+            root = psutil.Process(process.pid)
+        except psutil.NoSuchProcess:
+            return
+        while not done.is_set():
+            total = 0
+            try:
+                procs = [root, *root.children(recursive=True)]
+                for proc in procs:
+                    total += proc.memory_info().rss
+            except (psutil.NoSuchProcess, psutil.ZombieProcess):
+                pass
+            peak = max(peak, total)
+            time.sleep(0.002)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    stdout, stderr = process.communicate()
+    wall = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    if process.returncode != 0:
+        raise SystemExit(
+            f"extract failed ({process.returncode}): {stdout[:500]!r} {stderr[-500:]!r}"
+        )
+    match = RSS_LINE.search(stderr.decode())
+    upper = (int(match.group(1)) + int(match.group(2))) / 1024 if match else float("nan")
+    slides = int(re.search(rb'"slide_count": (\d+)', stdout).group(1))  # type: ignore[union-attr]
+    return wall, peak / (1024 * 1024), upper, slides
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        decks = {"200-slide": Path(tmp) / "deck200.pptx", "1-slide": Path(tmp) / "deck1.pptx"}
+        decks["200-slide"].write_bytes(sample_decks.benchmark_deck(200))
+        decks["1-slide"].write_bytes(one_slide_deck())
+        measure(decks["1-slide"])  # warm the page cache and .pyc files
+        rows = []
+        for name, deck in decks.items():
+            runs = [measure(deck) for _ in range(args.runs)]
+            walls = [r[0] for r in runs]
+            median = statistics.median(walls)
+            sampled = max(r[1] for r in runs)
+            upper = max(r[2] for r in runs)
+            slides = runs[0][3]
+            wall_target, rss_target = TARGETS[name]
+            verdict = "ok" if median <= wall_target and upper <= rss_target else "MISS"
+            rows.append(
+                (
+                    name,
+                    slides,
+                    median,
+                    min(walls),
+                    max(walls),
+                    slides / median,
+                    sampled,
+                    upper,
+                    wall_target,
+                    verdict,
+                )
+            )
+    header = (
+        f"{'deck':<10} {'slides':>6} {'median s':>9} {'min s':>7} {'max s':>7} {'slides/s':>9} "
+        f"{'tree MiB':>9} {'sum MiB':>8} {'target s':>9} {'':>5}"
+    )
+    print(f"rvault-pptx extract --no-ocr, {args.runs} runs each, worker isolation included")
+    print(header)
+    print("-" * len(header))
+    for name, slides, median, low, high, rate, sampled, upper, target, verdict in rows:
+        print(
+            f"{name:<10} {slides:>6} {median:>9.3f} {low:>7.3f} {high:>7.3f} {rate:>9.1f} "
+            f"{sampled:>9.1f} {upper:>8.1f} {target:>9.2f} {verdict:>5}"
+        )
+    print(
+        "tree MiB: sampled peak of summed RSS over the process tree; "
+        "sum MiB: sum of per-process peaks"
+    )
+    return 0 if all(row[-1] == "ok" for row in rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
