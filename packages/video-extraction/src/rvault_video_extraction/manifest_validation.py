@@ -302,6 +302,20 @@ def _check_paths(
     return digests
 
 
+def _path_text_codes(document: dict[str, Any], out: _Collector) -> None:
+    """Name the path rule a malformed path breaks, even when the shape is invalid."""
+    located: list[tuple[str, Any]] = [("$.source_video_path", document.get("source_video_path"))]
+    artifacts = document.get("artifacts")
+    if isinstance(artifacts, list):
+        for position, artifact in enumerate(artifacts):
+            if isinstance(artifact, dict):
+                located.append((f"$.artifacts[{position}].path", artifact.get("path")))
+    for where, text in located:
+        if isinstance(text, str):
+            for code in path_text_issues(text):
+                out.add(code, where, "manifest paths are native absolute without dot segments or foreign syntax")
+
+
 def validate_manifest(
     document: Any,
     *,
@@ -349,6 +363,7 @@ def validate_manifest(
     for schema_issue in schema_issues(ARTIFACT_ID, CURRENT_VERSION, document):
         out.add("schema_violation", schema_issue.path, schema_issue.message)
     if out.issues:
+        _path_text_codes(document, out)
         return ManifestReport("invalid", version, False, False, tuple(out.issues))
     if expected_video_id is not None and document["source_video_id"] != expected_video_id:
         out.add(

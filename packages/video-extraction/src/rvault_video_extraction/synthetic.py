@@ -303,3 +303,22 @@ def write_h264(spec: TalkSpec, path: Path, *, crf: int = 23, preset: str = "very
     if code != 0:
         raise RuntimeError(f"ffmpeg exited with {code}")
     return path
+
+
+def distinct_slides(count: int, prefix: str = "S") -> list[Slide]:
+    """Slides with different backgrounds, titles and bullets (every other one with a picture)."""
+    return [
+        Slide(
+            f"{prefix}{index}",
+            f"Topic number {index}",
+            tuple(f"point {index}.{row} here" for row in range(3)),
+            background=index,
+            picture=index % 2 == 0,
+        )
+        for index in range(count)
+    ]
+
+
+def timeline(slides: Sequence[Slide], seconds: float = 2.5) -> list[Segment]:
+    """Each slide on screen for ``seconds``."""
+    return [Segment(slide, seconds) for slide in slides]
