@@ -13,7 +13,6 @@ from typing import Any
 
 from rvault_contracts import cli as contract_cli
 from rvault_contracts.canonical import artifact_bytes
-from rvault_contracts.writer import install, read_snapshot, writer_lock
 
 from rvault_pptx_evidence import refusals
 from rvault_pptx_evidence.ocr_channels import OCR_DISABLED, OCR_ENGINE_UNAVAILABLE
@@ -107,6 +106,9 @@ def handle(args: argparse.Namespace) -> int:
     if out is None:
         contract_cli.emit(run.document)
         return contract_cli.EXIT_OK
+    # Imported here: only --out needs the writer, and the 1-slide path is latency-bound.
+    from rvault_contracts.writer import install, read_snapshot, writer_lock
+
     with writer_lock(out) as lock:
         snapshot = read_snapshot(out)
         report = install(out, artifact_bytes(run.document), expected=snapshot, lock=lock)
