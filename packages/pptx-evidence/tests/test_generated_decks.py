@@ -1,0 +1,89 @@
+"""More generated decks: the benchmark shape at 20 slides, gradients, fingerprints."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+from typing import Any
+
+from pptx import Presentation
+from pptx.dml.color import RGBColor
+from rvault_pptx_evidence import api, sample_decks
+from rvault_pptx_evidence.extract import extract_path
+from rvault_pptx_evidence.ocr_channels import OCR_DISABLED
+
+
+def test_benchmark_shaped_deck_counts(tmp_path: Path, schema_valid: Any) -> None:
+    deck = tmp_path / "bench20.pptx"
+    deck.write_bytes(sample_decks.benchmark_deck(20))
+    doc = extract_path(deck, "bench20.pptx", ocr_mode=OCR_DISABLED)
+    schema_valid(doc)
+    assert api.classify(doc).status == api.CURRENT
+    slides = doc["per_slide_visual"]
+    assert len(slides) == doc["slide_count"] == 20
+    assert all(s["has_speaker_notes"] for s in slides)
+    tables = [
+        s["slide_number"]
+        for s in slides
+        if any(x["graphic_frame_type"] == "table" for x in s["shapes_summary"])
+    ]
+    groups = [
+        s["slide_number"]
+        for s in slides
+        if any(x["shape_type"] == "GROUP (6)" for x in s["shapes_summary"])
+    ]
+    pictures = [s["slide_number"] for s in slides if s["has_image"]]
+    timed = [s["slide_number"] for s in slides if s["native_timing"]["timing_element_present"]]
+    assert tables == [10, 20]
+    assert groups == [7, 14]
+    assert pictures == [3, 6, 9, 12, 15, 18]
+    assert timed == [5, 10, 15, 20]
+    low = [s["slide_number"] for s in slides if s["text_extraction_confidence"] == "low"]
+    assert low == [7, 10, 14, 20]
+    summary = doc["native_timing_summary"]
+    assert summary["slides_with_transitions"] == 4 and summary["transition_count"] == 4
+    assert summary["animation_behavior_counts"]["total"] == 4 * 6
+    assert summary["build_entry_counts"] == {
+        "paragraph": 4,
+        "diagram": 4,
+        "ole_chart": 0,
+        "graphic": 0,
+        "total": 8,
+    }
+    assert summary["visibility_set_action_count"] == 4 and summary["set_action_count"] == 8
+    assert doc["global_design"]["fonts_used"] == {"Bangers": 20}
+    assert (
+        slides[0]["text_content_preview"] == "Slide 1\nPoint one of slide 1\nPoint two\nPoint three"
+    )
+
+
+def test_gradient_and_unknown_backgrounds(tmp_path: Path, schema_valid: Any) -> None:
+    prs = Presentation()
+    gradient = prs.slides.add_slide(prs.slide_layouts[6])
+    gradient.background.fill.gradient()
+    gradient.background.fill.gradient_stops[0].color.rgb = RGBColor(0x12, 0x34, 0x56)
+    nofill = prs.slides.add_slide(prs.slide_layouts[6])
+    nofill.background.fill.background()  # a:noFill: no colour claim can be made
+    buffer = io.BytesIO()
+    prs.save(buffer)
+    deck = tmp_path / "bg.pptx"
+    deck.write_bytes(buffer.getvalue())
+    doc = extract_path(deck, "bg.pptx", ocr_mode=OCR_DISABLED)
+    schema_valid(doc)
+    first, second = doc["per_slide_visual"]
+    assert (first["background_type"], first["background_color_hex"]) == ("gradient", "#123456")
+    assert (second["background_type"], second["background_color_hex"]) == ("unknown", None)
+    assert doc["aspect_ratio"] == "4:3"
+
+
+def test_fingerprint_is_bytes_not_path(
+    rich_deck: Path, rich_doc: dict[str, Any], tmp_path: Path
+) -> None:
+    copy = tmp_path / "elsewhere" / "renamed.pptx"
+    copy.parent.mkdir()
+    shutil.copyfile(rich_deck, copy)
+    doc = extract_path(copy, "elsewhere/renamed.pptx", ocr_mode=OCR_DISABLED)
+    assert doc["input_fingerprint"] == rich_doc["input_fingerprint"]
+    assert doc["per_slide_visual"] == rich_doc["per_slide_visual"]
+    assert doc["pptx_path"] != rich_doc["pptx_path"]
