@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import re
 import shutil
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -87,3 +89,50 @@ def test_fingerprint_is_bytes_not_path(
     assert doc["input_fingerprint"] == rich_doc["input_fingerprint"]
     assert doc["per_slide_visual"] == rich_doc["per_slide_visual"]
     assert doc["pptx_path"] != rich_doc["pptx_path"]
+
+
+def _picture_slide(doc: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    slide = doc["per_slide_visual"][1]
+    return slide, next(s for s in slide["shapes_summary"] if s["is_picture"])
+
+
+def test_non_raster_picture_is_unreadable(
+    picture_deck: Path, tmp_path: Path, schema_valid: Any
+) -> None:
+    raw = picture_deck.read_bytes()
+    with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+        member = next(n for n in zf.namelist() if n.startswith("ppt/media/"))
+    deck = tmp_path / "vector.pptx"
+    deck.write_bytes(sample_decks.replace_member(raw, member, b"%!PS-Adobe vector, not a raster"))
+    doc = extract_path(deck, "vector.pptx", ocr_mode=OCR_DISABLED)
+    schema_valid(doc)
+    slide, picture = _picture_slide(doc)
+    assert picture["picture_asset_status"] == "available"  # the bytes exist and are bound
+    assert [u["content_type"] for u in slide["unsupported_content"]] == ["unreadable_picture"]
+    ocr = next(c for c in slide["text_channels"] if c["channel"] == "picture_ocr")
+    assert (ocr["status"], ocr["reason"]) == ("unavailable", "no_readable_asset")
+
+
+def test_picture_without_embedded_blob_is_unavailable(
+    picture_deck: Path, tmp_path: Path, schema_valid: Any
+) -> None:
+    raw = picture_deck.read_bytes()
+    with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+        xml = zf.read("ppt/slides/slide2.xml")
+    deck = tmp_path / "dangling.pptx"
+    broken = re.sub(rb'r:embed="rId\d+"', b'r:embed="rId999"', xml)
+    deck.write_bytes(sample_decks.replace_member(raw, "ppt/slides/slide2.xml", broken))
+    doc = extract_path(deck, "dangling.pptx", ocr_mode=OCR_DISABLED)
+    schema_valid(doc)
+    slide, picture = _picture_slide(doc)
+    assert (
+        picture["picture_asset_status"],
+        picture["picture_part_name"],
+        picture["picture_asset_sha256"],
+    ) == (
+        "unavailable",
+        None,
+        None,
+    )
+    assert slide["render_required_reasons"] == ["unreadable_picture"]
+    assert api.classify(doc).status == api.CURRENT
