@@ -108,7 +108,8 @@ def _run_child(write_fd: int, path: Path, pptx_path: str, ocr_mode: str, limits:
         os._exit(code)
 
 
-def _read_with_deadline(read_fd: int, pid: int, limits: Limits) -> bytes:
+def _read_with_deadline(read_fd: int, limits: Limits) -> bytes:
+    """The worker's whole payload; raising leaves killing the worker to the caller."""
     deadline = time.monotonic() + limits.worker_wall_seconds
     chunks: list[bytes] = []
     total = 0
@@ -117,7 +118,6 @@ def _read_with_deadline(read_fd: int, pid: int, limits: Limits) -> bytes:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                _kill(pid)
                 raise Refusal(
                     refusals.WORKER_TIMEOUT,
                     f"the extraction worker exceeded {limits.worker_wall_seconds:.0f}"
@@ -130,7 +130,6 @@ def _read_with_deadline(read_fd: int, pid: int, limits: Limits) -> bytes:
                 return b"".join(chunks)
             total += len(chunk)
             if total > limits.max_worker_output_bytes:
-                _kill(pid)
                 raise Refusal(
                     refusals.WORKER_RESOURCE_LIMIT,
                     "the extraction worker's output exceeded its limit",
@@ -162,7 +161,10 @@ def run_isolated(
         # The child does this itself; repeating it closes the race before its first step.
         with contextlib.suppress(PermissionError, ProcessLookupError):
             os.setpgid(pid, pid)
-        raw = _read_with_deadline(read_fd, pid, limits)
+        raw = _read_with_deadline(read_fd, limits)
+    except BaseException:
+        _kill(pid)  # interrupted or refused: never leave a worker running behind the caller
+        raise
     finally:
         os.close(read_fd)
     try:
