@@ -99,3 +99,11 @@ def test_supervisor_never_imports_python_pptx(rich_deck: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.split() == ["0", "False", "True"]
+
+
+def test_recorded_path_is_relative_and_normalized(tmp_path: Path) -> None:
+    from rvault_pptx_evidence.commands.extract import display_path
+
+    root = tmp_path / "decks"
+    assert display_path(root / "conf" / ".." / "conf" / "talk.pptx", str(root)) == "conf/talk.pptx"
+    assert display_path(tmp_path / "outside.pptx", str(root)) == "outside.pptx"

@@ -8,6 +8,7 @@ worker process; the deck is only ever read.
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
@@ -53,9 +54,9 @@ def register(subparsers: Any) -> None:
 def display_path(deck: Path, source_root: str | None) -> str:
     """The ``pptx_path`` recorded in the document: relative, ``/``-separated."""
     base = Path(source_root) if source_root else Path.cwd()
-    absolute = deck.absolute()
+    absolute = Path(os.path.normpath(deck.absolute()))
     try:
-        return absolute.relative_to(base.absolute()).as_posix()
+        return absolute.relative_to(Path(os.path.normpath(base.absolute()))).as_posix()
     except ValueError:
         return absolute.name
 
