@@ -151,7 +151,7 @@ def download_video(
     locate_in_vault(target.parent, storage, storage, must_exist=True)
 
     import yt_dlp
-    from yt_dlp.utils import DownloadError
+    from yt_dlp.utils import YoutubeDLError
 
     params = ydl_params(target, progress, enable_file_urls)
     try:
@@ -160,8 +160,9 @@ def download_video(
                 code = ydl.download_with_info_file(str(info_json))
             else:
                 code = ydl.download([f"https://www.youtube.com/watch?v={youtube_id}"])
-    except DownloadError as exc:
-        raise VideoExtractionError("download_failed", str(exc), youtube_id) from None
+    except (YoutubeDLError, OSError) as exc:
+        # DownloadError, network RequestError (also the file:// block) and I/O all derive from these.
+        raise VideoExtractionError("download_failed", f"{type(exc).__name__}: {exc}", youtube_id) from None
     if code:
         raise VideoExtractionError(
             "download_failed", f"yt-dlp reported failure ({code})", youtube_id
