@@ -10,7 +10,6 @@ generated here and classifies the result through the public reader
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -44,7 +43,9 @@ def test_capability_classes_of_real_and_stored_manifests(tmp_path: Path) -> None
     assert (current.status, current.usable, current.trusted) == ("current", True, False)
     legacy = {k: v for k, v in manifest.items() if k not in ("schema_version", "pipeline_version")}
     assert api.validate_manifest(legacy, vault_root=root).status == "legacy"
-    assert api.validate_manifest({**manifest, "schema_version": 2}, vault_root=root).status == "legacy"
+    assert (
+        api.validate_manifest({**manifest, "schema_version": 2}, vault_root=root).status == "legacy"
+    )
     future = api.validate_manifest({**manifest, "schema_version": 4}, vault_root=root)
     assert (future.status, future.usable) == ("future", False)
 

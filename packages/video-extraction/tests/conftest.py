@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from rvault_video_extraction.synthetic import TalkSpec, write_mp4v
 
 VIDEO_ID = "AbCdEfGhI_1"

@@ -18,7 +18,6 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
-
 from rvault_video_extraction.downloader import FORMAT
 
 SCRIPT = "rvault-video"
@@ -41,27 +40,74 @@ def recorded(tmp_path: Path) -> Callable[[str], Path]:
     _video(media / "v360.mp4", 32, 18)
     subprocess.run(
         [
-            "ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:duration=1",
-            "-c:a", "aac", str(media / "a.m4a"),
+            "ffmpeg",
+            "-loglevel",
+            "error",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=frequency=440:duration=1",
+            "-c:a",
+            "aac",
+            str(media / "a.m4a"),
         ],
         check=True,
     )
 
     def write(youtube_id: str) -> Path:
         formats = [
-            {"format_id": "137", "url": (media / "v1080.mp4").as_uri(), "ext": "mp4", "vcodec": "avc1",
-             "acodec": "none", "width": 1920, "height": 1080},
-            {"format_id": "247", "url": (media / "v720.mp4").as_uri(), "ext": "webm", "vcodec": "vp9",
-             "acodec": "none", "width": 1280, "height": 720},
-            {"format_id": "136", "url": (media / "v720.mp4").as_uri(), "ext": "mp4", "vcodec": "avc1",
-             "acodec": "none", "width": 1280, "height": 720},
-            {"format_id": "18", "url": (media / "v360.mp4").as_uri(), "ext": "mp4", "vcodec": "avc1",
-             "acodec": "mp4a.40.2", "width": 640, "height": 360},
-            {"format_id": "140", "url": (media / "a.m4a").as_uri(), "ext": "m4a", "vcodec": "none",
-             "acodec": "mp4a.40.2"},
+            {
+                "format_id": "137",
+                "url": (media / "v1080.mp4").as_uri(),
+                "ext": "mp4",
+                "vcodec": "avc1",
+                "acodec": "none",
+                "width": 1920,
+                "height": 1080,
+            },
+            {
+                "format_id": "247",
+                "url": (media / "v720.mp4").as_uri(),
+                "ext": "webm",
+                "vcodec": "vp9",
+                "acodec": "none",
+                "width": 1280,
+                "height": 720,
+            },
+            {
+                "format_id": "136",
+                "url": (media / "v720.mp4").as_uri(),
+                "ext": "mp4",
+                "vcodec": "avc1",
+                "acodec": "none",
+                "width": 1280,
+                "height": 720,
+            },
+            {
+                "format_id": "18",
+                "url": (media / "v360.mp4").as_uri(),
+                "ext": "mp4",
+                "vcodec": "avc1",
+                "acodec": "mp4a.40.2",
+                "width": 640,
+                "height": 360,
+            },
+            {
+                "format_id": "140",
+                "url": (media / "a.m4a").as_uri(),
+                "ext": "m4a",
+                "vcodec": "none",
+                "acodec": "mp4a.40.2",
+            },
         ]
-        info = {"id": youtube_id, "title": "A recorded talk", "extractor": "youtube", "extractor_key": "Youtube",
-                "formats": formats}
+        info = {
+            "id": youtube_id,
+            "title": "A recorded talk",
+            "extractor": "youtube",
+            "extractor_key": "Youtube",
+            "formats": formats,
+        }
         path = tmp_path / f"{youtube_id}.info.json"
         path.write_text(json.dumps(info))
         return path
@@ -71,14 +117,28 @@ def recorded(tmp_path: Path) -> Callable[[str], Path]:
 
 def _streams(path: Path) -> list[str]:
     probe = subprocess.run(
-        ["ffprobe", "-v", "error", "-show_entries", "stream=codec_type,width,height", "-of", "compact", str(path)],
-        capture_output=True, text=True, check=True,
+        [
+            "ffprobe",
+            "-v",
+            "error",
+            "-show_entries",
+            "stream=codec_type,width,height",
+            "-of",
+            "compact",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return sorted(probe.stdout.split())
 
 
 def test_format_selector_is_the_spec_string() -> None:
-    assert FORMAT == "bestvideo[height<=720][ext=mp4]+bestaudio[ext=m4a]/best[height<=720][ext=mp4]/best[height<=720]"
+    assert (
+        FORMAT == "bestvideo[height<=720][ext=mp4]+bestaudio[ext=m4a]"
+        "/best[height<=720][ext=mp4]/best[height<=720]"
+    )
 
 
 def test_download_selects_720p_mp4_plus_m4a(
@@ -87,14 +147,23 @@ def test_download_selects_720p_mp4_plus_m4a(
     vault = tmp_path / "vault"
     vault.mkdir()
     info = recorded(VIDEO_ID)
-    result = cli(SCRIPT, "download", VIDEO_ID, vault, "--load-info-json", info, "--enable-file-urls")
+    result = cli(
+        SCRIPT, "download", VIDEO_ID, vault, "--load-info-json", info, "--enable-file-urls"
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     target = vault / "slides-rebuild" / VIDEO_ID / f"{VIDEO_ID}.mp4"
     assert result.json == {
-        "error": None, "ok": True, "path": str(target.resolve()), "size": target.stat().st_size,
-        "status": "downloaded", "youtube_id": VIDEO_ID,
+        "error": None,
+        "ok": True,
+        "path": str(target.resolve()),
+        "size": target.stat().st_size,
+        "status": "downloaded",
+        "youtube_id": VIDEO_ID,
     }
-    assert _streams(target) == ["stream|codec_type=audio", "stream|codec_type=video|width=64|height=36"]
+    assert _streams(target) == [
+        "stream|codec_type=audio",
+        "stream|codec_type=video|width=64|height=36",
+    ]
     assert sorted(p.name for p in target.parent.iterdir()) == [f"{VIDEO_ID}.mp4"]
     assert "136+140" in result.stderr
     again = cli(SCRIPT, "download", VIDEO_ID, vault, "--load-info-json", info, "--enable-file-urls")
@@ -102,7 +171,10 @@ def test_download_selects_720p_mp4_plus_m4a(
 
 
 def test_file_urls_stay_blocked_without_the_switch(
-    cli: Callable[..., Any], recorded: Callable[[str], Path], tmp_path: Path, snapshot_tree: Callable[..., Any]
+    cli: Callable[..., Any],
+    recorded: Callable[[str], Path],
+    tmp_path: Path,
+    snapshot_tree: Callable[..., Any],
 ) -> None:
     vault = tmp_path / "vault"
     vault.mkdir()
@@ -113,7 +185,9 @@ def test_file_urls_stay_blocked_without_the_switch(
     assert not (vault / "slides-rebuild" / VIDEO_ID / f"{VIDEO_ID}.mp4").exists()
 
 
-def test_download_refusals(cli: Callable[..., Any], recorded: Callable[[str], Path], tmp_path: Path) -> None:
+def test_download_refusals(
+    cli: Callable[..., Any], recorded: Callable[[str], Path], tmp_path: Path
+) -> None:
     vault = tmp_path / "vault"
     (vault / "slides-rebuild").mkdir(parents=True)
     bad = cli(SCRIPT, "download", "not-an-id", vault)
@@ -123,20 +197,39 @@ def test_download_refusals(cli: Callable[..., Any], recorded: Callable[[str], Pa
     outside = tmp_path / "outside"
     outside.mkdir()
     (vault / "slides-rebuild" / VIDEO_ID).symlink_to(outside, target_is_directory=True)
-    linked = cli(SCRIPT, "download", VIDEO_ID, vault, "--load-info-json", recorded(VIDEO_ID), "--enable-file-urls")
+    linked = cli(
+        SCRIPT,
+        "download",
+        VIDEO_ID,
+        vault,
+        "--load-info-json",
+        recorded(VIDEO_ID),
+        "--enable-file-urls",
+    )
     assert linked.returncode == 2 and linked.json["error"]["code"] == "symlink_refused"
     assert list(outside.iterdir()) == []
     missing = cli(SCRIPT, "download", VIDEO_ID, tmp_path / "no-vault")
     assert missing.returncode == 2 and missing.json["error"]["code"] == "vault_root_missing"
 
 
-def test_batch_download(cli: Callable[..., Any], recorded: Callable[[str], Path], tmp_path: Path) -> None:
+def test_batch_download(
+    cli: Callable[..., Any], recorded: Callable[[str], Path], tmp_path: Path
+) -> None:
     vault = tmp_path / "vault"
     vault.mkdir()
     second = "ZyXwVuTsR_2"
     recorded(VIDEO_ID)
     recorded(second)
-    ok = cli(SCRIPT, "batch-download", vault, VIDEO_ID, second, "--info-json-dir", tmp_path, "--enable-file-urls")
+    ok = cli(
+        SCRIPT,
+        "batch-download",
+        vault,
+        VIDEO_ID,
+        second,
+        "--info-json-dir",
+        tmp_path,
+        "--enable-file-urls",
+    )
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert [r["status"] for r in ok.json["results"]] == ["downloaded", "downloaded"]
     for youtube_id in (VIDEO_ID, second):

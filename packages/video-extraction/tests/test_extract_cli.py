@@ -10,25 +10,28 @@ from __future__ import annotations
 
 import io
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pypdf import PdfReader
-
 from rvault_video_extraction import extract as extract_module
 from rvault_video_extraction.api import validate_manifest
 from rvault_video_extraction.extract import ExtractRequest, extract, output_names
-from rvault_video_extraction.synthetic import Segment, TalkSpec, distinct_slides, timeline
+from rvault_video_extraction.synthetic import TalkSpec, distinct_slides, timeline
 from rvault_video_extraction.versioning import PIPELINE_VERSION
 
 SCRIPT = "rvault-video"
 
 
 def small_spec() -> TalkSpec:
-    return TalkSpec(layout="side_by_side", segments=timeline(distinct_slides(3)), fade_seconds=0.3, noise_sigma=5)
+    return TalkSpec(
+        layout="side_by_side",
+        segments=timeline(distinct_slides(3)),
+        fade_seconds=0.3,
+        noise_sigma=5,
+    )
 
 
 def outputs(vault: Any) -> list[Path]:
@@ -39,7 +42,9 @@ def extract_cli(cli: Callable[..., Any], vault: Any, *extra: str) -> Any:
     return cli(SCRIPT, "extract", vault.video, vault.outdir, vault.video_id, "--fps", "2", *extra)
 
 
-def test_extract_writes_both_pdfs_and_the_manifest(cli: Callable[..., Any], talk_vault: Callable[..., Any]) -> None:
+def test_extract_writes_both_pdfs_and_the_manifest(
+    cli: Callable[..., Any], talk_vault: Callable[..., Any]
+) -> None:
     vault = talk_vault(small_spec())
     result = extract_cli(cli, vault)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -50,7 +55,10 @@ def test_extract_writes_both_pdfs_and_the_manifest(cli: Callable[..., Any], talk
     assert manifest["pipeline_version"] == PIPELINE_VERSION
     assert manifest["source_video_path"] == str(vault.video.resolve())
     assert manifest["unique_frame_count"] == 3
-    assert [a["path"] for a in manifest["artifacts"]] == [str(region_pdf.resolve()), str(context_pdf.resolve())]
+    assert [a["path"] for a in manifest["artifacts"]] == [
+        str(region_pdf.resolve()),
+        str(context_pdf.resolve()),
+    ]
     for path in (region_pdf, context_pdf):
         reader = PdfReader(io.BytesIO(path.read_bytes()))
         assert len(reader.pages) == 3
@@ -58,7 +66,10 @@ def test_extract_writes_both_pdfs_and_the_manifest(cli: Callable[..., Any], talk
         assert PIPELINE_VERSION in str(reader.metadata.creator)
     context_page = PdfReader(str(context_pdf)).pages[0]
     region_page = PdfReader(str(region_pdf)).pages[0]
-    assert (float(context_page.mediabox.width), float(context_page.mediabox.height)) == (320.0, 180.0)
+    assert (float(context_page.mediabox.width), float(context_page.mediabox.height)) == (
+        320.0,
+        180.0,
+    )
     left, top, right, bottom = manifest["slide_region"]
     assert float(region_page.mediabox.width) == pytest.approx((right - left) * 320, abs=1.5)
     assert float(region_page.mediabox.height) == pytest.approx((bottom - top) * 180, abs=1.5)
@@ -66,7 +77,9 @@ def test_extract_writes_both_pdfs_and_the_manifest(cli: Callable[..., Any], talk
         f["frame_index"] / 2.0 for f in manifest["retained_frames"]
     ]
     assert "decoded" in result.stderr and "retained" in result.stderr and "ETA" not in result.stdout
-    leftovers = [p.name for p in vault.outdir.iterdir() if p.name.startswith(f".{vault.video_id}.frames-")]
+    leftovers = [
+        p.name for p in vault.outdir.iterdir() if p.name.startswith(f".{vault.video_id}.frames-")
+    ]
     assert leftovers == []
     assert validate_manifest(manifest, vault_root=vault.root).status == "current"
 
@@ -98,8 +111,12 @@ def test_verified_manual_region_is_the_only_trusted_outcome(
     assert report.trusted and report.trusted_slide_region_path == trusted["artifacts"][0]["path"]
 
 
-def test_verified_screencast_region(cli: Callable[..., Any], talk_vault: Callable[..., Any]) -> None:
-    vault = talk_vault(TalkSpec(layout="fullscreen", speaker=False, segments=timeline(distinct_slides(2))))
+def test_verified_screencast_region(
+    cli: Callable[..., Any], talk_vault: Callable[..., Any]
+) -> None:
+    vault = talk_vault(
+        TalkSpec(layout="fullscreen", speaker=False, segments=timeline(distinct_slides(2)))
+    )
     manifest = extract_cli(cli, vault, "--region", "0,0,1,1", "--region-verified").json
     assert manifest["slide_region"] == [0.0, 0.0, 1.0, 1.0]
     assert manifest["review_required"] is False
@@ -121,8 +138,11 @@ def test_verified_screencast_region(cli: Callable[..., Any], talk_vault: Callabl
     ],
 )
 def test_bad_options_are_refused_and_change_nothing(
-    cli: Callable[..., Any], talk_vault: Callable[..., Any], snapshot_tree: Callable[..., Any],
-    extra: tuple[str, ...], code: str,
+    cli: Callable[..., Any],
+    talk_vault: Callable[..., Any],
+    snapshot_tree: Callable[..., Any],
+    extra: tuple[str, ...],
+    code: str,
 ) -> None:
     vault = talk_vault(small_spec())
     assert extract_cli(cli, vault).returncode == 0
@@ -140,8 +160,19 @@ def _truncated_after_header(path: Path) -> None:
     full = path.with_suffix(".full.mp4")
     subprocess.run(
         [
-            "ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=s=64x36:r=10:d=2",
-            "-c:v", "mpeg4", "-movflags", "+faststart", str(full),
+            "ffmpeg",
+            "-loglevel",
+            "error",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc=s=64x36:r=10:d=2",
+            "-c:v",
+            "mpeg4",
+            "-movflags",
+            "+faststart",
+            str(full),
         ],
         check=True,
     )
@@ -150,7 +181,9 @@ def _truncated_after_header(path: Path) -> None:
     path.write_bytes(data[: data.index(b"mdat") + 4])
 
 
-def test_bad_videos_are_refused(cli: Callable[..., Any], tmp_path: Path, snapshot_tree: Callable[..., Any]) -> None:
+def test_bad_videos_are_refused(
+    cli: Callable[..., Any], tmp_path: Path, snapshot_tree: Callable[..., Any]
+) -> None:
     root = tmp_path / "vault"
     outdir = root / "slides-rebuild" / "AbCdEfGhI_1"
     outdir.mkdir(parents=True)
@@ -178,7 +211,10 @@ def test_bad_videos_are_refused(cli: Callable[..., Any], tmp_path: Path, snapsho
 
 
 def test_outdir_outside_vault_or_through_symlink_is_refused(
-    cli: Callable[..., Any], talk_vault: Callable[..., Any], tmp_path: Path, snapshot_tree: Callable[..., Any]
+    cli: Callable[..., Any],
+    talk_vault: Callable[..., Any],
+    tmp_path: Path,
+    snapshot_tree: Callable[..., Any],
 ) -> None:
     vault = talk_vault(small_spec())
     elsewhere = tmp_path / "elsewhere"
@@ -188,12 +224,19 @@ def test_outdir_outside_vault_or_through_symlink_is_refused(
     video_link = vault.outdir / "link.mp4"
     video_link.symlink_to(vault.video)
     before_vault, before_elsewhere = snapshot_tree(vault.root), snapshot_tree(elsewhere)
-    outside = cli(SCRIPT, "extract", vault.video, elsewhere, vault.video_id, "--vault-root", vault.root)
+    outside = cli(
+        SCRIPT, "extract", vault.video, elsewhere, vault.video_id, "--vault-root", vault.root
+    )
     assert outside.returncode == 2 and outside.json["error"]["code"] == "outside_vault_root"
-    through = cli(SCRIPT, "extract", vault.video, linked, vault.video_id, "--vault-root", vault.root)
+    through = cli(
+        SCRIPT, "extract", vault.video, linked, vault.video_id, "--vault-root", vault.root
+    )
     assert through.returncode == 2 and through.json["error"]["code"] == "symlink_refused"
     symlinked_video = cli(SCRIPT, "extract", video_link, vault.outdir, vault.video_id)
-    assert symlinked_video.returncode == 2 and symlinked_video.json["error"]["code"] == "symlink_refused"
+    assert (
+        symlinked_video.returncode == 2
+        and symlinked_video.json["error"]["code"] == "symlink_refused"
+    )
     no_root = cli(SCRIPT, "extract", vault.video, elsewhere, vault.video_id)
     assert no_root.returncode == 2 and no_root.json["error"]["code"] == "vault_root_required"
     bad_id = cli(SCRIPT, "extract", vault.video, vault.outdir, "../escape")
@@ -209,7 +252,9 @@ def test_symlinked_vault_root_is_admitted_and_resolved(
     alias = tmp_path / "vault-alias"
     alias.symlink_to(vault.root, target_is_directory=True)
     outdir = alias / "slides-rebuild" / vault.video_id
-    result = cli(SCRIPT, "extract", outdir / f"{vault.video_id}.mp4", outdir, vault.video_id, "--fps", "2")
+    result = cli(
+        SCRIPT, "extract", outdir / f"{vault.video_id}.mp4", outdir, vault.video_id, "--fps", "2"
+    )
     assert result.returncode == 0, result.stdout
     manifest = result.json
     assert manifest["source_video_path"] == str(vault.video.resolve())
@@ -218,7 +263,9 @@ def test_symlinked_vault_root_is_admitted_and_resolved(
 
 
 def test_failure_mid_run_leaves_previous_outputs_and_no_intermediates(
-    talk_vault: Callable[..., Any], snapshot_file: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+    talk_vault: Callable[..., Any],
+    snapshot_file: Callable[..., Any],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     vault = talk_vault(small_spec())
     extract(ExtractRequest(vault.video, vault.outdir, vault.video_id, fps=2.0))
@@ -234,7 +281,11 @@ def test_failure_mid_run_leaves_previous_outputs_and_no_intermediates(
 
     monkeypatch.setattr(extract_module, "write_jpeg_pdf", failing_writer)
     with pytest.raises(OSError):
-        extract(ExtractRequest(vault.video, vault.outdir, vault.video_id, fps=2.0, region=[0.0, 0.0, 0.5, 0.5]))
+        extract(
+            ExtractRequest(
+                vault.video, vault.outdir, vault.video_id, fps=2.0, region=[0.0, 0.0, 0.5, 0.5]
+            )
+        )
     assert {path: snapshot_file(path) for path in outputs(vault)} == before
     names = sorted(p.name for p in vault.outdir.iterdir())
     assert not [n for n in names if ".frames-" in n or ".staged" in n or n.endswith(".tmp")], names
@@ -252,4 +303,4 @@ def test_no_partial_outputs_on_first_run_failure(
     with pytest.raises(RuntimeError):
         extract(ExtractRequest(vault.video, vault.outdir, vault.video_id, fps=2.0))
     assert sorted(p.name for p in vault.outdir.iterdir()) == [f"{vault.video_id}.mp4"]
-    assert os.path.exists(vault.video)
+    assert vault.video.exists()

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from rvault_video_extraction.api import read_manifest, validate_manifest
 from rvault_video_extraction.extract import ExtractRequest, extract
 from rvault_video_extraction.synthetic import TalkSpec, distinct_slides, timeline, write_mp4v
@@ -76,7 +75,10 @@ def _set(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
         (_set("artifacts.1.page_count", 4), "page_count_mismatch"),
         (_set("retained_frames.1.timestamp_seconds", 99.0), "timestamp_mismatch"),
         (_set("retained_frames.1.page_number", 3), "retained_frames_order"),
-        (_set("artifacts.1.trusted_for_authored_slide_analysis", True), "artifact_flags_inconsistent"),
+        (
+            _set("artifacts.1.trusted_for_authored_slide_analysis", True),
+            "artifact_flags_inconsistent",
+        ),
         (_set("artifacts.1.crop_method", "manual"), "artifact_flags_inconsistent"),
         (_set("artifacts.0.crop_verified", False), "artifact_flags_inconsistent"),
         (_set("review_required", True), "review_inconsistent"),
@@ -129,13 +131,15 @@ def test_paths_outside_root_symlinked_or_with_wrong_page_count(tmp_path: Path) -
     context.symlink_to(region_pdf)
     assert "path_symlink" in codes(manifest, root)
     context.unlink()
-    from rvault_video_extraction.pdf_writer import JpegPage, write_jpeg_pdf
     import cv2
     import numpy as np
+    from rvault_video_extraction.pdf_writer import JpegPage, write_jpeg_pdf
 
     ok, jpeg = cv2.imencode(".jpg", np.zeros((8, 8, 3), np.uint8))
     assert ok
-    context.write_bytes(write_jpeg_pdf([JpegPage(jpeg.tobytes(), 8, 8)], title="x", producer="x", creator="x"))
+    context.write_bytes(
+        write_jpeg_pdf([JpegPage(jpeg.tobytes(), 8, 8)], title="x", producer="x", creator="x")
+    )
     assert "pdf_page_count_mismatch" in codes(manifest, root)
     context.write_bytes(b"%PDF-1.4 truncated")
     assert "pdf_invalid" in codes(manifest, root)
@@ -146,9 +150,17 @@ def test_paths_outside_root_symlinked_or_with_wrong_page_count(tmp_path: Path) -
 @pytest.mark.parametrize(
     ("document", "status", "usable"),
     [
-        ({"slide_source": "video_extracted", "unique_slides_count": 4, "output_pdf": "/v/x.pdf"}, "legacy", True),
+        (
+            {"slide_source": "video_extracted", "unique_slides_count": 4, "output_pdf": "/v/x.pdf"},
+            "legacy",
+            True,
+        ),
         ({"schema_version": 1, "slide_region": [0, 0, 1, 1]}, "legacy", True),
-        ({"schema_version": 2, "slide_region_verified": True, "output_pdf": "/v/x.pdf"}, "legacy", True),
+        (
+            {"schema_version": 2, "slide_region_verified": True, "output_pdf": "/v/x.pdf"},
+            "legacy",
+            True,
+        ),
         ({"schema_version": 4, "anything": True}, "future", False),
         ([1, 2], "invalid", False),
     ],
@@ -185,5 +197,7 @@ def test_api_and_package_import_stay_light() -> None:
         "heavy = {'cv2', 'numpy', 'yt_dlp', 'av', 'pptx', 'faster_whisper', 'pypdf'};"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "[]"

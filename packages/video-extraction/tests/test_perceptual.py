@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-
 from rvault_video_extraction.perceptual import FrameComparator, hamming, phash
 from rvault_video_extraction.sampling import thumbnail
 from rvault_video_extraction.synthetic import Slide, render_slide
@@ -31,13 +30,27 @@ def thumb(slide: Slide, noise: float = 0.0, seed: int = 0, offset: int = 0) -> n
 
 def comparator(shape: tuple[int, int], threshold: int = 8) -> FrameComparator:
     height, width = shape
-    return FrameComparator((0, 0, width, height), np.zeros(shape, bool), np.zeros(shape, np.uint8), threshold)
+    return FrameComparator(
+        (0, 0, width, height), np.zeros(shape, bool), np.zeros(shape, np.uint8), threshold
+    )
 
 
-TEXT_A = Slide("a", "Results of the study", ("accuracy improved", "latency halved", "costs stable"), background=0)
-TEXT_B = Slide("b", "Results of the trial", ("accuracy dropped", "latency doubled", "costs stable"), background=0)
+TEXT_A = Slide(
+    "a",
+    "Results of the study",
+    ("accuracy improved", "latency halved", "costs stable"),
+    background=0,
+)
+TEXT_B = Slide(
+    "b",
+    "Results of the trial",
+    ("accuracy dropped", "latency doubled", "costs stable"),
+    background=0,
+)
 BUILD_1 = Slide("b1", "Incremental", ("first bullet", "second bullet"), background=1)
-BUILD_2 = Slide("b2", "Incremental", ("first bullet", "second bullet", "third bullet"), background=1)
+BUILD_2 = Slide(
+    "b2", "Incremental", ("first bullet", "second bullet", "third bullet"), background=1
+)
 
 
 def test_64_bit_phash_merges_text_only_changes_and_builds() -> None:

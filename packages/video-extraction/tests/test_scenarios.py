@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
 from rvault_video_extraction.extract import ExtractRequest, extract
 from rvault_video_extraction.synthetic import (
     Segment,
@@ -30,7 +29,9 @@ FPS = 2.0
 
 
 def retained_labels(vault: TalkVault, manifest: dict) -> list[str]:
-    return [label_at(vault.spec, frame["timestamp_seconds"])[0] for frame in manifest["retained_frames"]]
+    return [
+        label_at(vault.spec, frame["timestamp_seconds"])[0] for frame in manifest["retained_frames"]
+    ]
 
 
 def run(vault: TalkVault, **options: object) -> dict:
@@ -52,10 +53,17 @@ def assert_region_close(region: list[float], expected: tuple[float, float, float
     ],
 )
 def test_layouts_with_fades_and_moving_speaker(
-    talk_vault: Callable[[TalkSpec], TalkVault], layout: str, speaker: bool, region: tuple[float, ...]
+    talk_vault: Callable[[TalkSpec], TalkVault],
+    layout: str,
+    speaker: bool,
+    region: tuple[float, ...],
 ) -> None:
     spec = TalkSpec(
-        layout=layout, speaker=speaker, segments=timeline(distinct_slides(5)), fade_seconds=0.3, noise_sigma=6
+        layout=layout,
+        speaker=speaker,
+        segments=timeline(distinct_slides(5)),
+        fade_seconds=0.3,
+        noise_sigma=6,
     )
     vault = talk_vault(spec)
     manifest = run(vault)
@@ -67,7 +75,9 @@ def test_layouts_with_fades_and_moving_speaker(
     assert_region_close(manifest["slide_region"], region)  # type: ignore[arg-type]
 
 
-def test_moving_speaker_beside_one_slide_gives_one_page(talk_vault: Callable[[TalkSpec], TalkVault]) -> None:
+def test_moving_speaker_beside_one_slide_gives_one_page(
+    talk_vault: Callable[[TalkSpec], TalkVault],
+) -> None:
     slide = distinct_slides(1)[0]
     spec = TalkSpec(layout="side_by_side", segments=[Segment(slide, 8.0)], noise_sigma=6)
     vault = talk_vault(spec)
@@ -76,11 +86,16 @@ def test_moving_speaker_beside_one_slide_gives_one_page(talk_vault: Callable[[Ta
     assert retained_labels(vault, manifest) == ["S0"]
 
 
-def test_slide_shown_for_one_sampling_interval_is_kept(talk_vault: Callable[[TalkSpec], TalkVault]) -> None:
+def test_slide_shown_for_one_sampling_interval_is_kept(
+    talk_vault: Callable[[TalkSpec], TalkVault],
+) -> None:
     a, b, c = distinct_slides(3)
     # B is stable for 0.6 s (> one 0.5 s interval) between fades of 0.2 s.
     spec = TalkSpec(
-        layout="fullscreen", speaker=False, fade_seconds=0.2, noise_sigma=5,
+        layout="fullscreen",
+        speaker=False,
+        fade_seconds=0.2,
+        noise_sigma=5,
         segments=[Segment(a, 2.5), Segment(b, 0.8), Segment(c, 2.5)],
     )
     vault = talk_vault(spec)
@@ -90,7 +105,9 @@ def test_slide_shown_for_one_sampling_interval_is_kept(talk_vault: Callable[[Tal
 def test_repeated_slide_a_b_a(talk_vault: Callable[[TalkSpec], TalkVault]) -> None:
     a, b = distinct_slides(2)
     spec = TalkSpec(
-        layout="side_by_side", noise_sigma=5, fade_seconds=0.3,
+        layout="side_by_side",
+        noise_sigma=5,
+        fade_seconds=0.3,
         segments=[Segment(a, 2.5), Segment(b, 2.5), Segment(a, 2.5)],
     )
     vault = talk_vault(spec)
@@ -99,7 +116,8 @@ def test_repeated_slide_a_b_a(talk_vault: Callable[[TalkSpec], TalkVault]) -> No
 
 def test_text_only_changes_on_one_layout(talk_vault: Callable[[TalkSpec], TalkVault]) -> None:
     slides = [
-        Slide(f"T{i}", f"Same layout {i}", (f"alpha {i}", f"beta {i * 7}", "gamma"), background=0) for i in range(4)
+        Slide(f"T{i}", f"Same layout {i}", (f"alpha {i}", f"beta {i * 7}", "gamma"), background=0)
+        for i in range(4)
     ]
     spec = TalkSpec(layout="fullscreen", speaker=False, segments=timeline(slides), noise_sigma=6)
     vault = talk_vault(spec)
@@ -107,15 +125,24 @@ def test_text_only_changes_on_one_layout(talk_vault: Callable[[TalkSpec], TalkVa
 
 
 def test_incremental_builds(talk_vault: Callable[[TalkSpec], TalkVault]) -> None:
-    slides = [Slide(f"B{i}", "Incremental", tuple(f"bullet {j}" for j in range(i + 1)), background=1) for i in range(4)]
+    slides = [
+        Slide(f"B{i}", "Incremental", tuple(f"bullet {j}" for j in range(i + 1)), background=1)
+        for i in range(4)
+    ]
     spec = TalkSpec(layout="side_by_side", segments=timeline(slides), noise_sigma=6)
     vault = talk_vault(spec)
     assert retained_labels(vault, run(vault)) == ["B0", "B1", "B2", "B3"]
 
 
-def test_heavy_compression_noise_adds_no_duplicates(talk_vault: Callable[[TalkSpec], TalkVault]) -> None:
+def test_heavy_compression_noise_adds_no_duplicates(
+    talk_vault: Callable[[TalkSpec], TalkVault],
+) -> None:
     spec = TalkSpec(
-        layout="fullscreen", speaker=False, segments=timeline(distinct_slides(3), 4.0), noise_sigma=12, fade_seconds=0.3
+        layout="fullscreen",
+        speaker=False,
+        segments=timeline(distinct_slides(3), 4.0),
+        noise_sigma=12,
+        fade_seconds=0.3,
     )
     vault = talk_vault(spec)
     manifest = run(vault)

@@ -19,7 +19,10 @@ PROG = "rvault-video"
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="Slides from talk videos: OpenCV sampling, perceptual dedupe, slide-region crop, manifest v3.",
+        description=(
+            "Slides from talk videos: OpenCV sampling, perceptual dedupe, slide-region crop, "
+            "manifest v3."
+        ),
         epilog="Exit status: 0 success, 2 refused input or failed precondition, 1 internal error.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")

@@ -30,7 +30,10 @@ from rvault_contracts.strict_json import StrictJSONError, loads_strict
 from rvault_video_extraction.errors import VideoExtractionError
 from rvault_video_extraction.vault_paths import locate_in_vault, resolve_vault_root
 
-FORMAT = "bestvideo[height<=720][ext=mp4]+bestaudio[ext=m4a]/best[height<=720][ext=mp4]/best[height<=720]"
+FORMAT = (
+    "bestvideo[height<=720][ext=mp4]+bestaudio[ext=m4a]"
+    "/best[height<=720][ext=mp4]/best[height<=720]"
+)
 YOUTUBE_ID = re.compile(r"^[A-Za-z0-9_-]{11}$")
 
 
@@ -89,7 +92,8 @@ def ydl_params(
             total = status.get("total_bytes") or status.get("total_bytes_estimate") or 0
             eta = status.get("eta")
             progress(
-                f"download {status.get('status')}: {done}/{total or '?'} bytes, ETA {eta if eta is not None else '?'}s"
+                f"download {status.get('status')}: {done}/{total or '?'} bytes, "
+                f"ETA {eta if eta is not None else '?'}s"
             )
 
     return {
@@ -161,8 +165,10 @@ def download_video(
             else:
                 code = ydl.download([f"https://www.youtube.com/watch?v={youtube_id}"])
     except (YoutubeDLError, OSError) as exc:
-        # DownloadError, network RequestError (also the file:// block) and I/O all derive from these.
-        raise VideoExtractionError("download_failed", f"{type(exc).__name__}: {exc}", youtube_id) from None
+        # DownloadError, network RequestError (also the file:// block) and I/O derive from these.
+        raise VideoExtractionError(
+            "download_failed", f"{type(exc).__name__}: {exc}", youtube_id
+        ) from None
     if code:
         raise VideoExtractionError(
             "download_failed", f"yt-dlp reported failure ({code})", youtube_id

@@ -101,7 +101,8 @@ def _validate(request: ExtractRequest) -> None:
 def _configured_root(request: ExtractRequest) -> Path:
     if request.vault_root is not None:
         return request.vault_root
-    parent = Path(os.path.abspath(request.outdir)).parent
+    # abspath, not resolve(): a configured vault symlink must stay recognisable here.
+    parent = Path(os.path.abspath(request.outdir)).parent  # noqa: PTH100
     if parent.name == "slides-rebuild":
         return parent.parent
     raise VideoExtractionError(
@@ -113,12 +114,12 @@ def _configured_root(request: ExtractRequest) -> Path:
 
 def _check_video(path: Path) -> None:
     try:
-        info = os.stat(path)
+        info = path.stat()
     except FileNotFoundError:
         raise VideoExtractionError(
             "video_not_found", "the video does not exist", str(path)
         ) from None
-    if not os.path.isfile(path):
+    if not path.is_file():
         raise VideoExtractionError("not_regular_file", "the video is not a regular file", str(path))
     if info.st_size == 0:
         raise VideoExtractionError("video_empty", "the video file is empty", str(path))

@@ -13,7 +13,7 @@ from rvault_video_extraction.errors import VideoExtractionError
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser(
         "extract",
-        help="sample a talk video, keep distinct slides, write the slide-region and context PDFs and manifest v3",
+        help="sample a talk video, keep distinct slides, write two PDFs and manifest v3",
         description=(
             "Decode VIDEO once, sample it at --fps, keep every distinct stable slide, and write "
             "VIDEO_ID.slide-region.pdf (cropped), VIDEO_ID.context.pdf (full frames) and "
@@ -28,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--hash-threshold",
         type=int,
         default=8,
-        help="Hamming distance on the 256-bit pHash above which frames count as different (default 8)",
+        help="Hamming distance on the 256-bit pHash above which frames differ (default 8)",
     )
     parser.add_argument(
         "--region", metavar="LEFT,TOP,RIGHT,BOTTOM", help="manual slide region, normalized to [0,1]"

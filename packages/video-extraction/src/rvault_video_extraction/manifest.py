@@ -16,13 +16,17 @@ SLIDE_REGION_SCOPE = "slide_region"
 CONTEXT_SCOPE = "full_frame_context"
 
 REVIEW_AUTO = (
-    "automatic slide_region is an unverified crop candidate: inspect it against the context PDF and source video, "
-    "then rerun with --region LEFT,TOP,RIGHT,BOTTOM --region-verified"
+    "automatic slide_region is an unverified crop candidate: inspect it against the context PDF "
+    "and source video, then rerun with --region LEFT,TOP,RIGHT,BOTTOM --region-verified"
 )
-REVIEW_MANUAL_UNVERIFIED = "manual slide_region was not marked visually checked: inspect it, then rerun with --region-verified"
+REVIEW_MANUAL_UNVERIFIED = (
+    "manual slide_region was not marked visually checked: inspect it, "
+    "then rerun with --region-verified"
+)
 REVIEW_NO_REGION = (
-    "no slide region was detected or given: only full-frame context exists, which is never an authored deck; "
-    "rerun with a checked --region LEFT,TOP,RIGHT,BOTTOM --region-verified (0,0,1,1 for a true screencast)"
+    "no slide region was detected or given: only full-frame context exists, which is never an "
+    "authored deck; rerun with a checked --region LEFT,TOP,RIGHT,BOTTOM --region-verified "
+    "(0,0,1,1 for a true screencast)"
 )
 
 

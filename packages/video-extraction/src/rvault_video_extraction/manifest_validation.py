@@ -297,7 +297,8 @@ def _check_paths(
             out.add(
                 "pdf_page_count_mismatch",
                 where,
-                f"the PDF has {result.page_count} pages, the manifest says {artifact['page_count']}",
+                f"the PDF has {result.page_count} pages, "
+                f"the manifest says {artifact['page_count']}",
             )
     return digests
 
@@ -313,7 +314,11 @@ def _path_text_codes(document: dict[str, Any], out: _Collector) -> None:
     for where, text in located:
         if isinstance(text, str):
             for code in path_text_issues(text):
-                out.add(code, where, "manifest paths are native absolute without dot segments or foreign syntax")
+                out.add(
+                    code,
+                    where,
+                    "manifest paths are native absolute without dot segments or foreign syntax",
+                )
 
 
 def validate_manifest(
@@ -349,7 +354,8 @@ def validate_manifest(
         issue = ManifestIssue(
             "future_manifest",
             "$.schema_version",
-            f"schema_version {version} is newer than this reader: no usable prior state; re-extract",
+            f"schema_version {version} is newer than this reader: "
+            "no usable prior state; re-extract",
         )
         return ManifestReport("future", version, False, False, (issue,))
     if status == "invalid":

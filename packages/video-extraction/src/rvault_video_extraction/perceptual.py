@@ -87,7 +87,7 @@ class FrameComparator:
         self.hash_threshold = hash_threshold
         compared = int(np.count_nonzero(self.keep))
         self.compared_pixels = compared
-        self.min_changed = max(MIN_CHANGED_PIXELS, int(round(MIN_CHANGED_FRACTION * compared)))
+        self.min_changed = max(MIN_CHANGED_PIXELS, round(MIN_CHANGED_FRACTION * compared))
 
     def prepare(self, thumb: np.ndarray) -> Prepared:
         x0, y0, x1, y1 = self.box

@@ -31,6 +31,7 @@ The result is a candidate: the spec makes every automatic region unverified.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import cv2
@@ -75,7 +76,7 @@ def analyse_scene(sequence: list[np.ndarray]) -> SceneAnalysis:
     reach = cv2.getStructuringElement(
         cv2.MORPH_ELLIPSE, (2 * MOTION_REACH + 1, 2 * MOTION_REACH + 1)
     )
-    for previous, current in zip(sequence, sequence[1:], strict=False):
+    for previous, current in itertools.pairwise(sequence):
         delta = cv2.absdiff(previous, current)
         counts += cv2.dilate((delta > MOTION_DELTA).astype(np.uint8), reach)
         ever |= delta > CHANGE_DELTA
@@ -220,8 +221,8 @@ def normalize(box: Box, width: int, height: int) -> list[float]:
 def to_pixels(region: list[float], width: int, height: int) -> Box:
     """Normalized region to a pixel box of an image of the given size (never empty)."""
     left, top, right, bottom = region
-    x0 = min(width - 1, max(0, int(round(left * width))))
-    y0 = min(height - 1, max(0, int(round(top * height))))
-    x1 = max(x0 + 1, min(width, int(round(right * width))))
-    y1 = max(y0 + 1, min(height, int(round(bottom * height))))
+    x0 = min(width - 1, max(0, round(left * width)))
+    y0 = min(height - 1, max(0, round(top * height)))
+    x1 = max(x0 + 1, min(width, round(right * width)))
+    y1 = max(y0 + 1, min(height, round(bottom * height)))
     return (x0, y0, x1, y1)

@@ -21,6 +21,7 @@ resolution) because the page images come from them.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import time
@@ -82,7 +83,7 @@ def thumbnail(frame: np.ndarray) -> np.ndarray:
 
 def sub_sample_frame(index: int, video_fps: float, fps: float) -> int:
     """Frame number of sub-sample ``index`` (even = nominal sample index/2)."""
-    return int(math.floor(index * video_fps / (2.0 * fps) + 0.5))
+    return math.floor(index * video_fps / (2.0 * fps) + 0.5)
 
 
 def _format_eta(seconds: float) -> str:
@@ -114,7 +115,8 @@ def sample_video(
         if fps * 2.0 > video_fps:
             raise VideoExtractionError(
                 "fps_exceeds_video_rate",
-                f"--fps {fps} needs at least {2 * fps} video frames per second; the video has {video_fps:g}",
+                f"--fps {fps} needs at least {2 * fps} video frames per second; "
+                f"the video has {video_fps:g}",
                 str(video),
             )
         expected = int(capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
@@ -199,11 +201,7 @@ def remove_frames(frames_dir: Path) -> None:
     for entry in entries:
         name = entry.name
         if name.startswith("sample-") and name.endswith(".jpg") and name[7:-4].isdigit():
-            try:
-                os.unlink(entry.path)
-            except FileNotFoundError:
-                pass
-    try:
-        os.rmdir(frames_dir)
-    except OSError:
-        pass
+            with contextlib.suppress(FileNotFoundError):
+                Path(entry.path).unlink()
+    with contextlib.suppress(OSError):
+        frames_dir.rmdir()

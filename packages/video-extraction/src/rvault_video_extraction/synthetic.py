@@ -75,7 +75,7 @@ class TalkSpec:
         return sum(segment.seconds for segment in self.segments)
 
     def frame_count(self) -> int:
-        return int(round(self.duration() * self.fps))
+        return round(self.duration() * self.fps)
 
     def slide_box(self) -> tuple[float, float, float, float]:
         return SLIDE_BOXES[self.layout]
@@ -106,10 +106,10 @@ def _px(
     box: tuple[float, float, float, float], width: int, height: int
 ) -> tuple[int, int, int, int]:
     return (
-        int(round(box[0] * width)),
-        int(round(box[1] * height)),
-        int(round(box[2] * width)),
-        int(round(box[3] * height)),
+        round(box[0] * width),
+        round(box[1] * height),
+        round(box[2] * width),
+        round(box[3] * height),
     )
 
 
@@ -119,7 +119,7 @@ def render_slide(slide: Slide, width: int, height: int) -> np.ndarray:
     image = np.empty((height, width, 3), np.uint8)
     image[:] = colour
     scale = height / 360.0
-    thickness = max(1, int(round(2 * scale)))
+    thickness = max(1, round(2 * scale))
     cv2.rectangle(image, (0, 0), (width, int(50 * scale)), tuple(int(c * 0.55) for c in colour), -1)
     cv2.putText(
         image,

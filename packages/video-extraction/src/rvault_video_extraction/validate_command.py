@@ -13,7 +13,7 @@ from rvault_video_extraction.api import read_manifest
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser(
         "validate",
-        help="validate a video manifest as one referential unit (schema, flags, counts, paths, PDF probes)",
+        help="validate a video manifest as one referential unit (flags, counts, paths, PDFs)",
     )
     parser.add_argument("manifest", type=Path, metavar="MANIFEST")
     parser.add_argument("--vault-root", type=Path, required=True, help="the configured vault root")

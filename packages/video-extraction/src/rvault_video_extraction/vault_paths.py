@@ -42,7 +42,7 @@ def path_text_issues(text: str) -> list[str]:
 
 def resolve_vault_root(root: Path) -> Path:
     """The storage root: the configured root with its own symlink resolved."""
-    if not os.path.isdir(root):
+    if not root.is_dir():
         raise VideoExtractionError(
             "vault_root_missing", "the vault root is not a directory", str(root)
         )
@@ -50,10 +50,11 @@ def resolve_vault_root(root: Path) -> Path:
 
 
 def _relative_below(candidate: Path, configured: Path, storage: Path) -> tuple[str, ...] | None:
-    absolute = Path(os.path.abspath(candidate))
+    # abspath is lexical: symlinks are checked component by component below.
+    absolute = Path(os.path.abspath(candidate))  # noqa: PTH100
     if any(part in (".", "..") for part in Path(candidate).parts):
         return None
-    for base in (Path(os.path.abspath(configured)), storage):
+    for base in (Path(os.path.abspath(configured)), storage):  # noqa: PTH100
         try:
             return absolute.relative_to(base).parts
         except ValueError:
