@@ -71,8 +71,20 @@ def _citation() -> dict[str, Any]:
         else:
             props["field"] = {"enum": list(v.TALK_METADATA_FIELDS)}
             required.append("field")
-        shapes.append(_closed(props, required))
-    return {"oneOf": shapes}
+        shapes.append(
+            {
+                "if": {"properties": {"channel": {"const": channel}}},
+                "then": _closed(props, required),
+            }
+        )
+    # if/then on the channel discriminator: one shape is evaluated per citation, and an
+    # error names the failing field of that shape instead of "not valid under any of".
+    return {
+        "allOf": shapes,
+        "properties": {"channel": {"enum": list(v.CHANNELS)}},
+        "required": ["channel", "source"],
+        "type": "object",
+    }
 
 
 def _comparison_rule() -> list[dict[str, Any]]:
@@ -157,22 +169,33 @@ def _inspection_record() -> dict[str, Any]:
     for source in v.EVIDENCE_SOURCES:
         key = v.RANGE_KEY[source]
         shapes.append(
-            _closed(
-                {"source": {"const": source}, key: _range(source == "delivery_video")},
-                ["source", key],
-            )
+            {
+                "if": {"properties": {"source": {"const": source}}},
+                "then": _closed(
+                    {"source": {"const": source}, key: _range(source == "delivery_video")},
+                    ["source", key],
+                ),
+            }
         )
     shapes.append(
-        _closed(
-            {
-                "comparison_scope": {"enum": ["full", "partial"]},
-                "evidence_sources_used": _sources_used(),
-                "source": {"const": v.COMPARISON},
-            },
-            ["source", "evidence_sources_used", "comparison_scope"],
-        )
+        {
+            "if": {"properties": {"source": {"const": v.COMPARISON}}},
+            "then": _closed(
+                {
+                    "comparison_scope": {"enum": ["full", "partial"]},
+                    "evidence_sources_used": _sources_used(),
+                    "source": {"const": v.COMPARISON},
+                },
+                ["source", "evidence_sources_used", "comparison_scope"],
+            ),
+        }
     )
-    return {"oneOf": shapes}
+    return {
+        "allOf": shapes,
+        "properties": {"source": {"enum": list(v.EVIDENCE_SOURCE_NAMES)}},
+        "required": ["source"],
+        "type": "object",
+    }
 
 
 def _structured(version: int) -> dict[str, Any]:
@@ -399,12 +422,22 @@ def report() -> dict[str, Any]:
         ["code", "message", "path"],
     )
     reasons_empty = {"maxItems": 0, "type": "array"}
-    reasons_legacy = {"items": {"type": "string"}, "minItems": 1, "type": "array", "uniqueItems": True}
+    reasons_legacy = {
+        "items": {"type": "string"},
+        "minItems": 1,
+        "type": "array",
+        "uniqueItems": True,
+    }
     generation = {
         "oneOf": [
             {"properties": {"reasons": reasons_empty, "status": {"const": "current"}}},
             {"properties": {"reasons": reasons_empty, "status": {"const": "not_applicable"}}},
-            {"properties": {"reasons": reasons_legacy, "status": {"const": "legacy_unbaselineable"}}},
+            {
+                "properties": {
+                    "reasons": reasons_legacy,
+                    "status": {"const": "legacy_unbaselineable"},
+                }
+            },
         ],
         "required": ["status", "reasons"],
         "type": "object",

@@ -171,10 +171,16 @@ def standard_vault(
     return db, talks
 
 
-def _citation(entry_channels: frozenset[str], source: str, translate: bool = False) -> dict[str, Any]:
+def _citation(
+    entry_channels: frozenset[str], source: str, translate: bool = False
+) -> dict[str, Any]:
     if source == "transcript":
         channel = "transcript" if "transcript" in entry_channels else "timed_transcript"
-        cit = {"source": "transcript", "channel": channel, "quote": "we talk about the failure story"}
+        cit = {
+            "source": "transcript",
+            "channel": channel,
+            "quote": "we talk about the failure story",
+        }
         if translate:
             cit["translation"] = "we talk about the failure story"
         return cit
@@ -313,8 +319,12 @@ def claim_legacy(version: int, filename: str, *, batch_id: str) -> dict[str, Any
     if version >= 3:
         claim["required_return_schema_version"] = version
         base = baseline([filename])
-        for key in ("opportunity_coverage_identity", "raw_score_comparison_status",
-                    "raw_score_comparison_reason", "scored_talk_count"):
+        for key in (
+            "opportunity_coverage_identity",
+            "raw_score_comparison_status",
+            "raw_score_comparison_reason",
+            "scored_talk_count",
+        ):
             del base[key]
         base.update(schema_version=1, pattern_scoring_schema_version=version)
         claim["adherence_baseline"] = base
@@ -386,27 +396,60 @@ def corpus_vault(root: Path) -> tuple[Path, dict[str, dict[str, Any]]]:
         record["_queue_claim"] = claim if claim is not None else claim_v5([name], batch_id=key)
         specs[key] = record
 
-    add("main", "main0000001", google_drive_id="drivemain", pptx_path="Conf/main.pptx", slide_source="both",
-        source_identity={"schema_version": 1, "provider": "youtube", "video_id": "main0000001",
-                         "duration_seconds": 1800})
-    add("german", "germ0000001", google_drive_id="drivegerm", delivery_language="de", slide_source="pdf")
-    add("video", "VIDvid00001", slide_source="video_extracted",
-        structured_data={"video_extraction": manifest("VIDvid00001", root)})
+    add(
+        "main",
+        "main0000001",
+        google_drive_id="drivemain",
+        pptx_path="Conf/main.pptx",
+        slide_source="both",
+        source_identity={
+            "schema_version": 1,
+            "provider": "youtube",
+            "video_id": "main0000001",
+            "duration_seconds": 1800,
+        },
+    )
+    add(
+        "german",
+        "germ0000001",
+        google_drive_id="drivegerm",
+        delivery_language="de",
+        slide_source="pdf",
+    )
+    add(
+        "video",
+        "VIDvid00001",
+        slide_source="video_extracted",
+        structured_data={"video_extraction": manifest("VIDvid00001", root)},
+    )
     add("nosrc", "nosrc000001")
     specs["nosrc"].pop("video_url")
     specs["nosrc"].pop("youtube_id")
     specs["nosrc"]["transcript_source"] = "none"
     for version in (1, 2, 3, 4):
         key = f"legacy{version}"
-        add(key, f"leg{version}0000001", claim_legacy(version, f"2024-05-01-{key}.md", batch_id=key),
-            google_drive_id=f"drive{key}", slide_source="pdf")
+        add(
+            key,
+            f"leg{version}0000001",
+            claim_legacy(version, f"2024-05-01-{key}.md", batch_id=key),
+            google_drive_id=f"drive{key}",
+            slide_source="pdf",
+        )
     future = claim_v5(["2024-05-01-future.md"], batch_id="future")
     future["schema_version"] = 9
     add("future", "fut00000001", future, google_drive_id="drivefut", slide_source="pdf")
     add("unclaimed", "uncl0000001", None, google_drive_id="driveuncl", slide_source="pdf")
     specs["unclaimed"].pop("_queue_claim")
-    pptx = [{"schema_version": 1, "pptx_path": "Conf/main.pptx", "talk_filename": specs["main"]["filename"],
-             "matched": True, "slide_count": 12, "visual_extracted": False}]
+    pptx = [
+        {
+            "schema_version": 1,
+            "pptx_path": "Conf/main.pptx",
+            "talk_filename": specs["main"]["filename"],
+            "matched": True,
+            "slide_count": 12,
+            "visual_extracted": False,
+        }
+    ]
     for key, record in specs.items():
         yid = record.get("youtube_id")
         if key != "nosrc":

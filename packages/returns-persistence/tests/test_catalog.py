@@ -9,7 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from rvault_returns_persistence.catalog import CatalogError, default_catalog_dir, fingerprint_files, load_catalog
+from rvault_returns_persistence.catalog import (
+    CatalogError,
+    default_catalog_dir,
+    fingerprint_files,
+    load_catalog,
+)
 from rvault_returns_persistence.vocabulary import DIMENSIONS
 
 
@@ -84,14 +89,34 @@ def _rewrite(directory: Path, name: str, **changes: object) -> None:
     ("mutate", "code"),
     [
         (lambda d: _rewrite(d, "coda.json", id="bookends"), "catalog_file_name_mismatch"),
-        (lambda d: _rewrite(d, "coda.json", dimensions=["Closing Pattern", "Opening Pattern"]), "catalog_dimension_order"),
+        (
+            lambda d: _rewrite(d, "coda.json", dimensions=["Closing Pattern", "Opening Pattern"]),
+            "catalog_dimension_order",
+        ),
         (lambda d: _rewrite(d, "coda.json", type="practice"), "catalog_entry_invalid"),
-        (lambda d: _rewrite(d, "coda.json", evaluable_from=["source_comparison"]), "catalog_entry_invalid"),
+        (
+            lambda d: _rewrite(d, "coda.json", evaluable_from=["source_comparison"]),
+            "catalog_entry_invalid",
+        ),
         (lambda d: _rewrite(d, "coda.json", evidence_channels=KeyError), "catalog_entry_invalid"),
-        (lambda d: _rewrite(d, "coda.json", applicability_evaluable_from=KeyError), "catalog_entry_invalid"),
-        (lambda d: _rewrite(d, "carnegie-hall.json", evaluable_from=["transcript"]), "catalog_entry_invalid"),
-        (lambda d: _rewrite(d, "slideument.json", source_comparison_groups=[["delivery_video", "transcript"]]), "catalog_comparison_group_ungated"),
-        (lambda d: (d / "coda.json").write_text('{"id": 1, "id": 2}'), "catalog_entry_not_strict_json"),
+        (
+            lambda d: _rewrite(d, "coda.json", applicability_evaluable_from=KeyError),
+            "catalog_entry_invalid",
+        ),
+        (
+            lambda d: _rewrite(d, "carnegie-hall.json", evaluable_from=["transcript"]),
+            "catalog_entry_invalid",
+        ),
+        (
+            lambda d: _rewrite(
+                d, "slideument.json", source_comparison_groups=[["delivery_video", "transcript"]]
+            ),
+            "catalog_comparison_group_ungated",
+        ),
+        (
+            lambda d: (d / "coda.json").write_text('{"id": 1, "id": 2}'),
+            "catalog_entry_not_strict_json",
+        ),
         (lambda d: (d / "README.md").write_text("notes"), "catalog_unexpected_entry"),
         (lambda d: (d / "link.json").symlink_to(d / "coda.json"), "catalog_unexpected_entry"),
         (lambda d: (d / "sub").mkdir(), "catalog_unexpected_entry"),

@@ -28,7 +28,9 @@ def write_returns(root: Path, value: Any) -> Path:
     return td.write_json(root / "batch-returns.json", value)
 
 
-def test_validate_valid_batch_exits_zero(cli: Callable[..., Any], vault: Any, snapshot_tree: Any) -> None:
+def test_validate_valid_batch_exits_zero(
+    cli: Callable[..., Any], vault: Any, snapshot_tree: Any
+) -> None:
     root, db, talks = vault
     returns = [td.complete_return(t, root) for t in talks]
     path = write_returns(root, returns)
@@ -43,7 +45,9 @@ def test_validate_valid_batch_exits_zero(cli: Callable[..., Any], vault: Any, sn
     assert snapshot_tree(root) == before  # validation never writes
 
 
-def test_validate_invalid_batch_exits_two_with_report(cli: Callable[..., Any], vault: Any, snapshot_tree: Any) -> None:
+def test_validate_invalid_batch_exits_two_with_report(
+    cli: Callable[..., Any], vault: Any, snapshot_tree: Any
+) -> None:
     root, db, talks = vault
     returns = [td.complete_return(t, root) for t in talks]
     returns[1]["queue_claim"]["reprocess_generation"] = 7
@@ -77,7 +81,9 @@ def test_claim_that_breaks_its_contract_is_reported(cli: Callable[..., Any], vau
     root, db, talks = vault
     returns = [td.complete_return(t, root) for t in talks]
     data = json.loads(db.read_text(encoding="utf-8"))
-    data["talks"][0]["_queue_claim"]["adherence_baseline"]["excluded_filenames"] = [talks[1]["filename"]]
+    data["talks"][0]["_queue_claim"]["adherence_baseline"]["excluded_filenames"] = [
+        talks[1]["filename"]
+    ]
     td.write_json(db, data)
     result = cli(CLI, "validate", write_returns(root, returns), "--db", db)
     assert result.returncode == 2
@@ -93,7 +99,9 @@ def test_claim_that_breaks_its_contract_is_reported(cli: Callable[..., Any], vau
         (b'"text"', "batch_invalid"),
     ],
 )
-def test_undecodable_returns_are_refused(cli: Callable[..., Any], vault: Any, content: bytes, code: str) -> None:
+def test_undecodable_returns_are_refused(
+    cli: Callable[..., Any], vault: Any, content: bytes, code: str
+) -> None:
     root, db, _ = vault
     path = root / "returns.json"
     path.write_bytes(content)
@@ -113,14 +121,18 @@ def test_bad_database_is_refused(cli: Callable[..., Any], tmp_path: Path) -> Non
     assert missing.returncode == 2 and missing.json["error"]["code"] == "database_unreadable"
 
 
-def test_custom_catalog_changes_fingerprint_and_rules(cli: Callable[..., Any], vault: Any, tmp_path: Path) -> None:
+def test_custom_catalog_changes_fingerprint_and_rules(
+    cli: Callable[..., Any], vault: Any, tmp_path: Path
+) -> None:
     root, db, talks = vault
     catalog_dir = tmp_path / "my-catalog"
     catalog_dir.mkdir()
     for name in ("narrative-arc.json", "going-meta.json", "bookends.json"):
         (catalog_dir / name).write_bytes((td.CATALOG_DIR / name).read_bytes())
     returns = [td.complete_return(t, root) for t in talks]
-    result = cli(CLI, "validate", write_returns(root, returns), "--db", db, "--catalog", catalog_dir)
+    result = cli(
+        CLI, "validate", write_returns(root, returns), "--db", db, "--catalog", catalog_dir
+    )
     report = result.json
     assert report["catalog"]["source"] == "custom" and report["catalog"]["entry_count"] == 3
     assert report["catalog"]["fingerprint"] != td.CATALOG.fingerprint
@@ -138,27 +150,41 @@ def test_broken_catalog_is_refused(cli: Callable[..., Any], vault: Any, tmp_path
     assert result.returncode == 2 and result.json["error"]["code"] == "catalog_entry_invalid"
 
 
-def test_scaffold_then_complete_validates(cli: Callable[..., Any], vault: Any, snapshot_tree: Any) -> None:
+def test_scaffold_then_complete_validates(
+    cli: Callable[..., Any], vault: Any, snapshot_tree: Any
+) -> None:
     root, db, talks = vault
     before = snapshot_tree(root)
     result = cli(CLI, "scaffold", "--db", db, "--talk", talks[0]["filename"])
     assert result.returncode == 0, result.stdout
     skeleton = result.json
     assert snapshot_tree(root) == before
-    assert skeleton["queue_claim"] == {"run_id": td.RUN_ID, "batch_id": td.BATCH_ID, "reprocess_generation": 1}
+    assert skeleton["queue_claim"] == {
+        "run_id": td.RUN_ID,
+        "batch_id": td.BATCH_ID,
+        "reprocess_generation": 1,
+    }
     assert skeleton["pattern_observations"]["source_inspection"] == [
         {"source": "transcript", "line_ranges": [[1, 240]]},
         {"source": "static_slides", "page_ranges": [[1, 12]]},
         {"source": "native_deck", "page_ranges": [[1, 12]]},
     ]
     assert "applicability assessments still required" in result.stderr
-    reasons = {r["pattern_id"]: r["reason_code"] for r in skeleton["pattern_observations"]["not_evaluable"]}
+    reasons = {
+        r["pattern_id"]: r["reason_code"] for r in skeleton["pattern_observations"]["not_evaluable"]
+    }
     assert reasons["weatherman"] == "source_gate_pending_owner_review"
     assert reasons["lightsaber"] == "absence_not_authorized_by_catalog"
     assert reasons["composite-animation"] == "missing_required_source_coverage"
     assert "soft-transitions" not in reasons  # transcript covers its absence gate
     # the bare skeleton is not a finished analysis
-    raw = cli(CLI, "validate", write_returns(root, [skeleton, td.complete_return(talks[1], root)]), "--db", db)
+    raw = cli(
+        CLI,
+        "validate",
+        write_returns(root, [skeleton, td.complete_return(talks[1], root)]),
+        "--db",
+        db,
+    )
     assert raw.returncode == 2
     assert "prose_not_substantive" in {e["code"] for e in raw.json["returns"][0]["errors"]}
     # completed with real observations (the helper fills the scaffold the same way a worker does)
@@ -166,7 +192,10 @@ def test_scaffold_then_complete_validates(cli: Callable[..., Any], vault: Any, s
     filled = copy.deepcopy(skeleton)
     filled["rhetoric_notes"], filled["areas_for_improvement"] = td.NOTES, td.AREAS
     filled["pattern_observations"] = done[0]["pattern_observations"]
-    assert filled["pattern_observations"]["source_inspection"] == skeleton["pattern_observations"]["source_inspection"]
+    assert (
+        filled["pattern_observations"]["source_inspection"]
+        == skeleton["pattern_observations"]["source_inspection"]
+    )
     ok = cli(CLI, "validate", write_returns(root, [filled, done[1]]), "--db", db)
     assert ok.returncode == 0, ok.json
 
@@ -185,7 +214,9 @@ def test_scaffold_for_untrusted_video_is_partial(cli: Callable[..., Any], tmp_pa
     db_path, specs = td.corpus_vault(tmp_path)
     data = json.loads(db_path.read_text(encoding="utf-8"))
     video = next(t for t in data["talks"] if t["filename"] == specs["video"]["filename"])
-    video["structured_data"]["video_extraction"] = td.manifest("VIDvid00001", tmp_path, trusted=False)
+    video["structured_data"]["video_extraction"] = td.manifest(
+        "VIDvid00001", tmp_path, trusted=False
+    )
     (tmp_path / "slides" / "VIDvid00001.pdf").unlink()
     td.write_json(db_path, data)
     result = cli(CLI, "scaffold", "--db", db_path, "--talk", specs["video"]["filename"])
@@ -196,12 +227,16 @@ def test_scaffold_for_untrusted_video_is_partial(cli: Callable[..., Any], tmp_pa
     assert "static_slides" not in skeleton["pattern_observations"]["evidence_sources"]
 
 
-def test_schema_backstop_reports_what_rules_miss(monkeypatch: pytest.MonkeyPatch, vault: Any) -> None:
+def test_schema_backstop_reports_what_rules_miss(
+    monkeypatch: pytest.MonkeyPatch, vault: Any
+) -> None:
     root, db, talks = vault
     returns = [td.complete_return(t, root) for t in talks]
     returns[0]["areas_for_improvement"] = ""
     monkeypatch.setattr(validator, "check_prose", lambda ctx: None)
-    report = validator.validate_batch(returns, db=load_database(db), catalog=td.CATALOG, vault_root=root, catalog_label="default")
+    report = validator.validate_batch(
+        returns, db=load_database(db), catalog=td.CATALOG, vault_root=root, catalog_label="default"
+    )
     errors = report["returns"][0]["errors"]
     assert [e["code"] for e in errors] == ["schema_violation"]
     assert errors[0]["path"] == '$[0]["areas_for_improvement"]'

@@ -14,9 +14,17 @@ import rvault_returns_persistence
 from test_validate_corpus import INVALID
 
 # Codes exercised by dedicated tests in test_validate_corpus.py / test_cli_validate.py.
-DEDICATED = {"return_not_object", "duplicate_return", "batch_mixed_identity", "batch_empty",
-             "batch_key_mismatch", "batch_membership_mismatch", "claim_invalid", "wrong_type",
-             "schema_violation"}
+DEDICATED = {
+    "return_not_object",
+    "duplicate_return",
+    "batch_mixed_identity",
+    "batch_empty",
+    "batch_key_mismatch",
+    "batch_membership_mismatch",
+    "claim_invalid",
+    "wrong_type",
+    "schema_violation",
+}
 
 
 def emitted_codes() -> set[str]:
@@ -27,9 +35,17 @@ def emitted_codes() -> set[str]:
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call) or len(node.args) < 2:
                 continue
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            name = (
+                node.func.attr
+                if isinstance(node.func, ast.Attribute)
+                else getattr(node.func, "id", "")
+            )
             arg = node.args[1]
-            if name in ("add", "Issue") and isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            if (
+                name in ("add", "Issue")
+                and isinstance(arg, ast.Constant)
+                and isinstance(arg.value, str)
+            ):
                 found.add(arg.value)
     return found
 

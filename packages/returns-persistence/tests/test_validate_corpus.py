@@ -20,11 +20,15 @@ from rvault_returns_persistence.database import Database, load_database
 from rvault_returns_persistence.validator import validate_batch
 
 Mutation = Callable[[dict[str, Any]], Any]
-VROOT = Path("/nonexistent")  # the module vault's root, set by the ``vault`` fixture for manifest mutations
+VROOT = Path(
+    "/nonexistent"
+)  # the module vault's root, set by the ``vault`` fixture for manifest mutations
 
 
 @pytest.fixture(scope="module")
-def vault(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Database, dict[str, dict[str, Any]]]:
+def vault(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, Database, dict[str, dict[str, Any]]]:
     global VROOT
     root = tmp_path_factory.mktemp("vault")
     VROOT = root
@@ -65,7 +69,9 @@ def bases(vault: tuple[Path, Database, dict[str, dict[str, Any]]]) -> dict[str, 
 
 def run(vault: Any, document: Any) -> dict[str, Any]:
     root, db, _ = vault
-    return validate_batch(document, db=db, catalog=td.CATALOG, vault_root=root, catalog_label="default")
+    return validate_batch(
+        document, db=db, catalog=td.CATALOG, vault_root=root, catalog_label="default"
+    )
 
 
 def codes(report: dict[str, Any]) -> set[str]:
@@ -102,7 +108,9 @@ def assessment(r: dict[str, Any], pid: str) -> dict[str, Any]:
     return next(x for x in po(r)["applicability_assessments"] if x["pattern_id"] == pid)
 
 
-def add_detection(r: dict[str, Any], record: dict[str, Any], lane: str = "patterns_detected") -> None:
+def add_detection(
+    r: dict[str, Any], record: dict[str, Any], lane: str = "patterns_detected"
+) -> None:
     drop_ne(r, record["pattern_id"])
     po(r)["applicability_assessments"] = [
         x for x in po(r)["applicability_assessments"] if x["pattern_id"] != record["pattern_id"]
@@ -120,7 +128,9 @@ def add_comparison(r: dict[str, Any], group: list[str], scope: str = "full") -> 
     )
 
 
-def comparison_detection(group: list[str] | None = None, cite: tuple[str, ...] = ("static_slides", "native_deck")) -> dict[str, Any]:
+def comparison_detection(
+    group: list[str] | None = None, cite: tuple[str, ...] = ("static_slides", "native_deck")
+) -> dict[str, Any]:
     record: dict[str, Any] = {
         "pattern_id": "progressive-reveal",
         "confidence": "strong",
@@ -135,7 +145,9 @@ def comparison_detection(group: list[str] | None = None, cite: tuple[str, ...] =
     return record
 
 
-def with_comparison(group: list[str] | None, record_group: list[str] | None = None, **kw: Any) -> Mutation:
+def with_comparison(
+    group: list[str] | None, record_group: list[str] | None = None, **kw: Any
+) -> Mutation:
     def mutate(r: dict[str, Any]) -> None:
         if record_group is not None:
             add_comparison(r, record_group)
@@ -215,16 +227,63 @@ INVALID: list[tuple[str, str, Mutation, str]] = [
     ("status_missing", "main", deleter(("status",)), "status_unknown"),
     ("no_active_claim", "unclaimed", lambda r: None, "claim_not_active"),
     ("future_claim", "future", lambda r: None, "claim_version_unknown"),
-    ("v5_claim_v4_return", "main", setter(("return_schema_version",), 4), "claim_return_incompatible"),
-    ("v3_claim_v5_return", "legacy3", setter(("return_schema_version",), 5), "claim_return_incompatible"),
-    ("v4_claim_v3_return", "legacy4", setter(("return_schema_version",), 3), "claim_return_incompatible"),
-    ("v2_claim_v3_return", "legacy2", setter(("return_schema_version",), 3), "claim_return_incompatible"),
-    ("run_id_mismatch", "main", setter(("queue_claim", "run_id"), "other-run"), "queue_claim_mismatch"),
-    ("generation_mismatch", "main", setter(("queue_claim", "reprocess_generation"), 2), "queue_generation_mismatch"),
+    (
+        "v5_claim_v4_return",
+        "main",
+        setter(("return_schema_version",), 4),
+        "claim_return_incompatible",
+    ),
+    (
+        "v3_claim_v5_return",
+        "legacy3",
+        setter(("return_schema_version",), 5),
+        "claim_return_incompatible",
+    ),
+    (
+        "v4_claim_v3_return",
+        "legacy4",
+        setter(("return_schema_version",), 3),
+        "claim_return_incompatible",
+    ),
+    (
+        "v2_claim_v3_return",
+        "legacy2",
+        setter(("return_schema_version",), 3),
+        "claim_return_incompatible",
+    ),
+    (
+        "run_id_mismatch",
+        "main",
+        setter(("queue_claim", "run_id"), "other-run"),
+        "queue_claim_mismatch",
+    ),
+    (
+        "generation_mismatch",
+        "main",
+        setter(("queue_claim", "reprocess_generation"), 2),
+        "queue_generation_mismatch",
+    ),
     ("queue_claim_missing", "main", deleter(("queue_claim",)), "missing_required_block"),
-    ("queue_claim_extra", "main", setter(("queue_claim", "claimed_at"), td.CLAIMED_AT), "unknown_field"),
+    (
+        "queue_claim_extra",
+        "main",
+        setter(("queue_claim", "claimed_at"), td.CLAIMED_AT),
+        "unknown_field",
+    ),
     ("skipped_extra_key", "nosrc", setter(("rhetoric_notes",), "notes"), "skipped_extra_field"),
-    ("skip_contradicted", "main", lambda r: [r.pop(k) for k in list(r) if k not in ("filename", "return_schema_version", "queue_claim")] and r.update(status="skipped_no_sources"), "skip_contradicted_by_capabilities"),
+    (
+        "skip_contradicted",
+        "main",
+        lambda r: (
+            [
+                r.pop(k)
+                for k in list(r)
+                if k not in ("filename", "return_schema_version", "queue_claim")
+            ]
+            and r.update(status="skipped_no_sources")
+        ),
+        "skip_contradicted_by_capabilities",
+    ),
     # ---- required blocks and prose
     ("missing_structured", "main", deleter(("structured_data",)), "missing_required_block"),
     ("missing_feedback", "main", deleter((FEED,)), "missing_required_block"),
@@ -233,112 +292,644 @@ INVALID: list[tuple[str, str, Mutation, str]] = [
     ("notes_whitespace", "main", setter(("rhetoric_notes",), "   \n"), "prose_not_substantive"),
     ("areas_empty", "main", setter(("areas_for_improvement",), ""), "prose_not_substantive"),
     ("new_patterns_null", "main", setter(("new_patterns",), None), "wrong_type"),
-    ("adherence_text_v5", "main", setter(("adherence_assessment",), "Good adherence."), "adherence_assessment_not_empty"),
-    ("adherence_whitespace_v4", "legacy4", setter(("adherence_assessment",), "  "), "adherence_assessment_whitespace"),
-    ("adherence_comparison_v5", "main", setter(("adherence_comparison",), {}), "adherence_comparison_forbidden"),
-    ("transcript_source_null", "main", setter(("transcript_source",), None), "transcript_source_null"),
-    ("transcript_source_bad", "main", setter(("transcript_source",), "none"), "transcript_source_unknown"),
-    ("transcript_path_new", "main", setter(("transcript_path",), "transcripts/x.txt"), "transcript_path_not_registered"),
+    (
+        "adherence_text_v5",
+        "main",
+        setter(("adherence_assessment",), "Good adherence."),
+        "adherence_assessment_not_empty",
+    ),
+    (
+        "adherence_whitespace_v4",
+        "legacy4",
+        setter(("adherence_assessment",), "  "),
+        "adherence_assessment_whitespace",
+    ),
+    (
+        "adherence_comparison_v5",
+        "main",
+        setter(("adherence_comparison",), {}),
+        "adherence_comparison_forbidden",
+    ),
+    (
+        "transcript_source_null",
+        "main",
+        setter(("transcript_source",), None),
+        "transcript_source_null",
+    ),
+    (
+        "transcript_source_bad",
+        "main",
+        setter(("transcript_source",), "none"),
+        "transcript_source_unknown",
+    ),
+    (
+        "transcript_path_new",
+        "main",
+        setter(("transcript_path",), "transcripts/x.txt"),
+        "transcript_path_not_registered",
+    ),
     ("slide_source_bad", "main", setter(("slide_source",), "keynote"), "slide_source_unknown"),
-    ("slides_path_bad", "main", setter(("slides_local_path",), "/abs/deck.pdf"), "slides_local_path_invalid"),
-    ("processed_date_naive", "main", setter(("processed_date",), "2026-07-31T18:00:00"), "processed_date_not_timezone_aware"),
-    ("processed_date_garbage", "main", setter(("processed_date",), "yesterday"), "processed_date_invalid"),
-    ("processed_date_bad_day", "main", setter(("processed_date",), "2026-02-30"), "processed_date_invalid"),
-    ("clear_queue", "main", setter(("clear_fields",), ["_queue_claim"]), "clear_field_not_analysis_owned"),
-    ("clear_source_url", "main", setter(("clear_fields",), ["video_url"]), "clear_field_not_analysis_owned"),
-    ("clear_root", "main", setter(("clear_fields",), ["structured_data"]), "clear_field_not_analysis_owned"),
-    ("clear_bad_path", "main", setter(("clear_fields",), ["structured_data..x"]), "clear_field_invalid"),
-    ("clear_duplicate", "main", setter(("clear_fields",), ["verbatim_examples.jokes"] * 2), "duplicate_entry"),
+    (
+        "slides_path_bad",
+        "main",
+        setter(("slides_local_path",), "/abs/deck.pdf"),
+        "slides_local_path_invalid",
+    ),
+    (
+        "processed_date_naive",
+        "main",
+        setter(("processed_date",), "2026-07-31T18:00:00"),
+        "processed_date_not_timezone_aware",
+    ),
+    (
+        "processed_date_garbage",
+        "main",
+        setter(("processed_date",), "yesterday"),
+        "processed_date_invalid",
+    ),
+    (
+        "processed_date_bad_day",
+        "main",
+        setter(("processed_date",), "2026-02-30"),
+        "processed_date_invalid",
+    ),
+    (
+        "clear_queue",
+        "main",
+        setter(("clear_fields",), ["_queue_claim"]),
+        "clear_field_not_analysis_owned",
+    ),
+    (
+        "clear_source_url",
+        "main",
+        setter(("clear_fields",), ["video_url"]),
+        "clear_field_not_analysis_owned",
+    ),
+    (
+        "clear_root",
+        "main",
+        setter(("clear_fields",), ["structured_data"]),
+        "clear_field_not_analysis_owned",
+    ),
+    (
+        "clear_bad_path",
+        "main",
+        setter(("clear_fields",), ["structured_data..x"]),
+        "clear_field_invalid",
+    ),
+    (
+        "clear_duplicate",
+        "main",
+        setter(("clear_fields",), ["verbatim_examples.jokes"] * 2),
+        "duplicate_entry",
+    ),
     # ---- structured data
-    ("structured_unregistered", "main", setter(("structured_data", "my_notes"), {"a": 1}), "structured_field_unregistered"),
-    ("structured_scalar_type", "main", setter(("structured_data", "slide_count"), "12"), "structured_field_type"),
-    ("structured_object_type", "main", setter(("structured_data", "typography_observations"), []), "structured_field_type"),
-    ("co_presenters_missing", "main", setter(("structured_data", "co_presenter"), True), "co_presenters_required"),
-    ("co_presenters_contradict", "main", both(setter(("structured_data", "co_presenter"), False), setter(("structured_data", "co_presenters"), ["Ada"])), "co_presenters_inconsistent"),
-    ("image_dist_float", "main", both(setter(("structured_data", "image_source_distribution"), {"unknown": 2.5}), setter(("structured_data", "image_source_distribution_basis"), "Unit: slide.")), "image_source_distribution_invalid"),
-    ("image_dist_note", "main", both(setter(("structured_data", "image_source_distribution"), {"classification_note": "looks AI"}), setter(("structured_data", "image_source_distribution_basis"), "Unit: slide.")), "image_source_distribution_invalid"),
-    ("image_dist_no_basis", "main", setter(("structured_data", "image_source_distribution"), {"unknown": 3}), "image_source_distribution_basis_required"),
-    ("image_dist_blank_basis", "main", both(setter(("structured_data", "image_source_distribution"), {"unknown": 3}), setter(("structured_data", "image_source_distribution_basis"), " ")), "image_source_distribution_basis_required"),
-    ("image_basis_orphan", "main", setter(("structured_data", "image_source_distribution_basis"), "Unit: slide."), "image_source_distribution_basis_orphan"),
+    (
+        "structured_unregistered",
+        "main",
+        setter(("structured_data", "my_notes"), {"a": 1}),
+        "structured_field_unregistered",
+    ),
+    (
+        "structured_scalar_type",
+        "main",
+        setter(("structured_data", "slide_count"), "12"),
+        "structured_field_type",
+    ),
+    (
+        "structured_object_type",
+        "main",
+        setter(("structured_data", "typography_observations"), []),
+        "structured_field_type",
+    ),
+    (
+        "co_presenters_missing",
+        "main",
+        setter(("structured_data", "co_presenter"), True),
+        "co_presenters_required",
+    ),
+    (
+        "co_presenters_contradict",
+        "main",
+        both(
+            setter(("structured_data", "co_presenter"), False),
+            setter(("structured_data", "co_presenters"), ["Ada"]),
+        ),
+        "co_presenters_inconsistent",
+    ),
+    (
+        "image_dist_float",
+        "main",
+        both(
+            setter(("structured_data", "image_source_distribution"), {"unknown": 2.5}),
+            setter(("structured_data", "image_source_distribution_basis"), "Unit: slide."),
+        ),
+        "image_source_distribution_invalid",
+    ),
+    (
+        "image_dist_note",
+        "main",
+        both(
+            setter(
+                ("structured_data", "image_source_distribution"),
+                {"classification_note": "looks AI"},
+            ),
+            setter(("structured_data", "image_source_distribution_basis"), "Unit: slide."),
+        ),
+        "image_source_distribution_invalid",
+    ),
+    (
+        "image_dist_no_basis",
+        "main",
+        setter(("structured_data", "image_source_distribution"), {"unknown": 3}),
+        "image_source_distribution_basis_required",
+    ),
+    (
+        "image_dist_blank_basis",
+        "main",
+        both(
+            setter(("structured_data", "image_source_distribution"), {"unknown": 3}),
+            setter(("structured_data", "image_source_distribution_basis"), " "),
+        ),
+        "image_source_distribution_basis_required",
+    ),
+    (
+        "image_basis_orphan",
+        "main",
+        setter(("structured_data", "image_source_distribution_basis"), "Unit: slide."),
+        "image_source_distribution_basis_orphan",
+    ),
     ("ledger_no_count", "main", set_ledger(12, None), "ledger_slide_count_required"),
     ("ledger_short", "main", set_ledger(11, 12), "ledger_incomplete"),
-    ("ledger_order", "main", both(set_ledger(), lambda r: sd(r)["per_slide_visual"].reverse()), "ledger_incomplete"),
+    (
+        "ledger_order",
+        "main",
+        both(set_ledger(), lambda r: sd(r)["per_slide_visual"].reverse()),
+        "ledger_incomplete",
+    ),
     ("ledger_alias", "main", set_ledger(notes="row-local note"), "ledger_row_keys"),
     ("ledger_content_type", "main", set_ledger(content_type="diagram"), "ledger_vocabulary"),
     ("ledger_composition", "main", set_ledger(image_composition="collage"), "ledger_vocabulary"),
     ("ledger_flag_type", "main", set_ledger(has_footer="yes"), "ledger_row_type"),
     ("ledger_blank_background", "main", set_ledger(background_color_name=" "), "ledger_row_type"),
-    ("background_sequence", "main", both(set_ledger(), setter(("structured_data", "background_color_sequence"), ["white"] * 12)), "background_sequence_mismatch"),
-    ("meme_count", "main", both(set_ledger(), setter(("structured_data", "meme_count"), 7)), "meme_count_mismatch"),
-    ("verbatim_lane", "main", setter(("verbatim_examples", "catchphrases"), []), "verbatim_lane_unknown"),
-    ("verbatim_type", "main", setter(("verbatim_examples", "jokes"), "one joke"), "verbatim_lane_type"),
+    (
+        "background_sequence",
+        "main",
+        both(
+            set_ledger(), setter(("structured_data", "background_color_sequence"), ["white"] * 12)
+        ),
+        "background_sequence_mismatch",
+    ),
+    (
+        "meme_count",
+        "main",
+        both(set_ledger(), setter(("structured_data", "meme_count"), 7)),
+        "meme_count_mismatch",
+    ),
+    (
+        "verbatim_lane",
+        "main",
+        setter(("verbatim_examples", "catchphrases"), []),
+        "verbatim_lane_unknown",
+    ),
+    (
+        "verbatim_type",
+        "main",
+        setter(("verbatim_examples", "jokes"), "one joke"),
+        "verbatim_lane_type",
+    ),
     # ---- video-extracted slides
-    ("video_manifest_missing", "video", deleter(("structured_data", "video_extraction")), "video_manifest_required"),
-    ("video_manifest_invalid", "video", setter(("structured_data", "video_extraction", "unique_frame_count"), 7), "video_manifest_invalid"),
-    ("video_manifest_foreign", "video", lambda r: sd(r).update(video_extraction=td.manifest("OTHERvid001", VROOT)), "video_manifest_identity_mismatch"),
-    ("video_manifest_untrusted", "video", lambda r: sd(r).update(video_extraction=td.manifest("VIDvid00001", VROOT, trusted=False)), "video_manifest_untrusted"),
+    (
+        "video_manifest_missing",
+        "video",
+        deleter(("structured_data", "video_extraction")),
+        "video_manifest_required",
+    ),
+    (
+        "video_manifest_invalid",
+        "video",
+        setter(("structured_data", "video_extraction", "unique_frame_count"), 7),
+        "video_manifest_invalid",
+    ),
+    (
+        "video_manifest_foreign",
+        "video",
+        lambda r: sd(r).update(video_extraction=td.manifest("OTHERvid001", VROOT)),
+        "video_manifest_identity_mismatch",
+    ),
+    (
+        "video_manifest_untrusted",
+        "video",
+        lambda r: sd(r).update(video_extraction=td.manifest("VIDvid00001", VROOT, trusted=False)),
+        "video_manifest_untrusted",
+    ),
     ("video_path_missing", "video", deleter(("slides_local_path",)), "slides_local_path_required"),
-    ("video_path_wrong", "video", setter(("slides_local_path",), "slides/other.pdf"), "slides_local_path_mismatch"),
-    ("video_partial_path_kept", "video", both(setter(("status",), "processed_partial"), lambda r: sd(r).update(video_extraction=td.manifest("VIDvid00001", VROOT, trusted=False))), "slides_local_path_forbidden"),
-    ("video_partial_not_cleared", "video", both(setter(("status",), "processed_partial"), deleter(("slides_local_path",)), lambda r: sd(r).update(video_extraction=td.manifest("VIDvid00001", VROOT, trusted=False))), "slides_local_path_clear_required"),
-    ("video_untrusted_authored", "video", both(setter(("status",), "processed_partial"), deleter(("slides_local_path",)), setter(("clear_fields",), ["slides_local_path"]), lambda r: sd(r).update(video_extraction=td.manifest("VIDvid00001", VROOT, trusted=False), slide_design_style="minimal_dark")), "untrusted_manifest_authored_field"),
-    ("video_untrusted_static", "video", both(setter(("status",), "processed_partial"), deleter(("slides_local_path",)), setter(("clear_fields",), ["slides_local_path"]), lambda r: sd(r).update(video_extraction=td.manifest("VIDvid00001", VROOT, trusted=False))), "untrusted_manifest_static_slides"),
+    (
+        "video_path_wrong",
+        "video",
+        setter(("slides_local_path",), "slides/other.pdf"),
+        "slides_local_path_mismatch",
+    ),
+    (
+        "video_partial_path_kept",
+        "video",
+        both(
+            setter(("status",), "processed_partial"),
+            lambda r: sd(r).update(
+                video_extraction=td.manifest("VIDvid00001", VROOT, trusted=False)
+            ),
+        ),
+        "slides_local_path_forbidden",
+    ),
+    (
+        "video_partial_not_cleared",
+        "video",
+        both(
+            setter(("status",), "processed_partial"),
+            deleter(("slides_local_path",)),
+            lambda r: sd(r).update(
+                video_extraction=td.manifest("VIDvid00001", VROOT, trusted=False)
+            ),
+        ),
+        "slides_local_path_clear_required",
+    ),
+    (
+        "video_untrusted_authored",
+        "video",
+        both(
+            setter(("status",), "processed_partial"),
+            deleter(("slides_local_path",)),
+            setter(("clear_fields",), ["slides_local_path"]),
+            lambda r: sd(r).update(
+                video_extraction=td.manifest("VIDvid00001", VROOT, trusted=False),
+                slide_design_style="minimal_dark",
+            ),
+        ),
+        "untrusted_manifest_authored_field",
+    ),
+    (
+        "video_untrusted_static",
+        "video",
+        both(
+            setter(("status",), "processed_partial"),
+            deleter(("slides_local_path",)),
+            setter(("clear_fields",), ["slides_local_path"]),
+            lambda r: sd(r).update(
+                video_extraction=td.manifest("VIDvid00001", VROOT, trusted=False)
+            ),
+        ),
+        "untrusted_manifest_static_slides",
+    ),
     # ---- pattern_observations shape and inspection
     ("po_missing_score", "main", deleter((PO, "pattern_score")), "missing_required_field"),
     ("po_missing_inspection", "main", deleter((*SI,)), "missing_required_field"),
     ("po_engine_outcomes", "main", setter((PO, "pattern_outcomes"), []), "engine_owned_field"),
-    ("po_engine_identity", "main", setter((PO, "opportunity_coverage_identity"), "c" * 64), "engine_owned_field"),
+    (
+        "po_engine_identity",
+        "main",
+        setter((PO, "opportunity_coverage_identity"), "c" * 64),
+        "engine_owned_field",
+    ),
     ("po_engine_version", "main", setter((PO, "evidence_schema_version"), 2), "engine_owned_field"),
     ("po_unknown", "main", setter((PO, "pattern_ids"), []), "engine_owned_field"),
     ("po_unknown_plain", "main", setter((PO, "remarks"), "x"), "unknown_field"),
-    ("evidence_source_name", "main", lambda r: po(r)["evidence_sources"].append("slides"), "evidence_source_unknown"),
-    ("evidence_source_dup", "main", lambda r: po(r)["evidence_sources"].append("transcript"), "duplicate_entry"),
-    ("inspection_set_mismatch", "main", lambda r: po(r)["evidence_sources"].remove("native_deck"), "inspection_sources_mismatch"),
+    (
+        "evidence_source_name",
+        "main",
+        lambda r: po(r)["evidence_sources"].append("slides"),
+        "evidence_source_unknown",
+    ),
+    (
+        "evidence_source_dup",
+        "main",
+        lambda r: po(r)["evidence_sources"].append("transcript"),
+        "duplicate_entry",
+    ),
+    (
+        "inspection_set_mismatch",
+        "main",
+        lambda r: po(r)["evidence_sources"].remove("native_deck"),
+        "inspection_sources_mismatch",
+    ),
     ("inspection_extra_field", "main", setter((*SI, 0, "line_count"), 240), "engine_owned_field"),
-    ("inspection_coverage_flag", "main", setter((*SI, 0, "coverage_complete"), True), "engine_owned_field"),
-    ("inspection_capability", "main", setter((*SI, 0, "absence_capability_complete"), True), "engine_owned_field"),
-    ("inspection_alias", "main", setter((*SI, 1, "line_ranges"), [[1, 2]]), "inspection_record_shape"),
-    ("inspection_unknown_source", "main", lambda r: po(r)["source_inspection"].append({"source": "audio"}), "inspection_record_shape"),
+    (
+        "inspection_coverage_flag",
+        "main",
+        setter((*SI, 0, "coverage_complete"), True),
+        "engine_owned_field",
+    ),
+    (
+        "inspection_capability",
+        "main",
+        setter((*SI, 0, "absence_capability_complete"), True),
+        "engine_owned_field",
+    ),
+    (
+        "inspection_alias",
+        "main",
+        setter((*SI, 1, "line_ranges"), [[1, 2]]),
+        "inspection_record_shape",
+    ),
+    (
+        "inspection_unknown_source",
+        "main",
+        lambda r: po(r)["source_inspection"].append({"source": "audio"}),
+        "inspection_record_shape",
+    ),
     ("range_zero", "main", setter((*SI, 0, "line_ranges"), [[0, 240]]), "range_invalid"),
     ("range_reversed", "main", setter((*SI, 0, "line_ranges"), [[20, 10]]), "range_invalid"),
     ("range_float_lines", "main", setter((*SI, 0, "line_ranges"), [[1.0, 240]]), "range_invalid"),
     ("range_time_empty", "main", setter((*SI, 3, "time_ranges"), [[5.0, 5.0]]), "range_invalid"),
-    ("range_overlap", "main", setter((*SI, 0, "line_ranges"), [[1, 120], [100, 240]]), "ranges_unordered_or_overlapping"),
-    ("range_unordered", "main", setter((*SI, 0, "line_ranges"), [[121, 240], [1, 120]]), "ranges_unordered_or_overlapping"),
-    ("range_time_overlap", "main", setter((*SI, 3, "time_ranges"), [[0, 900.0], [800.0, 1800.0]]), "ranges_unordered_or_overlapping"),
-    ("range_past_transcript", "main", setter((*SI, 0, "line_ranges"), [[1, 241]]), "range_exceeds_artifact"),
-    ("range_past_pdf", "main", setter((*SI, 1, "page_ranges"), [[1, 13]]), "range_exceeds_artifact"),
-    ("range_past_video", "main", setter((*SI, 3, "time_ranges"), [[0, 1900.0]]), "range_exceeds_artifact"),
-    ("inspection_dup_source", "main", lambda r: po(r)["source_inspection"].append({"source": "transcript", "line_ranges": [[1, 2]]}), "inspection_duplicate_source"),
-    ("comparison_marker_member", "main", lambda r: add_comparison(r, ["source_comparison", "transcript"]), "comparison_group_invalid"),
-    ("comparison_single", "main", lambda r: add_comparison(r, ["transcript"]), "comparison_group_invalid"),
-    ("comparison_repeat", "main", lambda r: (add_comparison(r, ["transcript", "native_deck"]), add_comparison(r, ["native_deck", "transcript"])), "comparison_group_invalid"),
-    ("comparison_scope", "main", lambda r: add_comparison(r, ["transcript", "native_deck"], scope="most"), "inspection_record_shape"),
+    (
+        "range_overlap",
+        "main",
+        setter((*SI, 0, "line_ranges"), [[1, 120], [100, 240]]),
+        "ranges_unordered_or_overlapping",
+    ),
+    (
+        "range_unordered",
+        "main",
+        setter((*SI, 0, "line_ranges"), [[121, 240], [1, 120]]),
+        "ranges_unordered_or_overlapping",
+    ),
+    (
+        "range_time_overlap",
+        "main",
+        setter((*SI, 3, "time_ranges"), [[0, 900.0], [800.0, 1800.0]]),
+        "ranges_unordered_or_overlapping",
+    ),
+    (
+        "range_past_transcript",
+        "main",
+        setter((*SI, 0, "line_ranges"), [[1, 241]]),
+        "range_exceeds_artifact",
+    ),
+    (
+        "range_past_pdf",
+        "main",
+        setter((*SI, 1, "page_ranges"), [[1, 13]]),
+        "range_exceeds_artifact",
+    ),
+    (
+        "range_past_video",
+        "main",
+        setter((*SI, 3, "time_ranges"), [[0, 1900.0]]),
+        "range_exceeds_artifact",
+    ),
+    (
+        "inspection_dup_source",
+        "main",
+        lambda r: po(r)["source_inspection"].append(
+            {"source": "transcript", "line_ranges": [[1, 2]]}
+        ),
+        "inspection_duplicate_source",
+    ),
+    (
+        "comparison_marker_member",
+        "main",
+        lambda r: add_comparison(r, ["source_comparison", "transcript"]),
+        "comparison_group_invalid",
+    ),
+    (
+        "comparison_single",
+        "main",
+        lambda r: add_comparison(r, ["transcript"]),
+        "comparison_group_invalid",
+    ),
+    (
+        "comparison_repeat",
+        "main",
+        lambda r: (
+            add_comparison(r, ["transcript", "native_deck"]),
+            add_comparison(r, ["native_deck", "transcript"]),
+        ),
+        "comparison_group_invalid",
+    ),
+    (
+        "comparison_scope",
+        "main",
+        lambda r: add_comparison(r, ["transcript", "native_deck"], scope="most"),
+        "inspection_record_shape",
+    ),
     # ---- detections
     ("pattern_unknown", "main", setter((*DET0, "pattern_id"), "not-a-pattern"), "pattern_unknown"),
-    ("pattern_duplicate", "main", lambda r: po(r)["patterns_detected"].append(copy.deepcopy(det(r))), "pattern_duplicate"),
-    ("bucket_swap", "main", lambda r: po(r)["antipatterns_detected"].append(po(r)["patterns_detected"].pop(0)), "pattern_polarity_mismatch"),
-    ("not_observable", "main", lambda r: add_detection(r, {**copy.deepcopy(det(r)), "pattern_id": "carnegie-hall"}), "pattern_not_observable"),
-    ("gate_pending_detected", "main", lambda r: add_detection(r, {"pattern_id": "weatherman", "confidence": "weak", "evidence_source": "delivery_video", "evidence": "Stands beside the screen.", "evidence_citations": [{"source": "delivery_video", "channel": "video", "start_seconds": 1.0, "end_seconds": 9.0}]}), "pattern_gate_pending"),
+    (
+        "pattern_duplicate",
+        "main",
+        lambda r: po(r)["patterns_detected"].append(copy.deepcopy(det(r))),
+        "pattern_duplicate",
+    ),
+    (
+        "bucket_swap",
+        "main",
+        lambda r: po(r)["antipatterns_detected"].append(po(r)["patterns_detected"].pop(0)),
+        "pattern_polarity_mismatch",
+    ),
+    (
+        "not_observable",
+        "main",
+        lambda r: add_detection(r, {**copy.deepcopy(det(r)), "pattern_id": "carnegie-hall"}),
+        "pattern_not_observable",
+    ),
+    (
+        "gate_pending_detected",
+        "main",
+        lambda r: add_detection(
+            r,
+            {
+                "pattern_id": "weatherman",
+                "confidence": "weak",
+                "evidence_source": "delivery_video",
+                "evidence": "Stands beside the screen.",
+                "evidence_citations": [
+                    {
+                        "source": "delivery_video",
+                        "channel": "video",
+                        "start_seconds": 1.0,
+                        "end_seconds": 9.0,
+                    }
+                ],
+            },
+        ),
+        "pattern_gate_pending",
+    ),
     ("confidence_bad", "main", setter((*DET0, "confidence"), "certain"), "confidence_invalid"),
-    ("dimensions_wrong", "main", setter((*DET0, "dimensions"), ["Humor & Wit"]), "dimensions_mismatch"),
-    ("detection_engine_field", "main", setter((*DET0, "evidence_schema_version"), 2), "engine_owned_field"),
+    (
+        "dimensions_wrong",
+        "main",
+        setter((*DET0, "dimensions"), ["Humor & Wit"]),
+        "dimensions_mismatch",
+    ),
+    (
+        "detection_engine_field",
+        "main",
+        setter((*DET0, "evidence_schema_version"), 2),
+        "engine_owned_field",
+    ),
     ("detection_unknown_field", "main", setter((*DET0, "notes"), "x"), "unknown_field"),
     ("detection_missing_evidence", "main", deleter((*DET0, "evidence")), "missing_required_field"),
     ("evidence_blank", "main", setter((*DET0, "evidence"), " "), "evidence_empty"),
-    ("evidence_source_unknown", "main", setter((*DET0, "evidence_source"), "slides"), "evidence_source_unknown"),
-    ("evidence_source_uninspected", "german", lambda r: add_detection(r, {"pattern_id": "lightsaber", "confidence": "weak", "evidence_source": "delivery_video", "evidence": "Pointer use.", "evidence_citations": [{"source": "delivery_video", "channel": "video", "start_seconds": 1.0, "end_seconds": 9.0}]}), "evidence_source_not_inspected"),
-    ("strong_gate", "main", lambda r: add_detection(r, {"pattern_id": "brain-breaks", "confidence": "strong", "evidence_source": "transcript", "evidence": "A cartoon break.", "evidence_citations": [{"source": "transcript", "channel": "transcript", "quote": "we talk about the failure story"}]}), "evidence_source_gate_unsatisfied") if False else ("strong_gate", "german", lambda r: add_detection(r, {"pattern_id": "composite-animation", "confidence": "moderate", "evidence_source": "static_slides", "evidence": "Builds.", "evidence_citations": [{"source": "static_slides", "channel": "slide_sequence", "slide_numbers": [1, 2]}]}), "evidence_source_gate_unsatisfied"),
-    ("strong_needs_pair", "main", lambda r: add_detection(r, {"pattern_id": "entertainment", "confidence": "strong", "evidence_source": "delivery_video", "evidence": "Laughter.", "evidence_citations": [{"source": "delivery_video", "channel": "video", "start_seconds": 1.0, "end_seconds": 9.0}]}), "evidence_source_gate_unsatisfied"),
+    (
+        "evidence_source_unknown",
+        "main",
+        setter((*DET0, "evidence_source"), "slides"),
+        "evidence_source_unknown",
+    ),
+    (
+        "evidence_source_uninspected",
+        "german",
+        lambda r: add_detection(
+            r,
+            {
+                "pattern_id": "lightsaber",
+                "confidence": "weak",
+                "evidence_source": "delivery_video",
+                "evidence": "Pointer use.",
+                "evidence_citations": [
+                    {
+                        "source": "delivery_video",
+                        "channel": "video",
+                        "start_seconds": 1.0,
+                        "end_seconds": 9.0,
+                    }
+                ],
+            },
+        ),
+        "evidence_source_not_inspected",
+    ),
+    (
+        "strong_gate",
+        "main",
+        lambda r: add_detection(
+            r,
+            {
+                "pattern_id": "brain-breaks",
+                "confidence": "strong",
+                "evidence_source": "transcript",
+                "evidence": "A cartoon break.",
+                "evidence_citations": [
+                    {
+                        "source": "transcript",
+                        "channel": "transcript",
+                        "quote": "we talk about the failure story",
+                    }
+                ],
+            },
+        ),
+        "evidence_source_gate_unsatisfied",
+    )
+    if False
+    else (
+        "strong_gate",
+        "german",
+        lambda r: add_detection(
+            r,
+            {
+                "pattern_id": "composite-animation",
+                "confidence": "moderate",
+                "evidence_source": "static_slides",
+                "evidence": "Builds.",
+                "evidence_citations": [
+                    {
+                        "source": "static_slides",
+                        "channel": "slide_sequence",
+                        "slide_numbers": [1, 2],
+                    }
+                ],
+            },
+        ),
+        "evidence_source_gate_unsatisfied",
+    ),
+    (
+        "strong_needs_pair",
+        "main",
+        lambda r: add_detection(
+            r,
+            {
+                "pattern_id": "entertainment",
+                "confidence": "strong",
+                "evidence_source": "delivery_video",
+                "evidence": "Laughter.",
+                "evidence_citations": [
+                    {
+                        "source": "delivery_video",
+                        "channel": "video",
+                        "start_seconds": 1.0,
+                        "end_seconds": 9.0,
+                    }
+                ],
+            },
+        ),
+        "evidence_source_gate_unsatisfied",
+    ),
     ("citations_empty", "main", setter((*DET0, "evidence_citations"), []), "citations_required"),
-    ("metadata_only", "main", lambda r: add_detection(r, {"pattern_id": "dual-headed-monster", "confidence": "weak", "evidence_source": "transcript", "evidence": "Two voices.", "evidence_citations": [{"source": "transcript", "channel": "talk_metadata", "field": "co_presenter"}]}, "antipatterns_detected"), "gate_source_citation_missing"),
-    ("wrong_source_citation", "main", setter((*DET0, "evidence_citations"), [{"source": "static_slides", "channel": "slides", "slide_numbers": [1]}]), "gate_source_citation_missing"),
-    ("comparison_no_group", "main", with_comparison(None, ["static_slides", "native_deck"]), "comparison_sources_used_required"),
-    ("comparison_group_forbidden", "main", setter((*DET0, "evidence_sources_used"), ["transcript", "static_slides"]), "comparison_sources_used_forbidden"),
-    ("comparison_group_bad", "main", with_comparison(["static_slides", "source_comparison"], ["static_slides", "native_deck"]), "comparison_group_invalid"),
-    ("comparison_not_qualifying", "main", with_comparison(["static_slides", "transcript"], ["static_slides", "transcript"]), "comparison_group_not_qualifying"),
-    ("comparison_uninspected", "main", with_comparison(["static_slides", "native_deck"]), "comparison_not_inspected"),
-    ("comparison_member_uncited", "main", with_comparison(["static_slides", "native_deck"], ["static_slides", "native_deck"], cite=("static_slides",)), "comparison_member_uncited"),
+    (
+        "metadata_only",
+        "main",
+        lambda r: add_detection(
+            r,
+            {
+                "pattern_id": "dual-headed-monster",
+                "confidence": "weak",
+                "evidence_source": "transcript",
+                "evidence": "Two voices.",
+                "evidence_citations": [
+                    {"source": "transcript", "channel": "talk_metadata", "field": "co_presenter"}
+                ],
+            },
+            "antipatterns_detected",
+        ),
+        "gate_source_citation_missing",
+    ),
+    (
+        "wrong_source_citation",
+        "main",
+        setter(
+            (*DET0, "evidence_citations"),
+            [{"source": "static_slides", "channel": "slides", "slide_numbers": [1]}],
+        ),
+        "gate_source_citation_missing",
+    ),
+    (
+        "comparison_no_group",
+        "main",
+        with_comparison(None, ["static_slides", "native_deck"]),
+        "comparison_sources_used_required",
+    ),
+    (
+        "comparison_group_forbidden",
+        "main",
+        setter((*DET0, "evidence_sources_used"), ["transcript", "static_slides"]),
+        "comparison_sources_used_forbidden",
+    ),
+    (
+        "comparison_group_bad",
+        "main",
+        with_comparison(["static_slides", "source_comparison"], ["static_slides", "native_deck"]),
+        "comparison_group_invalid",
+    ),
+    (
+        "comparison_not_qualifying",
+        "main",
+        with_comparison(["static_slides", "transcript"], ["static_slides", "transcript"]),
+        "comparison_group_not_qualifying",
+    ),
+    (
+        "comparison_uninspected",
+        "main",
+        with_comparison(["static_slides", "native_deck"]),
+        "comparison_not_inspected",
+    ),
+    (
+        "comparison_member_uncited",
+        "main",
+        with_comparison(
+            ["static_slides", "native_deck"],
+            ["static_slides", "native_deck"],
+            cite=("static_slides",),
+        ),
+        "comparison_member_uncited",
+    ),
     # ---- citations
     ("citation_not_object", "main", setter(CIT0, "quote"), "citation_shape"),
     ("citation_unknown_channel", "main", setter((*CIT0, "channel"), "audio"), "citation_shape"),
@@ -347,68 +938,480 @@ INVALID: list[tuple[str, str, Mutation, str]] = [
     ("citation_line_start", "main", setter((*CIT0, "line_start"), 4), "engine_owned_field"),
     ("citation_hash", "main", setter((*CIT0, "artifact_sha256"), "b" * 64), "engine_owned_field"),
     ("citation_timestamps", "main", setter((*CIT0, "start_seconds"), 1.0), "engine_owned_field"),
-    ("citation_source_channel", "main", setter(CIT0, {"source": "transcript", "channel": "slides", "slide_numbers": [1]}), "citation_channel_source_mismatch"),
-    ("citation_channel_not_permitted", "main", lambda r: po(r)["antipatterns_detected"][0]["evidence_citations"].append({"source": "static_slides", "channel": "slides", "slide_numbers": [1]}), "citation_channel_not_permitted"),
-    ("citation_source_uninspected", "german", lambda r: det(r)["evidence_citations"].append({"source": "native_deck", "channel": "slides", "slide_numbers": [1]}), "citation_source_not_inspected"),
+    (
+        "citation_source_channel",
+        "main",
+        setter(CIT0, {"source": "transcript", "channel": "slides", "slide_numbers": [1]}),
+        "citation_channel_source_mismatch",
+    ),
+    (
+        "citation_channel_not_permitted",
+        "main",
+        lambda r: po(r)["antipatterns_detected"][0]["evidence_citations"].append(
+            {"source": "static_slides", "channel": "slides", "slide_numbers": [1]}
+        ),
+        "citation_channel_not_permitted",
+    ),
+    (
+        "citation_source_uninspected",
+        "german",
+        lambda r: det(r)["evidence_citations"].append(
+            {"source": "native_deck", "channel": "slides", "slide_numbers": [1]}
+        ),
+        "citation_source_not_inspected",
+    ),
     ("quote_three_words", "main", setter((*CIT0, "quote"), "the failure story"), "quote_too_short"),
     ("translation_missing", "german", lambda r: cit(r).pop("translation"), "translation_required"),
     ("translation_blank", "german", setter((*CIT0, "translation"), " "), "translation_required"),
-    ("translation_declared_language", "main", setter(("structured_data", "delivery_language"), "ru"), "translation_required"),
-    ("slides_empty", "main", lambda r: det(r)["evidence_citations"].append({"source": "static_slides", "channel": "slides", "slide_numbers": []}), "slide_numbers_invalid"),
-    ("slides_zero", "main", lambda r: det(r)["evidence_citations"].append({"source": "static_slides", "channel": "slides", "slide_numbers": [0]}), "slide_numbers_invalid"),
-    ("slides_unsorted", "main", lambda r: det(r)["evidence_citations"].append({"source": "static_slides", "channel": "slides", "slide_numbers": [3, 2]}), "slide_numbers_invalid"),
-    ("sequence_gap", "main", lambda r: add_detection(r, {"pattern_id": "charred-trail", "confidence": "weak", "evidence_source": "native_deck", "evidence": "Dimmed bullets.", "evidence_citations": [{"source": "native_deck", "channel": "slide_sequence", "slide_numbers": [3, 5]}]}), "slide_sequence_not_consecutive"),
-    ("sequence_single", "main", lambda r: add_detection(r, {"pattern_id": "charred-trail", "confidence": "weak", "evidence_source": "native_deck", "evidence": "Dimmed bullets.", "evidence_citations": [{"source": "native_deck", "channel": "slide_sequence", "slide_numbers": [3]}]}), "slide_sequence_not_consecutive"),
-    ("slide_past_deck", "main", lambda r: add_detection(r, {"pattern_id": "charred-trail", "confidence": "weak", "evidence_source": "native_deck", "evidence": "Dimmed bullets.", "evidence_citations": [{"source": "native_deck", "channel": "slide_sequence", "slide_numbers": [12, 13]}]}), "slide_number_out_of_range"),
-    ("video_interval_reversed", "main", lambda r: add_detection(r, {"pattern_id": "lightsaber", "confidence": "weak", "evidence_source": "delivery_video", "evidence": "Pointer use.", "evidence_citations": [{"source": "delivery_video", "channel": "video", "start_seconds": 9.0, "end_seconds": 3.0}]}), "video_interval_invalid"),
-    ("video_interval_late", "main", lambda r: add_detection(r, {"pattern_id": "lightsaber", "confidence": "weak", "evidence_source": "delivery_video", "evidence": "Pointer use.", "evidence_citations": [{"source": "delivery_video", "channel": "video", "start_seconds": 1799.0, "end_seconds": 1900.0}]}), "video_interval_out_of_range"),
-    ("metadata_field_general", "main", lambda r: add_detection(r, {"pattern_id": "dual-headed-monster", "confidence": "weak", "evidence_source": "transcript", "evidence": "Two voices.", "evidence_citations": [{"source": "transcript", "channel": "transcript", "quote": "we talk about the failure story"}, {"source": "transcript", "channel": "talk_metadata", "field": "rhetoric_notes"}]}, "antipatterns_detected"), "metadata_field_not_permitted"),
-    ("metadata_field_narrow", "main", lambda r: add_detection(r, {"pattern_id": "dual-headed-monster", "confidence": "weak", "evidence_source": "transcript", "evidence": "Two voices.", "evidence_citations": [{"source": "transcript", "channel": "transcript", "quote": "we talk about the failure story"}, {"source": "transcript", "channel": "talk_metadata", "field": "title"}]}, "antipatterns_detected"), "metadata_field_not_permitted"),
+    (
+        "translation_declared_language",
+        "main",
+        setter(("structured_data", "delivery_language"), "ru"),
+        "translation_required",
+    ),
+    (
+        "slides_empty",
+        "main",
+        lambda r: det(r)["evidence_citations"].append(
+            {"source": "static_slides", "channel": "slides", "slide_numbers": []}
+        ),
+        "slide_numbers_invalid",
+    ),
+    (
+        "slides_zero",
+        "main",
+        lambda r: det(r)["evidence_citations"].append(
+            {"source": "static_slides", "channel": "slides", "slide_numbers": [0]}
+        ),
+        "slide_numbers_invalid",
+    ),
+    (
+        "slides_unsorted",
+        "main",
+        lambda r: det(r)["evidence_citations"].append(
+            {"source": "static_slides", "channel": "slides", "slide_numbers": [3, 2]}
+        ),
+        "slide_numbers_invalid",
+    ),
+    (
+        "sequence_gap",
+        "main",
+        lambda r: add_detection(
+            r,
+            {
+                "pattern_id": "charred-trail",
+                "confidence": "weak",
+                "evidence_source": "native_deck",
+                "evidence": "Dimmed bullets.",
+                "evidence_citations": [
+                    {"source": "native_deck", "channel": "slide_sequence", "slide_numbers": [3, 5]}
+                ],
+            },
+        ),
+        "slide_sequence_not_consecutive",
+    ),
+    (
+        "sequence_single",
+        "main",
+        lambda r: add_detection(
+            r,
+            {
+                "pattern_id": "charred-trail",
+                "confidence": "weak",
+                "evidence_source": "native_deck",
+                "evidence": "Dimmed bullets.",
+                "evidence_citations": [
+                    {"source": "native_deck", "channel": "slide_sequence", "slide_numbers": [3]}
+                ],
+            },
+        ),
+        "slide_sequence_not_consecutive",
+    ),
+    (
+        "slide_past_deck",
+        "main",
+        lambda r: add_detection(
+            r,
+            {
+                "pattern_id": "charred-trail",
+                "confidence": "weak",
+                "evidence_source": "native_deck",
+                "evidence": "Dimmed bullets.",
+                "evidence_citations": [
+                    {
+                        "source": "native_deck",
+                        "channel": "slide_sequence",
+                        "slide_numbers": [12, 13],
+                    }
+                ],
+            },
+        ),
+        "slide_number_out_of_range",
+    ),
+    (
+        "video_interval_reversed",
+        "main",
+        lambda r: add_detection(
+            r,
+            {
+                "pattern_id": "lightsaber",
+                "confidence": "weak",
+                "evidence_source": "delivery_video",
+                "evidence": "Pointer use.",
+                "evidence_citations": [
+                    {
+                        "source": "delivery_video",
+                        "channel": "video",
+                        "start_seconds": 9.0,
+                        "end_seconds": 3.0,
+                    }
+                ],
+            },
+        ),
+        "video_interval_invalid",
+    ),
+    (
+        "video_interval_late",
+        "main",
+        lambda r: add_detection(
+            r,
+            {
+                "pattern_id": "lightsaber",
+                "confidence": "weak",
+                "evidence_source": "delivery_video",
+                "evidence": "Pointer use.",
+                "evidence_citations": [
+                    {
+                        "source": "delivery_video",
+                        "channel": "video",
+                        "start_seconds": 1799.0,
+                        "end_seconds": 1900.0,
+                    }
+                ],
+            },
+        ),
+        "video_interval_out_of_range",
+    ),
+    (
+        "metadata_field_general",
+        "main",
+        lambda r: add_detection(
+            r,
+            {
+                "pattern_id": "dual-headed-monster",
+                "confidence": "weak",
+                "evidence_source": "transcript",
+                "evidence": "Two voices.",
+                "evidence_citations": [
+                    {
+                        "source": "transcript",
+                        "channel": "transcript",
+                        "quote": "we talk about the failure story",
+                    },
+                    {"source": "transcript", "channel": "talk_metadata", "field": "rhetoric_notes"},
+                ],
+            },
+            "antipatterns_detected",
+        ),
+        "metadata_field_not_permitted",
+    ),
+    (
+        "metadata_field_narrow",
+        "main",
+        lambda r: add_detection(
+            r,
+            {
+                "pattern_id": "dual-headed-monster",
+                "confidence": "weak",
+                "evidence_source": "transcript",
+                "evidence": "Two voices.",
+                "evidence_citations": [
+                    {
+                        "source": "transcript",
+                        "channel": "transcript",
+                        "quote": "we talk about the failure story",
+                    },
+                    {"source": "transcript", "channel": "talk_metadata", "field": "title"},
+                ],
+            },
+            "antipatterns_detected",
+        ),
+        "metadata_field_not_permitted",
+    ),
     # ---- applicability
-    ("assessment_missing", "main", lambda r: po(r)["applicability_assessments"].pop(0), "applicability_missing"),
-    ("assessment_duplicate", "main", lambda r: po(r)["applicability_assessments"].append(copy.deepcopy(po(r)["applicability_assessments"][0])), "applicability_duplicate"),
-    ("assessment_unconditional", "main", lambda r: po(r)["applicability_assessments"].append({"pattern_id": "narrative-arc", "result": "applicable", "evidence_source": "transcript", "evidence": "x", "evidence_citations": [{"source": "transcript", "channel": "transcript", "quote": "we talk about the failure story"}]}), "applicability_unexpected"),
-    ("assessment_incomplete_gate", "german", lambda r: po(r)["applicability_assessments"].append({"pattern_id": "floodmarks", "result": "applicable", "evidence_source": "static_slides", "evidence": "x", "evidence_citations": [{"source": "static_slides", "channel": "slides", "slide_numbers": [1]}]}) if False else None, "ok_placeholder"),
-    ("assessment_result", "main", setter((PO, "applicability_assessments", 0, "result"), "maybe"), "applicability_result_invalid"),
-    ("assessment_condition_unknown", "main", setter((PO, "applicability_assessments", 0, "condition_id"), "no-such-condition"), "applicability_condition_unknown"),
-    ("assessment_condition_missing", "main", deleter((PO, "applicability_assessments", 0, "condition_id")), "applicability_condition_unknown"),
-    ("assessment_condition_on_applicable", "main", setter((PO, "applicability_assessments", 0, "result"), "applicable"), "applicability_condition_forbidden"),
-    ("assessment_no_citation", "main", setter((PO, "applicability_assessments", 0, "evidence_citations"), []), "citations_required"),
-    ("assessment_gate_source", "main", lambda r: assessment(r, "coda").update(evidence_source="native_deck", evidence_citations=[{"source": "native_deck", "channel": "slides", "slide_numbers": [1]}]), "evidence_source_gate_unsatisfied"),
+    (
+        "assessment_missing",
+        "main",
+        lambda r: po(r)["applicability_assessments"].pop(0),
+        "applicability_missing",
+    ),
+    (
+        "assessment_duplicate",
+        "main",
+        lambda r: po(r)["applicability_assessments"].append(
+            copy.deepcopy(po(r)["applicability_assessments"][0])
+        ),
+        "applicability_duplicate",
+    ),
+    (
+        "assessment_unconditional",
+        "main",
+        lambda r: po(r)["applicability_assessments"].append(
+            {
+                "pattern_id": "narrative-arc",
+                "result": "applicable",
+                "evidence_source": "transcript",
+                "evidence": "x",
+                "evidence_citations": [
+                    {
+                        "source": "transcript",
+                        "channel": "transcript",
+                        "quote": "we talk about the failure story",
+                    }
+                ],
+            }
+        ),
+        "applicability_unexpected",
+    ),
+    (
+        "assessment_incomplete_gate",
+        "german",
+        lambda r: (
+            po(r)["applicability_assessments"].append(
+                {
+                    "pattern_id": "floodmarks",
+                    "result": "applicable",
+                    "evidence_source": "static_slides",
+                    "evidence": "x",
+                    "evidence_citations": [
+                        {"source": "static_slides", "channel": "slides", "slide_numbers": [1]}
+                    ],
+                }
+            )
+            if False
+            else None
+        ),
+        "ok_placeholder",
+    ),
+    (
+        "assessment_result",
+        "main",
+        setter((PO, "applicability_assessments", 0, "result"), "maybe"),
+        "applicability_result_invalid",
+    ),
+    (
+        "assessment_condition_unknown",
+        "main",
+        setter((PO, "applicability_assessments", 0, "condition_id"), "no-such-condition"),
+        "applicability_condition_unknown",
+    ),
+    (
+        "assessment_condition_missing",
+        "main",
+        deleter((PO, "applicability_assessments", 0, "condition_id")),
+        "applicability_condition_unknown",
+    ),
+    (
+        "assessment_condition_on_applicable",
+        "main",
+        setter((PO, "applicability_assessments", 0, "result"), "applicable"),
+        "applicability_condition_forbidden",
+    ),
+    (
+        "assessment_no_citation",
+        "main",
+        setter((PO, "applicability_assessments", 0, "evidence_citations"), []),
+        "citations_required",
+    ),
+    (
+        "assessment_gate_source",
+        "main",
+        lambda r: assessment(r, "coda").update(
+            evidence_source="native_deck",
+            evidence_citations=[
+                {"source": "native_deck", "channel": "slides", "slide_numbers": [1]}
+            ],
+        ),
+        "evidence_source_gate_unsatisfied",
+    ),
     # ---- not_evaluable
-    ("ne_extra_field", "main", lambda r: po(r)["not_evaluable"][0].update(required_source_groups=[["delivery_video"]]), "engine_owned_field"),
-    ("ne_reason_unknown", "main", lambda r: po(r)["not_evaluable"][0].update(reason_code="not_observed"), "not_evaluable_reason_unknown"),
-    ("ne_reason_mismatch", "main", lambda r: ne(r, "weatherman").update(reason_code="missing_required_source_coverage"), "not_evaluable_reason_mismatch"),
-    ("ne_positive_only_absent", "main", lambda r: drop_ne(r, "lightsaber"), "not_evaluable_missing"),
+    (
+        "ne_extra_field",
+        "main",
+        lambda r: po(r)["not_evaluable"][0].update(required_source_groups=[["delivery_video"]]),
+        "engine_owned_field",
+    ),
+    (
+        "ne_reason_unknown",
+        "main",
+        lambda r: po(r)["not_evaluable"][0].update(reason_code="not_observed"),
+        "not_evaluable_reason_unknown",
+    ),
+    (
+        "ne_reason_mismatch",
+        "main",
+        lambda r: ne(r, "weatherman").update(reason_code="missing_required_source_coverage"),
+        "not_evaluable_reason_mismatch",
+    ),
+    (
+        "ne_positive_only_absent",
+        "main",
+        lambda r: drop_ne(r, "lightsaber"),
+        "not_evaluable_missing",
+    ),
     ("ne_pending_absent", "main", lambda r: drop_ne(r, "weatherman"), "not_evaluable_missing"),
-    ("ne_unexpected", "main", lambda r: po(r)["not_evaluable"].append({"pattern_id": "soft-transitions", "reason_code": "missing_required_source_coverage"}), "not_evaluable_unexpected"),
-    ("ne_duplicate", "main", lambda r: po(r)["not_evaluable"].append(copy.deepcopy(po(r)["not_evaluable"][0])), "not_evaluable_duplicate"),
-    ("ne_detected_too", "main", lambda r: po(r)["not_evaluable"].append({"pattern_id": det(r)["pattern_id"], "reason_code": "missing_required_source_coverage"}), "pattern_in_multiple_lanes"),
-    ("ne_unobservable", "main", lambda r: po(r)["not_evaluable"].append({"pattern_id": "carnegie-hall", "reason_code": "source_gate_pending_owner_review"}), "pattern_not_observable"),
-    ("ne_unknown_id", "main", lambda r: po(r)["not_evaluable"].append({"pattern_id": "nope", "reason_code": "source_gate_pending_owner_review"}), "pattern_unknown"),
-    ("ne_applicability_v4", "legacy4", lambda r: po(r)["not_evaluable"][0].update(reason_code="missing_applicability_source_coverage"), "not_evaluable_reason_unknown"),
-    ("ne_applicability_gate", "video", lambda r: ne(r, "floodmarks").update(reason_code="missing_required_source_coverage"), "not_evaluable_reason_mismatch"),
+    (
+        "ne_unexpected",
+        "main",
+        lambda r: po(r)["not_evaluable"].append(
+            {"pattern_id": "soft-transitions", "reason_code": "missing_required_source_coverage"}
+        ),
+        "not_evaluable_unexpected",
+    ),
+    (
+        "ne_duplicate",
+        "main",
+        lambda r: po(r)["not_evaluable"].append(copy.deepcopy(po(r)["not_evaluable"][0])),
+        "not_evaluable_duplicate",
+    ),
+    (
+        "ne_detected_too",
+        "main",
+        lambda r: po(r)["not_evaluable"].append(
+            {"pattern_id": det(r)["pattern_id"], "reason_code": "missing_required_source_coverage"}
+        ),
+        "pattern_in_multiple_lanes",
+    ),
+    (
+        "ne_unobservable",
+        "main",
+        lambda r: po(r)["not_evaluable"].append(
+            {"pattern_id": "carnegie-hall", "reason_code": "source_gate_pending_owner_review"}
+        ),
+        "pattern_not_observable",
+    ),
+    (
+        "ne_unknown_id",
+        "main",
+        lambda r: po(r)["not_evaluable"].append(
+            {"pattern_id": "nope", "reason_code": "source_gate_pending_owner_review"}
+        ),
+        "pattern_unknown",
+    ),
+    (
+        "ne_applicability_v4",
+        "legacy4",
+        lambda r: po(r)["not_evaluable"][0].update(
+            reason_code="missing_applicability_source_coverage"
+        ),
+        "not_evaluable_reason_unknown",
+    ),
+    (
+        "ne_applicability_gate",
+        "video",
+        lambda r: ne(r, "floodmarks").update(reason_code="missing_required_source_coverage"),
+        "not_evaluable_reason_mismatch",
+    ),
     # ---- score
-    ("score_arithmetic", "main", setter((PO, "pattern_score", "score"), 9), "pattern_score_mismatch"),
-    ("score_counts", "main", setter((PO, "pattern_score", "patterns_used"), 0), "pattern_score_mismatch"),
+    (
+        "score_arithmetic",
+        "main",
+        setter((PO, "pattern_score", "score"), 9),
+        "pattern_score_mismatch",
+    ),
+    (
+        "score_counts",
+        "main",
+        setter((PO, "pattern_score", "patterns_used"), 0),
+        "pattern_score_mismatch",
+    ),
     ("score_shape", "main", setter((PO, "pattern_score"), 3), "pattern_score_shape"),
     ("score_float", "main", setter((PO, "pattern_score", "score"), 1.0), "pattern_score_shape"),
     # ---- catalog feedback
     ("feedback_lane_missing", "main", deleter((FEED, "tensions")), "catalog_feedback_lanes"),
     ("feedback_lane_extra", "main", setter((FEED, "praise"), []), "catalog_feedback_lanes"),
-    ("feedback_entry_shape", "main", setter((FEED, "scoring_problems"), [{"issue": "x"}]), "feedback_entry_shape"),
-    ("feedback_polarity", "main", setter((FEED, "unmatched_observations"), [{"observation": "o", "why_no_pattern_fits": "w", "proposed_name": "new-move", "proposed_polarity": "neutral"}]), "feedback_polarity_invalid"),
-    ("feedback_name_collides", "main", setter((FEED, "unmatched_observations"), [{"observation": "o", "why_no_pattern_fits": "w", "proposed_name": "bookends", "proposed_polarity": "pattern"}]), "feedback_proposed_name_collides"),
-    ("feedback_tension_id", "main", setter((FEED, "tensions"), [{"pattern_ids": ["bookends", "no-such-id"], "nature": "n", "evidence": "e"}]), "feedback_unknown_pattern"),
-    ("feedback_pair_size", "main", setter((FEED, "confusable_pairs"), [{"pattern_ids": ["bookends", "coda", "emergence"], "detail": "d"}]), "feedback_entry_shape"),
-    ("feedback_definition_id", "main", setter((FEED, "definition_problems"), [{"pattern_id": "bookend", "problem": "ambiguous", "detail": "d"}]), "feedback_unknown_pattern"),
-    ("feedback_problem_kind", "main", setter((FEED, "definition_problems"), [{"pattern_id": "bookends", "problem": "boring", "detail": "d"}]), "feedback_entry_shape"),
+    (
+        "feedback_entry_shape",
+        "main",
+        setter((FEED, "scoring_problems"), [{"issue": "x"}]),
+        "feedback_entry_shape",
+    ),
+    (
+        "feedback_polarity",
+        "main",
+        setter(
+            (FEED, "unmatched_observations"),
+            [
+                {
+                    "observation": "o",
+                    "why_no_pattern_fits": "w",
+                    "proposed_name": "new-move",
+                    "proposed_polarity": "neutral",
+                }
+            ],
+        ),
+        "feedback_polarity_invalid",
+    ),
+    (
+        "feedback_name_collides",
+        "main",
+        setter(
+            (FEED, "unmatched_observations"),
+            [
+                {
+                    "observation": "o",
+                    "why_no_pattern_fits": "w",
+                    "proposed_name": "bookends",
+                    "proposed_polarity": "pattern",
+                }
+            ],
+        ),
+        "feedback_proposed_name_collides",
+    ),
+    (
+        "feedback_tension_id",
+        "main",
+        setter(
+            (FEED, "tensions"),
+            [{"pattern_ids": ["bookends", "no-such-id"], "nature": "n", "evidence": "e"}],
+        ),
+        "feedback_unknown_pattern",
+    ),
+    (
+        "feedback_pair_size",
+        "main",
+        setter(
+            (FEED, "confusable_pairs"),
+            [{"pattern_ids": ["bookends", "coda", "emergence"], "detail": "d"}],
+        ),
+        "feedback_entry_shape",
+    ),
+    (
+        "feedback_definition_id",
+        "main",
+        setter(
+            (FEED, "definition_problems"),
+            [{"pattern_id": "bookend", "problem": "ambiguous", "detail": "d"}],
+        ),
+        "feedback_unknown_pattern",
+    ),
+    (
+        "feedback_problem_kind",
+        "main",
+        setter(
+            (FEED, "definition_problems"),
+            [{"pattern_id": "bookends", "problem": "boring", "detail": "d"}],
+        ),
+        "feedback_entry_shape",
+    ),
 ]
 INVALID = [case for case in INVALID if case[3] != "ok_placeholder"]
 
 
 @pytest.mark.parametrize(("case", "base", "mutate", "code"), INVALID, ids=[c[0] for c in INVALID])
-def test_invalid_case_reports_its_code(vault: Any, bases: dict[str, Any], case: str, base: str, mutate: Mutation, code: str) -> None:
+def test_invalid_case_reports_its_code(
+    vault: Any, bases: dict[str, Any], case: str, base: str, mutate: Mutation, code: str
+) -> None:
     ret = copy.deepcopy(bases[base])
     mutate(ret)
     report = run(vault, [ret])
@@ -436,34 +1439,131 @@ def test_valid_base_returns_pass(vault: Any, bases: dict[str, Any], key: str) ->
 
 
 VALID_VARIANTS: list[tuple[str, str, Mutation]] = [
-    ("comparison_detection", "main", with_comparison(["static_slides", "native_deck"], ["static_slides", "native_deck"])),
-    ("full_ledger", "main", both(set_ledger(), setter(("structured_data", "meme_count"), 3), lambda r: sd(r).update(background_color_sequence=["purple_halftone"] * 12))),
-    ("image_distribution", "main", lambda r: sd(r).update(image_source_distribution={"unknown": 9, "none": 3}, image_source_distribution_basis="Unit: slide; dominant source by area; unverified origins count as unknown.")),
+    (
+        "comparison_detection",
+        "main",
+        with_comparison(["static_slides", "native_deck"], ["static_slides", "native_deck"]),
+    ),
+    (
+        "full_ledger",
+        "main",
+        both(
+            set_ledger(),
+            setter(("structured_data", "meme_count"), 3),
+            lambda r: sd(r).update(background_color_sequence=["purple_halftone"] * 12),
+        ),
+    ),
+    (
+        "image_distribution",
+        "main",
+        lambda r: sd(r).update(
+            image_source_distribution={"unknown": 9, "none": 3},
+            image_source_distribution_basis="Unit: slide; dominant source by area; unverified origins count as unknown.",
+        ),
+    ),
     ("adjacent_ranges", "main", setter((*SI, 0, "line_ranges"), [[1, 120], [121, 240]])),
-    ("partial_ranges", "main", both(setter((*SI, 3, "time_ranges"), [[0, 600.0], [615.0, 1200.0]]))),
-    ("clear_fields", "main", setter(("clear_fields",), ["verbatim_examples.jokes", "structured_data.slide_count", "slides_local_path"])),
+    (
+        "partial_ranges",
+        "main",
+        both(setter((*SI, 3, "time_ranges"), [[0, 600.0], [615.0, 1200.0]])),
+    ),
+    (
+        "clear_fields",
+        "main",
+        setter(
+            ("clear_fields",),
+            ["verbatim_examples.jokes", "structured_data.slide_count", "slides_local_path"],
+        ),
+    ),
     ("date_only", "main", setter(("processed_date",), "2026-07-31")),
     ("aware_timestamp", "main", setter(("processed_date",), "2026-07-31T18:00:00Z")),
-    ("extensions", "main", setter(("structured_data", "extensions"), {"lab": {"anything": [1, 2]}})),
-    ("co_presenters", "main", lambda r: sd(r).update(co_presenter=True, co_presenters=["Ada Lovelace"])),
-    ("metadata_supplement", "main", lambda r: add_detection(r, {"pattern_id": "dual-headed-monster", "confidence": "weak", "evidence_source": "transcript", "evidence": "Two voices.", "evidence_citations": [{"source": "transcript", "channel": "transcript", "quote": "we talk about the failure story"}, {"source": "transcript", "channel": "talk_metadata", "field": "co_presenter"}]}, "antipatterns_detected")),
-    ("positive_only_detection", "main", lambda r: add_detection(r, {"pattern_id": "lightsaber", "confidence": "moderate", "evidence_source": "delivery_video", "evidence": "Pointer use.", "evidence_citations": [{"source": "delivery_video", "channel": "video", "start_seconds": 42.5, "end_seconds": 48.0}]})),
-    ("partial_video_cleared", "video", both(setter(("status",), "processed_partial"), deleter(("slides_local_path",)), setter(("clear_fields",), ["slides_local_path"]), lambda r: sd(r).update(video_extraction=td.manifest("VIDvid00001", VROOT, trusted=False)), lambda r: strip_static(r))),
+    (
+        "extensions",
+        "main",
+        setter(("structured_data", "extensions"), {"lab": {"anything": [1, 2]}}),
+    ),
+    (
+        "co_presenters",
+        "main",
+        lambda r: sd(r).update(co_presenter=True, co_presenters=["Ada Lovelace"]),
+    ),
+    (
+        "metadata_supplement",
+        "main",
+        lambda r: add_detection(
+            r,
+            {
+                "pattern_id": "dual-headed-monster",
+                "confidence": "weak",
+                "evidence_source": "transcript",
+                "evidence": "Two voices.",
+                "evidence_citations": [
+                    {
+                        "source": "transcript",
+                        "channel": "transcript",
+                        "quote": "we talk about the failure story",
+                    },
+                    {"source": "transcript", "channel": "talk_metadata", "field": "co_presenter"},
+                ],
+            },
+            "antipatterns_detected",
+        ),
+    ),
+    (
+        "positive_only_detection",
+        "main",
+        lambda r: add_detection(
+            r,
+            {
+                "pattern_id": "lightsaber",
+                "confidence": "moderate",
+                "evidence_source": "delivery_video",
+                "evidence": "Pointer use.",
+                "evidence_citations": [
+                    {
+                        "source": "delivery_video",
+                        "channel": "video",
+                        "start_seconds": 42.5,
+                        "end_seconds": 48.0,
+                    }
+                ],
+            },
+        ),
+    ),
+    (
+        "partial_video_cleared",
+        "video",
+        both(
+            setter(("status",), "processed_partial"),
+            deleter(("slides_local_path",)),
+            setter(("clear_fields",), ["slides_local_path"]),
+            lambda r: sd(r).update(
+                video_extraction=td.manifest("VIDvid00001", VROOT, trusted=False)
+            ),
+            lambda r: strip_static(r),
+        ),
+    ),
 ]
 
 
 def strip_static(r: dict[str, Any]) -> None:
     """Drop static_slides evidence from a video return (an untrusted manifest is context only)."""
     po(r)["evidence_sources"].remove("static_slides")
-    po(r)["source_inspection"] = [x for x in po(r)["source_inspection"] if x["source"] != "static_slides"]
+    po(r)["source_inspection"] = [
+        x for x in po(r)["source_inspection"] if x["source"] != "static_slides"
+    ]
     for lane in ("patterns_detected", "antipatterns_detected", "applicability_assessments"):
         po(r)[lane] = [x for x in po(r)[lane] if x["evidence_source"] != "static_slides"]
     p, a = len(po(r)["patterns_detected"]), len(po(r)["antipatterns_detected"])
     po(r)["pattern_score"] = {"patterns_used": p, "antipatterns_detected": a, "score": p - a}
 
 
-@pytest.mark.parametrize(("case", "base", "mutate"), VALID_VARIANTS, ids=[c[0] for c in VALID_VARIANTS])
-def test_valid_variant_passes(vault: Any, bases: dict[str, Any], case: str, base: str, mutate: Mutation) -> None:
+@pytest.mark.parametrize(
+    ("case", "base", "mutate"), VALID_VARIANTS, ids=[c[0] for c in VALID_VARIANTS]
+)
+def test_valid_variant_passes(
+    vault: Any, bases: dict[str, Any], case: str, base: str, mutate: Mutation
+) -> None:
     ret = copy.deepcopy(bases[base])
     mutate(ret)
     report = run(vault, [ret])

@@ -26,7 +26,9 @@ DETECTABLE = sorted(
     e.id
     for e in CAT.observable()
     if not e.pending_owner_review
-    and td.pick_source(e.evaluable_from, e.evidence_channels, {"transcript", "static_slides", "native_deck"})
+    and td.pick_source(
+        e.evaluable_from, e.evidence_channels, {"transcript", "static_slides", "native_deck"}
+    )
 )
 CONDITIONAL = sorted(e.id for e in CAT.observable() if e.conditional and not e.pending_owner_review)
 
@@ -51,9 +53,15 @@ def split_ranges(total: int, cuts: list[int]) -> list[list[int]]:
 ledger_rows = st.lists(
     st.fixed_dictionaries(
         {
-            "background_color_name": st.sampled_from(["purple_halftone", "white", "red_halftone", "teal"]),
-            "content_type": st.sampled_from(["title", "meme_only", "meme_with_text", "quote", "cta", "thanks"]),
-            "image_composition": st.sampled_from(["full_bleed", "none", "screenshot", "inset_image"]),
+            "background_color_name": st.sampled_from(
+                ["purple_halftone", "white", "red_halftone", "teal"]
+            ),
+            "content_type": st.sampled_from(
+                ["title", "meme_only", "meme_with_text", "quote", "cta", "thanks"]
+            ),
+            "image_composition": st.sampled_from(
+                ["full_bleed", "none", "screenshot", "inset_image"]
+            ),
             "has_speech_bubble": st.booleans(),
             "has_starburst": st.booleans(),
             "has_footer": st.booleans(),
@@ -65,24 +73,36 @@ ledger_rows = st.lists(
 text = st.text(alphabet="abcdefghij klmnop", min_size=1, max_size=30).filter(lambda s: s.strip())
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     detected=st.lists(st.sampled_from(DETECTABLE), unique=True, max_size=8),
     applicable=st.sets(st.sampled_from(CONDITIONAL)),
     confidence=st.sampled_from(["moderate", "weak"]),
     cuts=st.lists(st.integers(min_value=2, max_value=240), max_size=4),
     rows=st.one_of(st.none(), ledger_rows),
-    lanes=st.dictionaries(st.sampled_from(["jokes", "transitions", "opening_lines"]), st.lists(text, max_size=3)),
+    lanes=st.dictionaries(
+        st.sampled_from(["jokes", "transitions", "opening_lines"]), st.lists(text, max_size=3)
+    ),
     feedback=st.lists(text, max_size=2),
 )
 def test_generated_valid_returns_pass(
-    vault: Any, detected: list[str], applicable: set[str], confidence: str, cuts: list[int],
-    rows: list[dict[str, Any]] | None, lanes: dict[str, list[str]], feedback: list[str],
+    vault: Any,
+    detected: list[str],
+    applicable: set[str],
+    confidence: str,
+    cuts: list[int],
+    rows: list[dict[str, Any]] | None,
+    lanes: dict[str, list[str]],
+    feedback: list[str],
 ) -> None:
     root, db, talk = vault
     patterns = tuple(p for p in detected if CAT.entries[p].type == "pattern")
     antipatterns = tuple(p for p in detected if CAT.entries[p].type == "antipattern")
-    ret = td.complete_return(talk, root, detect=patterns, antidetect=antipatterns, applicable=frozenset(applicable))
+    ret = td.complete_return(
+        talk, root, detect=patterns, antidetect=antipatterns, applicable=frozenset(applicable)
+    )
     ret = copy.deepcopy(ret)
     po = ret["pattern_observations"]
     for lane in ("patterns_detected", "antipatterns_detected"):
@@ -100,9 +120,17 @@ def test_generated_valid_returns_pass(
     ret["verbatim_examples"] = lanes
     ret["catalog_feedback"]["scoring_problems"] = [{"issue": t, "detail": t} for t in feedback]
     ret["catalog_feedback"]["unmatched_observations"] = [
-        {"observation": t, "why_no_pattern_fits": t, "proposed_name": f"proposed-{i}", "proposed_polarity": "pattern"}
+        {
+            "observation": t,
+            "why_no_pattern_fits": t,
+            "proposed_name": f"proposed-{i}",
+            "proposed_polarity": "pattern",
+        }
         for i, t in enumerate(feedback)
     ]
     report = validate_batch([ret], db=db, catalog=CAT, vault_root=root, catalog_label="default")
     assert report["ok"] is True, report["returns"][0]["errors"]
-    assert report["returns"][0]["pattern_scoring_generation"] == {"status": "current", "reasons": []}
+    assert report["returns"][0]["pattern_scoring_generation"] == {
+        "status": "current",
+        "reasons": [],
+    }

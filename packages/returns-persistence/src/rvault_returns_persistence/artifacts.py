@@ -63,12 +63,15 @@ def count_lines(data: bytes) -> int:
 
 
 def pdf_page_count(path: Path) -> int | None:
-    """Page count through pypdf (imported lazily: most validations never open a PDF)."""
-    try:
-        from pypdf import PdfReader
+    """Page count through the video-extraction owner's bounded PDF probe (None: unreadable).
 
-        return len(PdfReader(str(path)).pages)
-    except Exception:  # noqa: BLE001 - an unreadable PDF proves no bound
+    Imported lazily: the probe loads pypdf, which most start-ups never need.
+    """
+    from rvault_video_extraction.api import PdfProbeError, probe_pdf
+
+    try:
+        return probe_pdf(str(path)).page_count
+    except PdfProbeError:
         return None
 
 

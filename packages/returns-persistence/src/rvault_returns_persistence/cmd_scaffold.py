@@ -12,7 +12,6 @@ from rvault_returns_persistence.cmd_common import (
     open_catalog,
     open_database,
 )
-from rvault_returns_persistence.scaffold import ScaffoldError, scaffold_for
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -26,6 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from rvault_returns_persistence.scaffold import ScaffoldError, scaffold_for
+
     db, vault_root = open_database(args)
     catalog, _ = open_catalog(args)
     talk = db.talk(args.talk)

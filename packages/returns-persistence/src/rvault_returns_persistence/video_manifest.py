@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rvault_video_extraction import api as video
-
 
 @dataclass(frozen=True)
 class ManifestVerdict:
@@ -29,6 +27,8 @@ class ManifestVerdict:
 
 
 def assess(manifest: Any, *, vault_root: Path) -> ManifestVerdict:
+    from rvault_video_extraction import api as video  # only video-extracted returns need it
+
     report = video.validate_manifest(manifest, vault_root=vault_root, probe_pdfs=True)
     problems = tuple(f"{i.code} at {i.path}: {i.message}" for i in report.issues)
     if report.status != "current" and not problems:

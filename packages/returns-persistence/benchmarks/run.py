@@ -1,0 +1,191 @@
+"""Benchmark: validate 5 realistic v5 returns against a 10,000-talk database.
+
+Each return carries a 60-slide ledger, 30 cited detections, applicability
+assessments and the full default catalog's not_evaluable rows; the batch is
+validated by the installed console script (start-up included), the way a
+worker runs the gate. Target from the issue: <= 0.6 s wall.
+
+    .venv/bin/python packages/returns-persistence/benchmarks/run.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+import returns_testdata as td  # noqa: E402
+
+from rvault_returns_persistence.artifacts import resolve  # noqa: E402
+from rvault_returns_persistence.scaffold import build_scaffold  # noqa: E402
+
+TALKS = 10_000
+MEMBERS = 5
+SLIDES = 60
+LINES = 900
+DURATION = 2700.0
+
+
+def filler_talk(i: int) -> dict[str, Any]:
+    """A catalogued talk as the shownotes scan leaves it (pending, metadata only)."""
+    return {
+        "schema_version": 5,
+        "filename": f"2019-01-01-filler-{i:05d}.md",
+        "title": f"Filler talk number {i}",
+        "conference": "ExampleConf",
+        "date": "2019-01-01",
+        "video_url": f"https://www.youtube.com/watch?v=fill{i:07d}",
+        "youtube_id": f"fill{i:07d}",
+        "status": "pending",
+        "slide_source": "none",
+    }
+
+
+def build(root: Path) -> tuple[Path, Path]:
+    names = [f"2024-06-{i + 1:02d}-member.md" for i in range(MEMBERS)]
+    talks = [filler_talk(i) for i in range(TALKS - MEMBERS)]
+    pptx = []
+    members = []
+    for i, name in enumerate(names):
+        yid = f"bench{i:06d}"
+        record = td.talk(
+            name,
+            yid,
+            google_drive_id=f"benchdrive{i}",
+            pptx_path=f"Bench/{i}.pptx",
+            slide_source="both",
+            _queue_claim=td.claim_v5(names),
+            source_identity={
+                "schema_version": 1,
+                "provider": "youtube",
+                "video_id": yid,
+                "duration_seconds": DURATION,
+            },
+        )
+        members.append(record)
+        pptx.append(
+            {
+                "schema_version": 1,
+                "pptx_path": f"Bench/{i}.pptx",
+                "talk_filename": name,
+                "matched": True,
+                "slide_count": SLIDES,
+                "visual_extracted": False,
+            }
+        )
+        td.write_transcript(root, yid, LINES)
+        td.write_pdf(root / "slides" / f"benchdrive{i}.pdf", SLIDES)
+    talks.extend(members)
+    db = td.write_json(root / "tracking-database.json", td.database(talks, pptx))
+    returns = [realistic_return(t, root) for t in members]
+    batch = td.write_json(root / "batch-returns.json", returns)
+    return db, batch
+
+
+def realistic_return(talk: dict[str, Any], root: Path) -> dict[str, Any]:
+    inspected = {"transcript", "static_slides", "native_deck", "delivery_video"}
+    catalog = td.CATALOG
+    candidates = [
+        e
+        for e in sorted(catalog.observable(), key=lambda e: e.id)
+        if not e.pending_owner_review
+        and td.pick_source(e.evaluable_from, e.evidence_channels, inspected)
+    ][:30]
+    detect = tuple(e.id for e in candidates if e.type == "pattern")
+    antidetect = tuple(e.id for e in candidates if e.type == "antipattern")
+    ret = td.complete_return(talk, root, deck_slides=SLIDES, detect=detect, antidetect=antidetect)
+    assert len(detect) + len(antidetect) == 30
+    found = resolve(root, talk, deck_slides=SLIDES)
+    assert build_scaffold(talk, catalog, found)[0]["pattern_observations"]["source_inspection"][3][
+        "time_ranges"
+    ]
+    rows = []
+    for n in range(1, SLIDES + 1):
+        rows.append(
+            {
+                "slide_number": n,
+                "background_color_name": ["purple_halftone", "white", "red_halftone"][n % 3],
+                "content_type": "meme_only" if n % 5 == 0 else "content_bullets",
+                "image_composition": "full_bleed",
+                "has_speech_bubble": n % 7 == 0,
+                "has_starburst": n % 11 == 0,
+                "has_footer": True,
+            }
+        )
+    ret["structured_data"].update(
+        slide_count=SLIDES,
+        per_slide_visual=rows,
+        background_color_sequence=[r["background_color_name"] for r in rows],
+        meme_count=sum(r["content_type"] == "meme_only" for r in rows),
+        image_source_distribution={"speaker_created": 20, "unknown": 30, "none": 10},
+        image_source_distribution_basis="Unit: slide; dominant source by area; unverified origins count as unknown.",
+        typography_observations={"title_font_description": "hand-lettered"},
+    )
+    ret["verbatim_examples"] = {
+        lane: ["a verbatim line from the talk"] * 3
+        for lane in ("signature_phrases", "jokes", "transitions", "opening_lines", "closing_lines")
+    }
+    return ret
+
+
+def _timed(
+    argv: list[str], env: dict[str, str]
+) -> tuple[float, float, subprocess.CompletedProcess[bytes]]:
+    """Wall seconds and child CPU seconds (user + system) of one console-script run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, check=False, env=env)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, done
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    script = Path(sys.executable).parent / "rvault-returns"
+    # Measure the tool as installed: byte-compiled modules (a wheel install compiles them;
+    # this checkout's environment sets PYTHONDONTWRITEBYTECODE, so the warm-up run does).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        db, batch = build(root)
+        size_mb = db.stat().st_size / 1e6
+        argv = [str(script), "validate", str(batch), "--db", str(db)]
+        _timed(argv, env)  # warm-up: byte-compile, page cache
+        walls, cpus = [], []
+        for _ in range(args.runs):
+            wall, cpu, done = _timed(argv, env)
+            report = json.loads(done.stdout)
+            assert done.returncode == 0 and report["valid_count"] == MEMBERS, done.stdout[:2000]
+            walls.append(wall)
+            cpus.append(cpu)
+        startup = [_timed([str(script), "--version"], env)[0] for _ in range(3)]
+    load = os.getloadavg()[0]
+    print(f"{'measure':<46}{'value':>16}")
+    print(f"{'database talks / size':<46}{f'{TALKS} / {size_mb:.1f} MB':>16}")
+    print(f"{'returns x (ledger slides, detections)':<46}{f'{MEMBERS} x ({SLIDES}, 30)':>16}")
+    print(f"{f'validate wall, median of {args.runs} (s)':<46}{statistics.median(walls):>16.3f}")
+    print(f"{'validate wall, min (s)':<46}{min(walls):>16.3f}")
+    print(f"{'validate CPU user+sys, median (s)':<46}{statistics.median(cpus):>16.3f}")
+    print(f"{'console start-up, --version wall (s)':<46}{statistics.median(startup):>16.3f}")
+    print(f"{'host load average (1 min) / cores':<46}{f'{load:.1f} / {os.cpu_count()}':>16}")
+    print(f"{'target wall (s)':<46}{0.6:>16.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
