@@ -1,0 +1,169 @@
+"""Benchmark: ``rvault-db read``, a ``set_config`` dry run and its apply.
+
+Builds valid current databases of 100, 1,000 and 10,000 realistic v5 talks
+(the spec example talk: source identity, a source rejection, a full
+pattern_observations ledger with an exhaustive outcome matrix and cited
+detections) and runs each command as a separate process through the
+installed console script, the way an agent does. Wall time is measured
+around the process; peak RSS is that process's own ``ru_maxrss`` from
+``wait4`` (exact, not sampled). Targets (issue 3, 2-core machine): read of
+10,000 talks <= 1.0 s, apply <= 1.5 s, peak RSS <= 8x the file size.
+
+Usage: ``.venv/bin/python packages/tracking-db/benchmarks/bench_read_mutate.py
+[--sizes 100,1000,10000] [--outcomes 12] [--repeat 3]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+from rvault_contracts.canonical import artifact_bytes, sha256_bytes
+from rvault_tracking_db.samples import realistic_database
+
+READ_TARGET_S = 1.0
+APPLY_TARGET_S = 1.5
+RSS_FACTOR_TARGET = 8.0
+TARGET_TALKS = 10_000
+
+
+@dataclass(frozen=True)
+class Measurement:
+    talks: int
+    file_bytes: int
+    command: str
+    wall_s: float
+    peak_rss_bytes: int
+
+    @property
+    def rss_factor(self) -> float:
+        return self.peak_rss_bytes / self.file_bytes
+
+
+def console_script(name: str) -> str:
+    candidate = Path(sys.executable).parent / name
+    found = str(candidate) if candidate.exists() else shutil.which(name)
+    if found is None:
+        raise SystemExit(f"{name} is not installed next to {sys.executable}")
+    return found
+
+
+def run_measured(argv: list[str], stdout_path: Path) -> tuple[float, int, int]:
+    """(wall seconds, peak RSS bytes, exit status) of one child process."""
+    with open(stdout_path, "wb") as out:
+        start = time.perf_counter()
+        process = psutil.Popen(argv, stdout=out, stderr=out)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+    return wall, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status)
+
+
+def measure(talks: int, outcomes: int, repeat: int, workdir: Path) -> list[Measurement]:
+    rvault_db = console_script("rvault-db")
+    base = artifact_bytes(realistic_database(talks, outcomes=outcomes))
+    db = workdir / "tracking-database.json"
+    plan = workdir / "plan.json"
+    out = workdir / "stdout.json"
+    results: dict[str, list[tuple[float, int]]] = {
+        "read": [],
+        "set_config dry-run": [],
+        "set_config apply": [],
+    }
+    for attempt in range(repeat):
+        db.write_bytes(base)
+        plan.write_bytes(
+            artifact_bytes(
+                {
+                    "schema_version": 1,
+                    "mutations": [
+                        {
+                            "kind": "set_config",
+                            "path": ["python_path"],
+                            "expect": "/path/to/python3",
+                            "value": f"/opt/python-{attempt}/bin/python3",
+                        }
+                    ],
+                }
+            )
+        )
+        for label, argv in (
+            ("read", [rvault_db, "read", str(db)]),
+            ("set_config dry-run", [rvault_db, "mutate", str(db), str(plan)]),
+            (
+                "set_config apply",
+                [
+                    rvault_db,
+                    "mutate",
+                    str(db),
+                    str(plan),
+                    "--apply",
+                    "--expected-sha256",
+                    sha256_bytes(base),
+                ],
+            ),
+        ):
+            wall, rss, code = run_measured(argv, out)
+            if code != 0:
+                raise SystemExit(f"{label} failed ({code}): {out.read_text()[:500]}")
+            results[label].append((wall, rss))
+        assert json.loads(out.read_bytes())["durability_state"] == "durable"
+    return [
+        Measurement(
+            talks, len(base), label, statistics.median(w for w, _ in runs), max(r for _, r in runs)
+        )
+        for label, runs in results.items()
+    ]
+
+
+def verdict(m: Measurement) -> str:
+    checks = [m.rss_factor <= RSS_FACTOR_TARGET]
+    if m.talks == TARGET_TALKS and m.command == "read":
+        checks.append(m.wall_s <= READ_TARGET_S)
+    if m.talks == TARGET_TALKS and m.command == "set_config apply":
+        checks.append(m.wall_s <= APPLY_TARGET_S)
+    return "ok" if all(checks) else "MISS"
+
+
+def table(measurements: list[Measurement]) -> str:
+    header = (
+        f"{'talks':>6} {'file MB':>8} {'command':<19} {'wall s':>7} "
+        f"{'peak RSS MB':>11} {'RSS/file':>8}  target"
+    )
+    lines = [header, "-" * len(header)]
+    for m in measurements:
+        lines.append(
+            f"{m.talks:>6} {m.file_bytes / 1e6:>8.1f} {m.command:<19} {m.wall_s:>7.2f} "
+            f"{m.peak_rss_bytes / 1e6:>11.1f} {m.rss_factor:>8.2f}  {verdict(m)}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="100,1000,10000")
+    parser.add_argument("--outcomes", type=int, default=12, help="catalog entries per talk")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+    measurements: list[Measurement] = []
+    with tempfile.TemporaryDirectory(prefix="rvault-db-bench-") as tmp:
+        for size in (int(s) for s in args.sizes.split(",")):
+            measurements.extend(measure(size, args.outcomes, args.repeat, Path(tmp)))
+    print(
+        "rvault-db read / mutate (median wall, max peak RSS over "
+        f"{args.repeat} runs; {args.outcomes} catalog outcomes per talk; cpus={os.cpu_count()})"
+    )
+    print(table(measurements))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
