@@ -26,7 +26,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 import returns_testdata as td  # noqa: E402
-
 from rvault_returns_persistence.artifacts import resolve  # noqa: E402
 from rvault_returns_persistence.scaffold import build_scaffold  # noqa: E402
 
@@ -129,7 +128,9 @@ def realistic_return(talk: dict[str, Any], root: Path) -> dict[str, Any]:
         background_color_sequence=[r["background_color_name"] for r in rows],
         meme_count=sum(r["content_type"] == "meme_only" for r in rows),
         image_source_distribution={"speaker_created": 20, "unknown": 30, "none": 10},
-        image_source_distribution_basis="Unit: slide; dominant source by area; unverified origins count as unknown.",
+        image_source_distribution_basis=(
+            "Unit: slide; dominant source by area; unverified origins count as unknown."
+        ),
         typography_observations={"title_font_description": "hand-lettered"},
     )
     ret["verbatim_examples"] = {

@@ -150,12 +150,13 @@ def _assessment() -> dict[str, Any]:
         "pattern_id": ID,
         "result": {"enum": ["applicable", "not_applicable"]},
     }
-    rules = _comparison_rule() + [
+    rules = [
+        *_comparison_rule(),
         {
             "if": {"properties": {"result": {"const": "not_applicable"}}, "required": ["result"]},
             "then": {"required": ["condition_id"]},
             "else": {"not": {"required": ["condition_id"]}},
-        }
+        },
     ]
     return _closed(
         props,
@@ -374,7 +375,10 @@ def worker_return(version: int) -> dict[str, Any]:
                 if version == 5
                 else "Replay only: never current scoring. "
             )
-            + "Cross-field rules (claim binding, catalog gates, artifact bounds) are enforced by rvault-returns validate."
+            + (
+                "Cross-field rules (claim binding, catalog gates, artifact "
+                "bounds) are enforced by rvault-returns validate."
+            )
         ),
         "required": ["filename", "return_schema_version", "queue_claim", "status"],
         "type": "object",
@@ -397,7 +401,8 @@ def worker_return(version: int) -> dict[str, Any]:
         return {
             "$id": "urn:rvault:worker-return:v1",
             "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "description": "Worker return v1 (historical, also any return without a version): additive legacy merge, type-only checks.",
+            "description": "Worker return v1 (historical, also any return "
+            "without a version): additive legacy merge, type-only checks.",
             "properties": {
                 "filename": {"minLength": 1, "type": "string"},
                 "pattern_observations": {"type": ["object", "array", "null"]},
@@ -476,7 +481,8 @@ def report() -> dict[str, Any]:
         "$id": "urn:rvault:returns-validation-report:v1",
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$defs": {"generation": generation, "issue": issue},
-        "description": "The one report of rvault-returns validate. ok false (exit 2) adds the cli-failure error object.",
+        "description": "The one report of rvault-returns validate. "
+        "ok false (exit 2) adds the cli-failure error object.",
         **_closed(
             {
                 "batch_errors": {"items": issue, "type": "array"},

@@ -8,7 +8,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from rvault_returns_persistence.catalog import (
     CatalogError,
     default_catalog_dir,

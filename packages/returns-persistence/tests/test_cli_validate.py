@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 import returns_testdata as td
 from rvault_contracts.schemas import schema_issues
-
 from rvault_returns_persistence import validator
 from rvault_returns_persistence.database import load_database
 

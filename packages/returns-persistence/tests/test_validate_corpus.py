@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 import returns_testdata as td
-
 from rvault_returns_persistence.database import Database, load_database
 from rvault_returns_persistence.validator import validate_batch
 
@@ -1458,7 +1457,9 @@ VALID_VARIANTS: list[tuple[str, str, Mutation]] = [
         "main",
         lambda r: sd(r).update(
             image_source_distribution={"unknown": 9, "none": 3},
-            image_source_distribution_basis="Unit: slide; dominant source by area; unverified origins count as unknown.",
+            image_source_distribution_basis=(
+                "Unit: slide; dominant source by area; unverified origins count as unknown."
+            ),
         ),
     ),
     ("adjacent_ranges", "main", setter((*SI, 0, "line_ranges"), [[1, 120], [121, 240]])),

@@ -17,7 +17,6 @@ import pytest
 import returns_testdata as td
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from rvault_returns_persistence.database import Database, load_database
 from rvault_returns_persistence.validator import validate_batch
 

@@ -8,6 +8,7 @@ is refused here so it can never be smuggled in from an older analysis.
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -135,7 +136,7 @@ def _check_slides(
         ctx.add(n_path, "slide_numbers_invalid", "slide_numbers are ascending and distinct")
         return False
     if channel == "slide_sequence" and (
-        len(numbers) < 2 or any(b != a + 1 for a, b in zip(numbers, numbers[1:], strict=False))
+        len(numbers) < 2 or any(b != a + 1 for a, b in itertools.pairwise(numbers))
     ):
         ctx.add(
             n_path,

@@ -164,7 +164,8 @@ def check_prose(ctx: ReturnContext) -> None:
         ctx.add(
             child(ctx.path, "adherence_comparison"),
             "adherence_comparison_forbidden",
-            "return v5 omits adherence_comparison; only an owner-side consumer compares after persistence",
+            "return v5 omits adherence_comparison; only an "
+            "owner-side consumer compares after persistence",
         )
 
 
@@ -269,5 +270,6 @@ def check_clear_fields(ctx: ReturnContext) -> None:
             ctx.add(
                 item_path,
                 "clear_field_not_analysis_owned",
-                f"{item!r} is not an analysis-owned path (queue identity, sources, catalog metadata and the record are not clearable)",
+                f"{item!r} is not an analysis-owned path (queue identity, "
+                "sources, catalog metadata and the record are not clearable)",
             )

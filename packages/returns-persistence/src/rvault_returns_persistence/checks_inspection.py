@@ -197,7 +197,8 @@ def check_inspection(ctx: ReturnContext, po: dict[str, Any], path: str) -> Inspe
         ctx.add(
             src_path,
             "inspection_sources_mismatch",
-            f"evidence_sources {sorted(result.declared)} must equal the receipt sources {sorted(record_sources)}",
+            f"evidence_sources {sorted(result.declared)} must "
+            f"equal the receipt sources {sorted(record_sources)}",
         )
     capable_static = (
         "static_slides" in result.complete

@@ -379,7 +379,8 @@ def _check_assessments(
 def expected_reason(
     entry: CatalogEntry, version: int, inspection: Inspection, assessments: dict[str, str]
 ) -> str | None:
-    """The not_evaluable reason a nondetected observable entry must carry (None: undetected or not_applicable)."""
+    """The not_evaluable reason a nondetected observable "
+    "entry must carry (None: undetected or not_applicable)."""
     if entry.pending_owner_review:
         return "source_gate_pending_owner_review"
     if version == 5 and entry.conditional:
@@ -457,7 +458,8 @@ def _check_not_evaluable(
             ctx.add(
                 r_path,
                 "not_evaluable_unexpected",
-                f"{pid} is evaluable from the inspected sources; report it detected or leave it undetected",
+                f"{pid} is evaluable from the inspected sources; "
+                "report it detected or leave it undetected",
             )
         elif reason != expected:
             ctx.add(
@@ -479,7 +481,8 @@ def _check_not_evaluable(
             ctx.add(
                 child(path, "applicability_assessments"),
                 "applicability_missing",
-                f"{entry.id} needs exactly one applicability assessment (its applicability gate is complete)",
+                f"{entry.id} needs exactly one applicability "
+                "assessment (its applicability gate is complete)",
             )
             continue
         expected = expected_reason(entry, ctx.version, inspection, assessments)

@@ -61,7 +61,8 @@ def check_structured(ctx: ReturnContext) -> None:
             ctx.add(
                 key_path,
                 "structured_field_unregistered",
-                f"{key!r} has no registered snapshot policy; put additive data under structured_data.extensions",
+                f"{key!r} has no registered snapshot policy; put "
+                "additive data under structured_data.extensions",
             )
     _check_co_presenters(ctx, path, data)
     _check_image_sources(ctx, path, data)
@@ -72,7 +73,8 @@ def check_structured(ctx: ReturnContext) -> None:
                 ctx.add(
                     child(path, key),
                     "untrusted_manifest_authored_field",
-                    "an untrusted or missing video-extraction manifest cannot supply authored-slide evidence",
+                    "an untrusted or missing video-extraction "
+                    "manifest cannot supply authored-slide evidence",
                 )
 
 
@@ -105,13 +107,15 @@ def _check_image_sources(ctx: ReturnContext, path: str, data: dict[str, Any]) ->
                 ctx.add(
                     child(child(path, "image_source_distribution"), key),
                     "image_source_distribution_invalid",
-                    "image_source_distribution maps non-empty provenance classes to non-negative integer counts",
+                    "image_source_distribution maps non-empty "
+                    "provenance classes to non-negative integer counts",
                 )
         if not is_text(data.get("image_source_distribution_basis")):
             ctx.add(
                 child(path, "image_source_distribution_basis"),
                 "image_source_distribution_basis_required",
-                "the distribution needs a non-empty basis (unit, dominance rule, provenance evidence, unknown rule)",
+                "the distribution needs a non-empty basis (unit, "
+                "dominance rule, provenance evidence, unknown rule)",
             )
     elif "image_source_distribution_basis" in data and "image_source_distribution" not in data:
         ctx.add(
@@ -158,7 +162,8 @@ def _check_ledger(ctx: ReturnContext, path: str, data: dict[str, Any]) -> None:
             ctx.add(
                 row_path,
                 "ledger_row_keys",
-                f"row keys are exactly the seven documented keys (extra {extra}, missing {missing})",
+                "row keys are exactly the seven documented "
+                f"keys (extra {extra}, missing {missing})",
             )
         if row.get("slide_number") != index + 1 or not is_int(row.get("slide_number")):
             ctx.add(

@@ -53,7 +53,8 @@ def check_video_extraction(ctx: ReturnContext) -> None:
             ctx.add(
                 m_path,
                 "video_manifest_untrusted",
-                "processed video_extracted needs a verified manual slide_region with review_required false",
+                "processed video_extracted needs a verified "
+                "manual slide_region with review_required false",
             )
         if "slides_local_path" not in ret:
             ctx.add(

@@ -19,7 +19,10 @@ PROG = "rvault-returns"
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="The deterministic gate for AI worker returns: pattern catalog, validation, persistence.",
+        description=(
+            "The deterministic gate for AI worker returns: "
+            "pattern catalog, validation, persistence."
+        ),
         epilog="Exit status: 0 success, 2 refused input or failed precondition, 1 internal error.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")

@@ -1,4 +1,5 @@
-"""``rvault-returns scaffold --db DB --talk FILENAME [--vault-root DIR]``: a v5 skeleton on stdout."""
+"""``rvault-returns scaffold --db DB --talk FILENAME "
+"[--vault-root DIR]``: a v5 skeleton on stdout."""
 
 from __future__ import annotations
 

@@ -73,7 +73,8 @@ def build_scaffold(
     if tracking.authorized_return_versions(claim) != (5,):
         raise ScaffoldError(
             "claim_not_v5",
-            "only a claim-v5 generation authorizes a fresh return v5; recover the lease and reclaim",
+            "only a claim-v5 generation authorizes a fresh "
+            "return v5; recover the lease and reclaim",
             "$._queue_claim.schema_version",
         )
     slide_source = talk.get("slide_source") if isinstance(talk.get("slide_source"), str) else None

@@ -127,7 +127,8 @@ def _claim_compatible(
         ctx_issues.add(
             child(path, "return_schema_version"),
             "claim_return_incompatible",
-            f"the active claim (schema v{claim.get('schema_version')}) authorizes only return versions {list(allowed)}",
+            f"the active claim (schema v{claim.get('schema_version')}) "
+            f"authorizes only return versions {list(allowed)}",
         )
         return False
     return True
@@ -271,7 +272,8 @@ def _batch_issues(db: Database, results: list[Result]) -> list[Issue]:
                 Issue(
                     "$",
                     "batch_membership_mismatch",
-                    f"batch {run_id}/{batch_id} needs returns for exactly its live members; missing {missing}",
+                    f"batch {run_id}/{batch_id} needs returns for "
+                    f"exactly its live members; missing {missing}",
                 )
             )
     return issues
@@ -315,7 +317,8 @@ def validate_batch(
     if not ok:
         report["error"] = {
             "code": "returns_invalid",
-            "message": f"{len(results) - report['valid_count']} of {len(results)} returns are invalid"
+            "message": f"{len(results) - report['valid_count']} "
+            "of {len(results)} returns are invalid"
             + (f"; {len(batch_errors)} batch errors" if batch_errors else ""),
             "path": None,
         }
