@@ -190,3 +190,24 @@ def test_read_relative_path_reports_lexical_absolute(tmp_path: Path, capsys, mon
     code, report = h.invoke(capsys, "read", h.DB_NAME)
     assert code == 0
     assert report["database_path"] == os.path.join(str(tmp_path), h.DB_NAME)  # noqa: PTH118
+
+
+def test_verbatim_report_equals_the_canonical_encoding(tmp_path: Path) -> None:
+    from rvault_contracts.canonical import artifact_bytes
+    from rvault_tracking_db.commands.read import report_bytes
+    from rvault_tracking_db.reader import read_database
+
+    db = h.write_db(tmp_path, example_database())
+    result = read_database(db)
+    assert report_bytes(result) == artifact_bytes(result.report())
+
+
+def test_non_canonical_file_still_reports_its_exact_value(tmp_path: Path, capsys) -> None:
+    import json
+
+    db = tmp_path / h.DB_NAME
+    db.write_text("\n\t" + json.dumps(example_database(), ensure_ascii=True, indent=3) + "\r\n")
+    code, report = h.invoke(capsys, "read", db)
+    assert code == 0
+    assert report["database"] == example_database()
+    assert report["sha256"] == sha256_bytes(db.read_bytes())

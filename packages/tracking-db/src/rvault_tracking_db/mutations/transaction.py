@@ -58,6 +58,16 @@ def _tolerated(plan: Plan) -> Callable[[Issue], bool] | None:
     return tolerate
 
 
+def _unchanged(candidate: dict[str, Any], database: dict[str, Any] | None) -> bool:
+    """Exact JSON equality, cheap for the members the plan did not replace."""
+    if database is None or candidate.keys() != database.keys():
+        return False
+    return all(
+        candidate[key] is database[key] or json_equal(candidate[key], database[key])
+        for key in candidate
+    )
+
+
 def run_mutation(
     database_path: str | os.PathLike[str], plan: Plan, *, apply: bool, expected: str | None
 ) -> dict[str, Any]:
@@ -96,7 +106,7 @@ def _run_locked(
             issues=[i.to_dict() for i in verdict.fatal[:MAX_REPORTED_ISSUES]],
         )
     original = result.snapshot.data
-    if original is not None and json_equal(candidate, result.database):
+    if original is not None and _unchanged(candidate, result.database):
         new_bytes = original
     else:
         new_bytes = artifact_bytes(candidate)
