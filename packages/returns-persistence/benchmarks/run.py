@@ -85,6 +85,7 @@ def build(root: Path) -> tuple[Path, Path]:
         )
         td.write_transcript(root, yid, LINES)
         td.write_pdf(root / "slides" / f"benchdrive{i}.pdf", SLIDES)
+        td.write_video(root, yid)
     talks.extend(members)
     db = td.write_json(root / "tracking-database.json", td.database(talks, pptx))
     returns = [realistic_return(t, root) for t in members]

@@ -137,6 +137,14 @@ def write_pdf(path: Path, pages: int) -> Path:
     return path
 
 
+def write_video(root: Path, youtube_id: str) -> Path:
+    """The downloaded delivery video's place in the vault (its bytes are never decoded here)."""
+    path = root / "slides-rebuild" / youtube_id / f"{youtube_id}.mp4"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"\x00\x00\x00\x18ftypmp42")
+    return path
+
+
 def standard_vault(
     root: Path, *, members: int = 1, lines: int = 240, pages: int = 12
 ) -> tuple[Path, list[dict[str, Any]]]:
@@ -457,5 +465,6 @@ def corpus_vault(root: Path) -> tuple[Path, dict[str, dict[str, Any]]]:
         if "google_drive_id" in record:
             write_pdf(root / "slides" / f"{record['google_drive_id']}.pdf", 12)
     write_pdf(root / "slides" / "VIDvid00001.pdf", 6)
+    write_video(root, "main0000001")
     db = write_json(root / "tracking-database.json", database(list(specs.values()), pptx))
     return db, specs

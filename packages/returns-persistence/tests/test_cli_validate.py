@@ -239,3 +239,14 @@ def test_schema_backstop_reports_what_rules_miss(
     errors = report["returns"][0]["errors"]
     assert [e["code"] for e in errors] == ["schema_violation"]
     assert errors[0]["path"] == '$[0]["areas_for_improvement"]'
+
+
+def test_scaffold_covers_the_downloaded_video_only(cli: Callable[..., Any], tmp_path: Path) -> None:
+    db_path, specs = td.corpus_vault(tmp_path)
+    name = specs["main"]["filename"]
+    with_video = cli(CLI, "scaffold", "--db", db_path, "--talk", name).json
+    inspection = with_video["pattern_observations"]["source_inspection"]
+    assert {"source": "delivery_video", "time_ranges": [[0, 1800.0]]} in inspection
+    (tmp_path / "slides-rebuild" / "main0000001" / "main0000001.mp4").unlink()
+    without = cli(CLI, "scaffold", "--db", db_path, "--talk", name).json
+    assert "delivery_video" not in without["pattern_observations"]["evidence_sources"]

@@ -96,6 +96,7 @@ class TalkArtifacts:
     pdf_is_video_extracted: bool
     deck_slides: int | None
     video_duration: float | None
+    video_path: str | None  # the downloaded delivery video, when it is in the vault
 
 
 def _pdf_candidates(talk: dict[str, Any], return_path: object) -> list[tuple[str, bool]]:
@@ -139,6 +140,15 @@ def _video_duration(root: Path, talk: dict[str, Any], transcript: str | None) ->
     return None
 
 
+def _video_relpath(root: Path, talk: dict[str, Any]) -> str | None:
+    """``slides-rebuild/{youtube_id}/{youtube_id}.mp4`` when it exists (video-extraction layout)."""
+    youtube_id = talk.get("youtube_id")
+    if not isinstance(youtube_id, str) or not youtube_id:
+        return None
+    relative = f"slides-rebuild/{youtube_id}/{youtube_id}.mp4"
+    return relative if _regular_file(root, relative) is not None else None
+
+
 def resolve(
     root: Path, talk: dict[str, Any], *, deck_slides: int | None, return_pdf: object = None
 ) -> TalkArtifacts:
@@ -164,4 +174,5 @@ def resolve(
         pdf_is_video_extracted=extracted,
         deck_slides=deck_slides if is_int(deck_slides) else None,
         video_duration=_video_duration(root, talk, transcript),
+        video_path=_video_relpath(root, talk),
     )

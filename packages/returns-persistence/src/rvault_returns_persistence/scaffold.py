@@ -45,7 +45,7 @@ def _inspection(
     if found.deck_slides:
         records.append({"source": "native_deck", "page_ranges": [[1, found.deck_slides]]})
         inspection.complete.add("native_deck")
-    if found.video_duration:
+    if found.video_path is not None and found.video_duration:
         records.append({"source": "delivery_video", "time_ranges": [[0, found.video_duration]]})
         inspection.complete.add("delivery_video")
     inspection.inspected = set(inspection.complete)
