@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from rvault_contracts.strict_json import StrictJSONError, loads_strict
-
 from rvault_returns_persistence.issues import is_int, is_number
 
 
@@ -75,16 +73,6 @@ def pdf_page_count(path: Path) -> int | None:
         return None
 
 
-def _json_file(path: Path | None) -> Any:
-    if path is None:
-        return None
-    try:
-        with open(path, "rb") as handle:
-            return loads_strict(handle.read())
-    except (OSError, StrictJSONError):
-        return None
-
-
 @dataclass(frozen=True)
 class TalkArtifacts:
     """Bounds proven by the vault for one talk (None: unknown or absent)."""
@@ -115,23 +103,35 @@ def _pdf_candidates(talk: dict[str, Any], return_path: object) -> list[tuple[str
     return out
 
 
+def _receipt_duration(root: Path, talk: dict[str, Any], transcript: str) -> float | None:
+    """Owner duration from a current, owner-bound transcript receipt (rvault_transcript.api)."""
+    stem = transcript[: -len(".txt")]
+    if not any(_regular_file(root, stem + s) for s in (".segments.json", ".quality.json")):
+        return None
+    from rvault_transcript import api as transcript_api  # receipts are rare; keep start-up light
+
+    path = _regular_file(root, transcript)
+    if path is None:
+        return None
+    youtube_id = talk.get("youtube_id") if isinstance(talk.get("youtube_id"), str) else None
+    owner = transcript_api.OwnerContext(video_id=youtube_id)
+    for reading in (
+        transcript_api.read_timing(path, owner=owner),
+        transcript_api.read_quality(path, owner=owner),
+    ):
+        if reading.usable and reading.receipt is not None:
+            value = reading.receipt.provenance.get("duration_seconds")
+            if is_number(value) and value > 0:
+                return float(value)
+    return None
+
+
 def _video_duration(root: Path, talk: dict[str, Any], transcript: str | None) -> float | None:
-    """Duration from the hash-bound transcript receipts' owner provenance, else source identity."""
+    """Video duration: owner provenance of the transcript receipts, else the source identity."""
     if transcript is not None and transcript.endswith(".txt"):
-        stem = transcript[: -len(".txt")]
-        for suffix in (".segments.json", ".quality.json"):
-            receipt = _json_file(_regular_file(root, stem + suffix))
-            provenance = receipt.get("provenance") if isinstance(receipt, dict) else None
-            if isinstance(provenance, dict) and provenance.get("kind") in (
-                "youtube_captions",
-                "youtube_whisper",
-                "youtube_duration",
-                "local_media_whisper",
-                "local_media_duration",
-            ):
-                value = provenance.get("duration_seconds")
-                if is_number(value) and value > 0:
-                    return float(value)
+        duration = _receipt_duration(root, talk, transcript)
+        if duration is not None:
+            return duration
     identity = talk.get("source_identity")
     if isinstance(identity, dict):
         value = identity.get("duration_seconds")

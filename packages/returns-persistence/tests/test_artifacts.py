@@ -1,0 +1,70 @@
+"""Artifact bounds: transcript lines, PDF pages, deck slides, video duration and its sources."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import returns_testdata as td
+from rvault_returns_persistence.artifacts import count_lines, resolve
+
+
+def quality_receipt(root: Path, youtube_id: str, duration: float) -> None:
+    """A transcript quality receipt v1 bound to the YouTube owner duration (spec shape)."""
+    transcript = root / "transcripts" / f"{youtube_id}.txt"
+    receipt = {
+        "schema_version": 1,
+        "transcript_sha256": hashlib.sha256(transcript.read_bytes()).hexdigest(),
+        "policy": {"schema_version": 1, "min_words": 400, "duration_seconds": duration},
+        "provenance": {
+            "kind": "youtube_duration",
+            "video_id": youtube_id,
+            "duration_seconds": duration,
+        },
+    }
+    (root / "transcripts" / f"{youtube_id}.quality.json").write_text(
+        json.dumps(receipt), encoding="utf-8"
+    )
+
+
+def test_count_lines() -> None:
+    assert count_lines(b"") == 0
+    assert count_lines(b"a\nb\n") == 2
+    assert count_lines(b"a\nb") == 2
+
+
+def test_bounds_from_the_vault(tmp_path: Path) -> None:
+    _, specs = td.corpus_vault(tmp_path)
+    found = resolve(tmp_path, specs["main"], deck_slides=12)
+    assert (found.transcript_lines, found.pdf_pages, found.deck_slides) == (240, 12, 12)
+    assert found.pdf_path == "slides/drivemain.pdf" and not found.pdf_is_video_extracted
+    assert found.video_duration == 1800.0  # source identity, no receipt yet
+    assert found.video_path == "slides-rebuild/main0000001/main0000001.mp4"
+    video = resolve(tmp_path, specs["video"], deck_slides=None)
+    assert video.pdf_path == "slides/VIDvid00001.pdf" and video.pdf_is_video_extracted
+    assert video.pdf_pages == 6
+
+
+def test_a_current_quality_receipt_supplies_the_owner_duration(tmp_path: Path) -> None:
+    _, specs = td.corpus_vault(tmp_path)
+    quality_receipt(tmp_path, "main0000001", 1500.5)
+    assert resolve(tmp_path, specs["main"], deck_slides=12).video_duration == 1500.5
+    # a receipt bound to another video is not the owner's and proves nothing
+    quality_receipt(tmp_path, "main0000001", 1500.5)
+    other = {
+        **specs["main"],
+        "youtube_id": "zzzzzzzzzzz",
+        "transcript_path": "transcripts/main0000001.txt",
+    }
+    assert resolve(tmp_path, other, deck_slides=12).video_duration == 1800.0
+
+
+def test_symlinked_artifacts_count_as_missing(tmp_path: Path) -> None:
+    _, specs = td.corpus_vault(tmp_path)
+    pdf = tmp_path / "slides" / "drivemain.pdf"
+    target = tmp_path / "elsewhere.pdf"
+    pdf.rename(target)
+    pdf.symlink_to(target)
+    found = resolve(tmp_path, specs["main"], deck_slides=12)
+    assert found.pdf_path is None and found.pdf_pages is None
