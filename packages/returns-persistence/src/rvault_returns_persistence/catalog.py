@@ -114,7 +114,7 @@ class Catalog:
     files: tuple[str, ...]
 
     def __contains__(self, pattern_id: object) -> bool:
-        return pattern_id in self.entries
+        return isinstance(pattern_id, str) and pattern_id in self.entries
 
     def get(self, pattern_id: object) -> CatalogEntry | None:
         return self.entries.get(pattern_id) if isinstance(pattern_id, str) else None

@@ -36,6 +36,9 @@ def check_citation(
         ctx.add(path, "citation_shape", "a citation is an object")
         return None
     source, channel = cit.get("source"), cit.get("channel")
+    if not isinstance(source, str) or not isinstance(channel, str):
+        ctx.add(path, "citation_shape", "a citation names an underlying source and a known channel")
+        return None
     if source not in EVIDENCE_SOURCES or channel not in CITATION_FIELDS:
         ctx.add(path, "citation_shape", "a citation names an underlying source and a known channel")
         return None
@@ -87,7 +90,11 @@ def check_citation(
         ok &= _check_video(ctx, path, cit)
     else:
         field = cit.get("field")
-        if field not in TALK_METADATA_FIELDS or field not in entry.metadata_fields:
+        if (
+            not isinstance(field, str)
+            or field not in TALK_METADATA_FIELDS
+            or field not in entry.metadata_fields
+        ):
             ctx.add(
                 child(path, "field"),
                 "metadata_field_not_permitted",

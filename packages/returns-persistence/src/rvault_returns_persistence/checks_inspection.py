@@ -139,7 +139,11 @@ def check_inspection(ctx: ReturnContext, po: dict[str, Any], path: str) -> Inspe
     record_sources: set[str] = set()
     for index, record in enumerate(records):
         r_path = child(rec_path, index)
-        if not isinstance(record, dict) or record.get("source") not in INSPECTION_FIELDS:
+        if (
+            not isinstance(record, dict)
+            or not isinstance(record.get("source"), str)
+            or record["source"] not in INSPECTION_FIELDS
+        ):
             ctx.add(
                 r_path, "inspection_record_shape", "each receipt is an object naming a known source"
             )

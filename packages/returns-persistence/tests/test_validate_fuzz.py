@@ -1,0 +1,70 @@
+"""Untrusted input never crashes the gate: arbitrary replacements anywhere in a valid
+return yield a report (possibly with errors), never an exception."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import returns_testdata as td
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rvault_returns_persistence.database import Database, load_database
+from rvault_returns_persistence.validator import validate_batch
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12)
+    | st.sampled_from(["transcript", "source_comparison", "slides", "narrative-arc"]),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@pytest.fixture(scope="module")
+def vault(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Database, dict[str, Any]]:
+    root = tmp_path_factory.mktemp("fuzz")
+    db_path, specs = td.corpus_vault(root)
+    return root, load_database(db_path), td.complete_return(specs["main"], root)
+
+
+def paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix]
+    if isinstance(value, dict):
+        for key, child in value.items():
+            out += paths(child, (*prefix, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value[:3]):
+            out += paths(child, (*prefix, index))
+    return out
+
+
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_mutated_returns_never_crash(vault: Any, data: st.DataObject) -> None:
+    root, db, base = vault
+    ret = copy.deepcopy(base)
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from(paths(ret)[1:]))
+        target = ret
+        for key in path[:-1]:
+            target = target[key]
+        if data.draw(st.booleans()) and isinstance(target, dict):
+            target.pop(path[-1], None)
+        else:
+            target[path[-1]] = data.draw(json_values)
+    report = validate_batch(
+        [ret], db=db, catalog=td.CATALOG, vault_root=root, catalog_label="default"
+    )
+    assert isinstance(report["ok"], bool)
+    for error in report["returns"][0]["errors"]:
+        assert error["path"].startswith("$[0]") and error["code"]
