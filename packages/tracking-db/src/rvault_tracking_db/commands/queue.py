@@ -125,7 +125,7 @@ def run_normalize(args: argparse.Namespace) -> int:
         outcome = plan_normalize(result.database, roots)
         write: WriteReport | None = None
         if args.apply and outcome.database is not None:
-            write = store.commit(result, outcome.database, lock)
+            write = store.commit(result, outcome.database, lock, changed=outcome.changed)
     report = _base("normalize", result)
     report["mode"] = "apply" if args.apply else "dry-run"
     report["apply_requested"] = bool(args.apply)
@@ -163,9 +163,9 @@ def run_claim(args: argparse.Namespace) -> int:
         store.require_current_root(result, "claim")
         roots = SourceRoots.from_config(store.vault_root(result), result.database.get("config"))
         outcome = plan_claim(result.database, request, roots)
-        write = (
-            store.commit(result, outcome.database, lock) if outcome.database is not None else None
-        )
+        write = None
+        if outcome.database is not None:
+            write = store.commit(result, outcome.database, lock, changed=outcome.changed)
     report = _base("claim", result)
     report.update(store.write_fields(write, result))
     report.update(
@@ -194,7 +194,7 @@ def run_recover(args: argparse.Namespace) -> int:
         outcome = plan_recover(
             result.database, run_id=run_id, batch_id=batch_id, released_at=released_at
         )
-        write = store.commit(result, outcome.database, lock)
+        write = store.commit(result, outcome.database, lock, changed=outcome.changed)
     report = _base("recover", result)
     report.update(store.write_fields(write, result))
     report.update(

@@ -65,15 +65,49 @@ def iter_claims(database: Mapping[str, Any]) -> Iterator[Member]:
                     yield Member(index, filename, "history", h_index, old)
 
 
+def _matching(database: Mapping[str, Any], wanted: Any, *, current_only: bool) -> list[Member]:
+    """Claims satisfying ``wanted(claim)``; Member objects are built only for hits."""
+    hits: list[Member] = []
+    for index, talk in enumerate(talks_of(database)):
+        if not isinstance(talk, Mapping):
+            continue
+        current = talk.get("_queue_claim")
+        if isinstance(current, Mapping) and wanted(current):
+            hits.append(Member(index, str(talk.get("filename")), "current", None, current))
+        if current_only:
+            continue
+        history = talk.get("_queue_claim_history")
+        if isinstance(history, list):
+            for h_index, old in enumerate(history):
+                if isinstance(old, Mapping) and wanted(old):
+                    hits.append(Member(index, str(talk.get("filename")), "history", h_index, old))
+    return hits
+
+
 def live_members(database: Mapping[str, Any], run_id: str, batch_id: str) -> list[Member]:
-    return [
-        m
-        for m in iter_claims(database)
-        if m.location == "current"
-        and m.claim.get("state") == STATE_CLAIMED
-        and m.claim.get("run_id") == run_id
-        and m.claim.get("batch_id") == batch_id
-    ]
+    return _matching(
+        database,
+        lambda c: (
+            c.get("batch_id") == batch_id
+            and c.get("run_id") == run_id
+            and c.get("state") == STATE_CLAIMED
+        ),
+        current_only=True,
+    )
+
+
+def epoch_members(database: Mapping[str, Any], key: tuple[str, str, str]) -> list[Member]:
+    """Members of one epoch only, in one pass without grouping the whole vault."""
+    run_id, batch_id, claimed_at = key
+    return _matching(
+        database,
+        lambda c: (
+            c.get("claimed_at") == claimed_at
+            and c.get("batch_id") == batch_id
+            and c.get("run_id") == run_id
+        ),
+        current_only=False,
+    )
 
 
 def epoch_key(claim: Mapping[str, Any]) -> tuple[str, str, str]:

@@ -34,7 +34,7 @@ from rvault_tracking_db.queue.baseline import (
     build_baseline,
 )
 from rvault_tracking_db.queue.batches import (
-    epochs,
+    epoch_members,
     live_claim,
     live_members,
     mixed_batch_issues,
@@ -68,6 +68,7 @@ class ClaimOutcome:
     baseline: dict[str, Any] | None
     exclusions: tuple[Exclusion, ...] = ()
     skipped: list[dict[str, str]] = field(default_factory=list)
+    changed: list[int] = field(default_factory=list)
 
 
 def _refuse(code: str, message: str, path: str | None = None) -> Refusal:
@@ -77,17 +78,13 @@ def _refuse(code: str, message: str, path: str | None = None) -> Refusal:
 def _replay(request: ClaimRequest, database: Mapping[str, Any]) -> ClaimOutcome | None:
     members = live_members(database, request.run_id, request.batch_id)
     if not members:
-        for (run_id, batch_id, claimed_at), epoch in epochs(database).items():
-            if (run_id, batch_id, claimed_at) == (
-                request.run_id,
-                request.batch_id,
-                request.claimed_at,
-            ):
-                raise _refuse(
-                    "epoch_already_closed",
-                    "this (run_id, batch_id, claimed_at) epoch is closed; claim with a new --now",
-                    epoch[0].path,
-                )
+        epoch = epoch_members(database, (request.run_id, request.batch_id, request.claimed_at))
+        if epoch:
+            raise _refuse(
+                "epoch_already_closed",
+                "this (run_id, batch_id, claimed_at) epoch is closed; claim with a new --now",
+                epoch[0].path,
+            )
         return None
     problems = mixed_batch_issues(members)
     if problems:
@@ -103,7 +100,7 @@ def _replay(request: ClaimRequest, database: Mapping[str, Any]) -> ClaimOutcome 
         same_selection = request.limit is not None and len(filenames) <= request.limit
     closed_same_epoch = [
         m
-        for m in epochs(database).get((request.run_id, request.batch_id, str(stored_at)), [])
+        for m in epoch_members(database, (request.run_id, request.batch_id, str(stored_at)))
         if m.claim.get("state") != "claimed" or m.location != "current"
     ]
     if closed_same_epoch:
@@ -290,4 +287,6 @@ def plan_claim(
     new_database = dict(database)
     new_database["talks"] = new_talks
     members.sort(key=lambda item: item[0])
-    return ClaimOutcome(new_database, members, False, result.baseline, result.exclusions, skipped)
+    return ClaimOutcome(
+        new_database, members, False, result.baseline, result.exclusions, skipped, sorted(chosen)
+    )

@@ -37,6 +37,7 @@ class NormalizeOutcome:
     changes: list[dict[str, Any]] = field(default_factory=list)
     review: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
+    changed: list[int] = field(default_factory=list)
 
 
 def plan_normalize(database: Mapping[str, Any], roots: SourceRoots) -> NormalizeOutcome:
@@ -100,6 +101,7 @@ def plan_normalize(database: Mapping[str, Any], roots: SourceRoots) -> Normalize
             )
         if updated != talk:
             new_talks[position] = updated
+            outcome.changed.append(position)
     if outcome.changes:
         new_database = dict(database)
         new_database["talks"] = new_talks

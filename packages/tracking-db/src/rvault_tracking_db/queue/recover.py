@@ -27,6 +27,7 @@ from rvault_tracking_db.queue.timestamps import parse_aware
 class RecoverOutcome:
     database: dict[str, Any]
     released: list[dict[str, Any]]
+    changed: list[int]
 
 
 def plan_recover(
@@ -85,4 +86,4 @@ def plan_recover(
     new_database = dict(database)
     new_database["talks"] = talks
     released.sort(key=lambda item: item["filename"])
-    return RecoverOutcome(new_database, released)
+    return RecoverOutcome(new_database, released, sorted(m.index for m in members))

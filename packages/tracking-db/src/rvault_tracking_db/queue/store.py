@@ -10,7 +10,7 @@ database the owner read would refuse.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,11 @@ from rvault_contracts.cli import Refusal
 from rvault_contracts.writer import WriteReport, WriterLock, install, writer_lock
 
 from rvault_tracking_db.assessment import assess_database
+from rvault_tracking_db.assessment.model import Issues
 from rvault_tracking_db.assessment.storage_path import database_parent
+from rvault_tracking_db.assessment.talks import assess_talk
+from rvault_tracking_db.queue.claims import claim_issues
+from rvault_tracking_db.queue.splice import splice
 from rvault_tracking_db.reader import ReadResult, read_database
 
 
@@ -51,18 +55,59 @@ def encode(database: Mapping[str, Any]) -> bytes:
     return artifact_bytes(database)
 
 
-def commit(result: ReadResult, database: Mapping[str, Any], lock: WriterLock) -> WriteReport:
-    """Assess the candidate, then install it bound to the snapshot that was read."""
+def _assess_changed(
+    result: ReadResult, candidate: Mapping[str, Any], changed: Sequence[int]
+) -> list[Any]:
+    """Owner assessment of just the changed talks (filenames never change here)."""
+    issues = Issues()
+    missing = 1 if root_version(result) == 0 else None
+    talks = candidate["talks"]
+    for index in changed:
+        assess_talk(
+            talks[index],
+            f'$["talks"][{index}]',
+            issues,
+            missing_version=missing,
+            claim_checker=claim_issues,
+        )
+    return [issue for issue in issues.items if issue.severity == "fatal"]
+
+
+def commit(
+    result: ReadResult,
+    database: Mapping[str, Any],
+    lock: WriterLock,
+    *,
+    changed: Sequence[int] | None = None,
+) -> WriteReport:
+    """Assess the candidate, then install it bound to the snapshot that was read.
+
+    ``changed`` names the only talk indices the operation replaced (talk
+    count, filenames and every other top-level value untouched); the owner
+    assessment then runs on those talks and the encoding splices them into
+    the input bytes. Without it the whole candidate is assessed and encoded.
+    """
     candidate = dict(database)
-    assessment = assess_database(candidate, database_parent=database_parent(result.database_path))
-    if assessment.fatal:
-        first = assessment.fatal[0]
+    new_bytes: bytes | None = None
+    if changed is not None and result.database is not None:
+        fatal = _assess_changed(result, candidate, changed)
+        if not fatal and result.snapshot.data is not None:
+            new_bytes = splice(result.snapshot.data, result.database, candidate, changed)
+    else:
+        assessment = assess_database(
+            candidate, database_parent=database_parent(result.database_path)
+        )
+        fatal = list(assessment.fatal)
+    if fatal:
+        first = fatal[0]
         raise Refusal(
             "candidate_invalid",
             f"the computed database would fail the owner read: {first.code}: {first.message}",
             first.path,
         )
-    return install(result.path, encode(candidate), expected=result.snapshot, lock=lock)
+    if new_bytes is None:
+        new_bytes = encode(candidate)
+    return install(result.path, new_bytes, expected=result.snapshot, lock=lock)
 
 
 def write_fields(report: WriteReport | None, result: ReadResult) -> dict[str, Any]:

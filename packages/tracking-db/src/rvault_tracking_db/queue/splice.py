@@ -1,0 +1,93 @@
+"""Re-encoding only the talks a queue operation changed.
+
+The owner encoding (``canonical.artifact_bytes``: sorted keys, two-space
+indent) goes through Python's pure encoder and costs seconds on a large
+vault, while a claim changes five talks. When the input bytes are in that
+canonical layout, each talk of the ``talks`` array is one ``    {`` ...
+``    }`` block (JSON strings cannot contain raw newlines, so line structure
+is unambiguous), and the canonical encoding of the whole candidate is the
+input with exactly those blocks replaced. Every assumption is checked; when
+any fails (hand-formatted file, different talk count, a changed block that
+does not decode to the talk it replaces, another top-level change) the
+caller falls back to encoding the whole candidate.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+_OPEN = '\n  "talks": [\n'
+_ELEMENT_START = "    {\n"
+_CLOSE = "\n    }"
+
+
+def _encode_talk(talk: Any) -> str:
+    text = json.dumps(talk, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
+    return "\n".join("    " + line for line in text.split("\n"))
+
+
+def talk_spans(text: str, count: int) -> list[tuple[int, int]] | None:
+    """``[start, end)`` of every talk object in canonical text, or ``None``."""
+    opening = text.find(_OPEN)
+    if opening < 0 or count == 0:
+        return None
+    position = opening + len(_OPEN)
+    spans: list[tuple[int, int]] = []
+    for index in range(count):
+        if not text.startswith(_ELEMENT_START, position):
+            return None
+        end = text.find(_CLOSE, position)
+        if end < 0:
+            return None
+        end += len(_CLOSE)
+        spans.append((position, end))
+        separator = ",\n" if index < count - 1 else "\n  ]"
+        if not text.startswith(separator, end):
+            return None
+        position = end + len(separator)
+    return spans
+
+
+def splice(
+    original: bytes,
+    before: Mapping[str, Any],
+    candidate: Mapping[str, Any],
+    changed: Sequence[int],
+) -> bytes | None:
+    """The canonical bytes of ``candidate`` built from ``original``, or ``None``."""
+    old_talks, new_talks = before.get("talks"), candidate.get("talks")
+    if not isinstance(old_talks, list) or not isinstance(new_talks, list):
+        return None
+    if len(old_talks) != len(new_talks) or set(before) != set(candidate):
+        return None
+    if any(candidate[key] is not before[key] for key in before if key != "talks"):
+        return None
+    changed_set = set(changed)
+    if any(new_talks[i] is not old_talks[i] for i in range(len(old_talks)) if i not in changed_set):
+        return None
+    try:
+        text = original.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if not text.startswith("{\n") or not text.endswith("\n}\n"):
+        return None
+    spans = talk_spans(text, len(old_talks))
+    if spans is None:
+        return None
+    pieces: list[str] = []
+    cursor = 0
+    for index in sorted(changed_set):
+        start, end = spans[index]
+        segment = text[start:end]
+        try:
+            if json.loads(segment) != old_talks[index] or _encode_talk(old_talks[index]) != segment:
+                return None
+        except ValueError:
+            return None
+        pieces.append(text[cursor:start])
+        pieces.append(_encode_talk(new_talks[index]))
+        cursor = end
+    pieces.append(text[cursor:])
+    return "".join(pieces).encode("utf-8")

@@ -1,0 +1,98 @@
+"""The spliced encoding equals the owner encoding of the whole candidate, or is not used."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _queue_builders as qb
+from rvault_contracts.canonical import artifact_bytes
+from rvault_tracking_db.cli import main
+from rvault_tracking_db.queue.splice import splice
+
+
+def _db() -> dict:
+    talks = [qb.processed_talk(f"p{i}.md", i, title="Ünïcode “quotes”\tand tab") for i in range(3)]
+    talks.append(qb.remote_talk("a.md", "dQw4w9WgXcQ"))
+    talks.append(qb.processed_talk("z.md", 1))
+    return qb.database(talks)
+
+
+def test_splice_equals_full_encoding() -> None:
+    before = _db()
+    original = artifact_bytes(before)
+    after = dict(before)
+    after["talks"] = list(before["talks"])
+    after["talks"][3] = dict(
+        before["talks"][3], status="reprocessing-inflight", extra={"k": ["é", 1.5]}
+    )
+    assert splice(original, before, after, [3]) == artifact_bytes(after)
+    after["talks"][0] = dict(before["talks"][0], status="x")
+    assert splice(original, before, after, [0, 3]) == artifact_bytes(after)
+
+
+def test_splice_refuses_every_unverified_assumption() -> None:
+    before = _db()
+    canonical = artifact_bytes(before)
+    changed = dict(
+        before,
+        talks=[*before["talks"][:3], dict(before["talks"][3], status="x"), before["talks"][4]],
+    )
+    compact = json.dumps(before, sort_keys=True).encode()
+    assert splice(compact, before, changed, [3]) is None
+    assert splice(canonical, before, dict(changed, config={}), [3]) is None
+    assert splice(canonical, before, changed, []) is None
+    assert splice(canonical, before, dict(changed, talks=changed["talks"][:4]), [3]) is None
+    reordered = (
+        json.dumps(before, sort_keys=True, indent=2).replace('"status"', '"status" ').encode()
+        + b"\n"
+    )
+    assert splice(reordered, before, changed, [3]) is None
+
+
+def test_claim_on_a_hand_formatted_database_falls_back_to_full_encoding(
+    tmp_path: Path, capsys
+) -> None:
+    document = _db()
+    db = tmp_path / "tracking-database.json"
+    db.write_text(json.dumps(document, separators=(",", ":")), encoding="utf-8")
+    code = main(
+        [
+            "queue",
+            str(db),
+            "claim",
+            "--run-id",
+            "r",
+            "--batch-id",
+            "b",
+            "--now",
+            "2026-07-31T18:00:00Z",
+            "--limit",
+            "1",
+        ]
+    )
+    assert code == 0, capsys.readouterr().out
+    written = db.read_bytes()
+    assert written == artifact_bytes(json.loads(written))
+    canonical = qb.write_db(tmp_path / "c", _db())
+    canonical.write_bytes(artifact_bytes(json.loads(canonical.read_bytes())))
+    code = main(
+        [
+            "queue",
+            str(canonical),
+            "claim",
+            "--run-id",
+            "r",
+            "--batch-id",
+            "b",
+            "--now",
+            "2026-07-31T18:00:00Z",
+            "--limit",
+            "1",
+        ]
+    )
+    assert code == 0
+    assert canonical.read_bytes() == written
