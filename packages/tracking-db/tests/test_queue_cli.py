@@ -424,3 +424,91 @@ def test_catalog_fingerprint_is_derived_or_required(tmp_path: Path, snapshot_fil
     _refused(_claim(fresh, "--limit", "1"), "catalog_fingerprint_required")
     empty = _claim(fresh, "--limit", "1", "--catalog-fingerprint", qb.FP).json
     assert empty["adherence_baseline"]["raw_score_comparison_reason"] == "no_eligible_talks"
+
+
+def test_talk_accepts_several_filenames_and_archives_a_closed_claim(tmp_path: Path) -> None:
+    completed = {
+        "schema_version": 2,
+        "run_id": "old",
+        "batch_id": "1",
+        "claimed_at": "2025-01-01T00:00:00+00:00",
+        "previous_status": "pending",
+        "reprocess_generation": 1,
+        "state": "completed",
+        "released_at": "2025-01-02T00:00:00+00:00",
+        "release_reason": "completed",
+        "result_status": "processed",
+        "result_payload_sha256": "e" * 64,
+    }
+    redo = qb.remote_talk(
+        "2024-05-01-redo.md",
+        "dQw4w9WgXcQ",
+        status="needs-reprocessing",
+        reprocess_generation=1,
+        _queue_claim=completed,
+    )
+    db = _vault(tmp_path, [redo])
+    result = _claim(db, "--talk", "2024-05-01-redo.md", "2024-01-01-a.md", console=True)
+    assert result.returncode == 0, result.stdout
+    talk = _talk(db, "2024-05-01-redo.md")
+    assert talk["_queue_claim_history"] == [completed]
+    assert talk["_queue_claim"]["reprocess_generation"] == 2
+    assert talk["_queue_claim"]["previous_status"] == "needs-reprocessing"
+
+
+def test_a_non_cooperating_edit_between_read_and_install_is_refused(
+    tmp_path: Path, snapshot_file, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rvault_tracking_db.commands import queue as queue_command
+
+    db = _vault(tmp_path)
+    real_plan = queue_command.plan_claim
+
+    def racing_plan(*args: Any, **kwargs: Any) -> Any:
+        outcome = real_plan(*args, **kwargs)
+        document = qb.read_db(db)
+        document["talks"][0]["title"] = "edited by someone ignoring the lock"
+        qb.write_db(db.parent, document)
+        return outcome
+
+    monkeypatch.setattr(queue_command, "plan_claim", racing_plan)
+    result = _claim(db, "--limit", "1")
+    edited = snapshot_file(db)
+    _refused(result, "input_changed")
+    assert snapshot_file(db) == edited
+    assert "_queue_claim" not in _talk(db, "2024-01-01-a.md")
+
+
+def test_concurrent_claims_of_one_talk_serialize(tmp_path: Path) -> None:
+    import subprocess
+
+    db = _vault(tmp_path)
+    script = str(Path(sys.executable).parent / "rvault-db")
+    procs = [
+        subprocess.Popen(
+            [
+                script,
+                "queue",
+                str(db),
+                "claim",
+                "--run-id",
+                "r",
+                "--batch-id",
+                f"b{i}",
+                "--now",
+                T1,
+                "--talk",
+                "2024-01-01-a.md",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for i in range(3)
+    ]
+    outcomes = []
+    for proc in procs:
+        out, _ = proc.communicate(timeout=60)
+        outcomes.append((proc.returncode, json.loads(out)))
+    assert sorted(code for code, _ in outcomes) == [0, 2, 2]
+    assert {doc["error"]["code"] for code, doc in outcomes if code == 2} == {"talk_already_claimed"}
+    assert _talk(db, "2024-01-01-a.md")["_queue_claim"]["reprocess_generation"] == 1

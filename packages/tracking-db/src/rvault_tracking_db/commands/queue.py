@@ -49,7 +49,13 @@ def register(subparsers: Any) -> None:
     claim.add_argument("--batch-id")
     claim.add_argument("--now", help="timezone-aware ISO-8601 claim time")
     claim.add_argument("--limit", type=int, help="claim up to N claimable talks in database order")
-    claim.add_argument("--talk", action="append", help="claim exactly this filename (repeatable)")
+    claim.add_argument(
+        "--talk",
+        action="extend",
+        nargs="+",
+        metavar="FILENAME",
+        help="claim exactly these filenames (repeatable)",
+    )
     claim.add_argument(
         "--catalog-fingerprint",
         help="pattern catalog SHA-256 of the baseline (default: the one the current talks name)",
