@@ -250,3 +250,16 @@ def test_scaffold_covers_the_downloaded_video_only(cli: Callable[..., Any], tmp_
     (tmp_path / "slides-rebuild" / "main0000001" / "main0000001.mp4").unlink()
     without = cli(CLI, "scaffold", "--db", db_path, "--talk", name).json
     assert "delivery_video" not in without["pattern_observations"]["evidence_sources"]
+
+
+def test_batch_split_across_claim_epochs_is_refused(cli: Callable[..., Any], vault: Any) -> None:
+    root, db, talks = vault
+    returns = [td.complete_return(t, root) for t in talks]
+    data = json.loads(db.read_text(encoding="utf-8"))
+    claim = data["talks"][1]["_queue_claim"]
+    claim["claimed_at"] = claim["adherence_baseline"]["as_of"] = "2026-07-31T19:00:00+00:00"
+    td.write_json(db, data)
+    result = cli(CLI, "validate", write_returns(root, returns), "--db", db)
+    assert result.returncode == 2
+    assert {e["code"] for e in result.json["batch_errors"]} == {"batch_epoch_invalid"}
+    assert all(r["ok"] for r in result.json["returns"])

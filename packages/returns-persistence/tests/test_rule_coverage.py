@@ -19,6 +19,7 @@ DEDICATED = {
     "duplicate_return",
     "batch_mixed_identity",
     "batch_empty",
+    "batch_epoch_invalid",
     "batch_key_mismatch",
     "batch_membership_mismatch",
     "claim_invalid",

@@ -276,6 +276,29 @@ def _batch_issues(db: Database, results: list[Result]) -> list[Issue]:
                     f"exactly its live members; missing {missing}",
                 )
             )
+    if batches:
+        issues.extend(_epoch_issues(db, set(batches)))
+    return issues
+
+
+def _epoch_issues(db: Database, batches: set[tuple[str, str]]) -> list[Issue]:
+    """Claim v3-v5 batches share one claimed_at and one baseline excluding exactly the batch.
+
+    The queue owner's reader decides (``rvault_tracking_db.api.epoch_issues``); a batch split
+    over several claimed_at stamps is reported too, because it cannot be one epoch.
+    """
+    issues: list[Issue] = []
+    grouped: dict[tuple[str, str], list[Any]] = {}
+    for (run_id, batch_id, _stamp), members in tracking.epochs(db.root).items():
+        if (run_id, batch_id) in batches:
+            grouped.setdefault((run_id, batch_id), []).extend(
+                m for m in members if m.location == "current" and m.claim.get("state") == "claimed"
+            )
+    for (run_id, batch_id), members in sorted(grouped.items()):
+        for problem in tracking.epoch_issues(members):
+            issues.append(
+                Issue("$", "batch_epoch_invalid", f"batch {run_id}/{batch_id}: {problem.message}")
+            )
     return issues
 
 
