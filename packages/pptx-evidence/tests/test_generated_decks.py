@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import io
 import re
 import shutil
@@ -11,9 +12,11 @@ from typing import Any
 
 from pptx import Presentation
 from pptx.dml.color import RGBColor
+from pptx.oxml import parse_xml
 from rvault_pptx_evidence import api, sample_decks
 from rvault_pptx_evidence.extract import extract_path
 from rvault_pptx_evidence.ocr_channels import OCR_DISABLED
+from rvault_pptx_evidence.ooxml import NS
 
 
 def test_benchmark_shaped_deck_counts(tmp_path: Path, schema_valid: Any) -> None:
@@ -136,3 +139,49 @@ def test_picture_without_embedded_blob_is_unavailable(
     )
     assert slide["render_required_reasons"] == ["unreadable_picture"]
     assert api.classify(doc).status == api.CURRENT
+
+
+def test_alternate_content_shapes_are_inventoried_once(tmp_path: Path, schema_valid: Any) -> None:
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    picture = slide.shapes.add_picture(
+        io.BytesIO(sample_decks.png_bytes((5, 5, 5))), 0, 0, 914400, 914400
+    )
+    element = picture._element
+    sp_tree = element.getparent()
+    wrapper = parse_xml(
+        f'<mc:AlternateContent xmlns:mc="{NS["mc"]}" xmlns:p="{NS["p"]}" xmlns:a="{NS["a"]}">'
+        '<mc:Choice Requires="a14"><p:graphicFrame><p:nvGraphicFramePr>'
+        '<p:cNvPr id="9" name="Equation 9"/><p:cNvGraphicFramePr/><p:nvPr/></p:nvGraphicFramePr>'
+        '<p:xfrm/><a:graphic><a:graphicData uri="http://schemas.microsoft.com/office/drawing/2010/main"/>'
+        "</a:graphic>"
+        "</p:graphicFrame></mc:Choice><mc:Fallback/></mc:AlternateContent>"
+    )
+    sp_tree.remove(element)
+    wrapper.find("{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback").append(
+        element
+    )
+    sp_tree.append(wrapper)
+    buffer = io.BytesIO()
+    prs.save(buffer)
+    deck = tmp_path / "alternate.pptx"
+    deck.write_bytes(buffer.getvalue())
+    doc = extract_path(deck, "alternate.pptx", ocr_mode=OCR_DISABLED)
+    schema_valid(doc)
+    record = doc["per_slide_visual"][0]
+    assert (record["shape_count"], record["shape_count_recursive"]) == (1, 1)
+    assert [s["name"] for s in record["shapes_summary"]] == [picture.name]
+    assert record["shapes_summary"][0]["is_picture"] is True
+    assert record["text_extraction_confidence"] == "low"
+
+
+def test_ocr_receipts_must_bind_available_assets(rich_doc: dict[str, Any]) -> None:
+    document = copy.deepcopy(rich_doc)
+    slide = document["per_slide_visual"][3]
+    receipt = next(c for c in slide["text_channels"] if c["channel"] == "picture_ocr")[
+        "ocr_receipts"
+    ][0]
+    receipt["asset_sha256"] = "a" * 64
+    reading = api.classify(document)
+    assert reading.status == api.INVALID
+    assert any("picture_ocr receipt" in issue for issue in reading.issues)

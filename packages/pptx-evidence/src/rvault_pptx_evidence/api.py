@@ -79,6 +79,38 @@ def _expected_native_deck_audit(document: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _ocr_receipt_issues(slide: dict[str, Any], where: str) -> list[str]:
+    """Every OCR receipt must name an available asset of this slide, exactly."""
+    pictures = {
+        (tuple(s["shape_path"]), s["picture_part_name"], s["picture_asset_sha256"])
+        for s in slide["shapes_summary"]
+        if s["is_picture"] and s.get("picture_asset_status") == "available"
+    }
+    background = (
+        (None, slide["background_part_name"], slide["background_asset_sha256"])
+        if slide["background_asset_status"] == "available"
+        else None
+    )
+    issues = []
+    for channel in slide["text_channels"]:
+        if channel["channel"] not in ("picture_ocr", "background_image_ocr"):
+            continue
+        for receipt in channel["ocr_receipts"]:
+            path = receipt["shape_path"]
+            key = (
+                tuple(path) if path is not None else None,
+                receipt["part_name"],
+                receipt["asset_sha256"],
+            )
+            bound = key in pictures if channel["channel"] == "picture_ocr" else key == background
+            if not bound:
+                issues.append(
+                    f"{where}: {channel['channel']} receipt for {receipt['part_name']} "
+                    "does not match an available asset's part name and digest"
+                )
+    return issues
+
+
 def binding_issues(document: dict[str, Any]) -> list[str]:
     """Cross-record bindings of a schema-valid v4 document; empty when all hold."""
     issues: list[str] = []
@@ -132,6 +164,7 @@ def binding_issues(document: dict[str, Any]) -> list[str]:
                 )
             if status == "available" and record is not None:
                 issues.append(f"{where}: recovered asset {part_name} is reported as available")
+        issues.extend(_ocr_receipt_issues(slide, where))
     expected = _expected_native_deck_audit(document)
     audit = document["native_deck_audit"]
     for key, value in expected.items():

@@ -13,6 +13,7 @@ reader can tell which route produced each string.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,6 +150,29 @@ SHAPE_TAGS = frozenset(
 )
 
 
+TAG_ALTERNATE = qn("mc:AlternateContent")
+
+
+def shape_elements(container: Any) -> Iterator[Any]:
+    """Shape elements of a shape tree or group, in document order.
+
+    An ``mc:AlternateContent`` wrapper (PowerPoint stores equations, ink, 3D
+    models and some SmartArt this way) contributes the shapes of its
+    ``mc:Fallback`` branch, or of its first ``mc:Choice`` when there is no
+    fallback, so each visual is inventoried once and never silently skipped
+    (python-pptx itself does not see these shapes).
+    """
+    for element in container:
+        if element.tag in SHAPE_TAGS:
+            yield element
+        elif element.tag == TAG_ALTERNATE:
+            branch = element.find(qn("mc:Fallback"))
+            if branch is None:
+                branch = element.find(qn("mc:Choice"))
+            if branch is not None:
+                yield from shape_elements(branch)
+
+
 def _shape_type_label(element: Any, is_media: bool) -> str:
     """python-pptx's ``MSO_SHAPE_TYPE`` for the element, derived without proxies."""
     tag = element.tag
@@ -200,14 +224,12 @@ class ShapeWalker:
     def walk(self) -> SlideShapes:
         sp_tree = self.slide._element.find(f"{qn('p:cSld')}/{qn('p:spTree')}")
         if sp_tree is not None:
-            self.shape_count = sum(1 for element in sp_tree if element.tag in SHAPE_TAGS)
+            self.shape_count = sum(1 for _ in shape_elements(sp_tree))
             self._walk(sp_tree, [], 0)
         return self.result
 
     def _walk(self, container: Any, parent_path: list[str], depth: int) -> None:
-        for element in container:
-            if element.tag not in SHAPE_TAGS:
-                continue
+        for element in shape_elements(container):
             nv = non_visual(element)
             c_nv_pr = nv.find(qn("p:cNvPr")) if nv is not None else None
             if c_nv_pr is None and element.tag == qn("p:contentPart"):
