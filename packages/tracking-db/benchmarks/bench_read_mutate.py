@@ -125,10 +125,14 @@ def measure(talks: int, outcomes: int, repeat: int, workdir: Path) -> list[Measu
 
 
 def verdict(m: Measurement) -> str:
+    """Targets apply at 10,000 talks; below that the interpreter's own ~25 MB
+    baseline dominates the RSS/file ratio, so small sizes are informational."""
+    if m.talks != TARGET_TALKS:
+        return "-"
     checks = [m.rss_factor <= RSS_FACTOR_TARGET]
-    if m.talks == TARGET_TALKS and m.command == "read":
+    if m.command == "read":
         checks.append(m.wall_s <= READ_TARGET_S)
-    if m.talks == TARGET_TALKS and m.command == "set_config apply":
+    if m.command == "set_config apply":
         checks.append(m.wall_s <= APPLY_TARGET_S)
     return "ok" if all(checks) else "MISS"
 
