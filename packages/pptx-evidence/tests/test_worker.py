@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = """
 import json, os, sys
 from pathlib import Path
@@ -60,3 +62,19 @@ def test_wall_deadline_kills_the_worker(picture_deck: Path) -> None:
 def test_worker_output_bound(picture_deck: Path) -> None:
     outcome = _run(picture_deck, max_worker_output_bytes=100)
     assert outcome == {"ok": False, "code": "worker_resource_limit", "children_left": False}
+
+
+def test_replaced_deck_is_refused(picture_deck: Path, tmp_path: Path) -> None:
+    from rvault_contracts.cli import Refusal
+    from rvault_pptx_evidence.extract import extract_path
+    from rvault_pptx_evidence.source import file_generation
+
+    deck = tmp_path / "deck.pptx"
+    deck.write_bytes(picture_deck.read_bytes())
+    checked = file_generation(deck.lstat())
+    replacement = tmp_path / "other.pptx"
+    replacement.write_bytes(picture_deck.read_bytes())
+    replacement.replace(deck)  # same bytes, new file version
+    with pytest.raises(Refusal) as refused:
+        extract_path(deck, "deck.pptx", ocr_mode="disabled", expected_generation=checked)
+    assert refused.value.code == "input_changed"

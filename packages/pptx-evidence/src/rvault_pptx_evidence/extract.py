@@ -327,7 +327,21 @@ def extract_source(
 
 
 def extract_path(
-    path: Path, pptx_path: str, *, ocr_mode: str, limits: Limits = DEFAULT_LIMITS
+    path: Path,
+    pptx_path: str,
+    *,
+    ocr_mode: str,
+    limits: Limits = DEFAULT_LIMITS,
+    expected_generation: tuple[int, ...] | None = None,
 ) -> dict[str, Any]:
-    """Read ``path`` (no-follow, bounded) and extract it in this process."""
-    return extract_source(read_source(path, limits), pptx_path, ocr_mode=ocr_mode, limits=limits)
+    """Read ``path`` (no-follow, bounded) and extract it in this process.
+
+    ``expected_generation`` binds the run to the file version the caller
+    checked: a deck replaced in between is refused with ``input_changed``.
+    """
+    source = read_source(path, limits)
+    if expected_generation is not None and source.generation != tuple(expected_generation):
+        raise Refusal(
+            refusals.INPUT_CHANGED, "the deck was replaced after it was checked", str(path)
+        )
+    return extract_source(source, pptx_path, ocr_mode=ocr_mode, limits=limits)

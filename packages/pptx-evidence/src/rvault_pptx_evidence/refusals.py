@@ -10,6 +10,8 @@ INPUT_MISSING = "input_missing"
 SYMLINK_REFUSED = "symlink_refused"
 NOT_REGULAR_FILE = "not_regular_file"
 INPUT_UNREADABLE = "input_unreadable"
+INPUT_CHANGED = "input_changed"
+WORKER_PROTOCOL = "worker_protocol_mismatch"
 EMPTY_INPUT = "empty_input"
 INPUT_TOO_LARGE = "input_too_large"
 ENCRYPTED_PACKAGE = "encrypted_package"
@@ -31,6 +33,8 @@ ALL_CODES = frozenset(
         SYMLINK_REFUSED,
         NOT_REGULAR_FILE,
         INPUT_UNREADABLE,
+        INPUT_CHANGED,
+        WORKER_PROTOCOL,
         EMPTY_INPUT,
         INPUT_TOO_LARGE,
         ENCRYPTED_PACKAGE,

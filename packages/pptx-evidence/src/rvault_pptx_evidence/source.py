@@ -25,6 +25,7 @@ from rvault_pptx_evidence.limits import DEFAULT_LIMITS, Limits
 class SourceDeck:
     path: Path
     data: bytes
+    generation: tuple[int, ...] = ()
 
     @property
     def sha256(self) -> str:
@@ -32,6 +33,11 @@ class SourceDeck:
 
     def fingerprint(self) -> dict[str, object]:
         return {"algorithm": "sha256", "digest": self.sha256, "size_bytes": len(self.data)}
+
+
+def file_generation(st: os.stat_result) -> tuple[int, ...]:
+    """Identity of one file version: device, inode, size, mtime and ctime (ns)."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def read_source(path: Path, limits: Limits = DEFAULT_LIMITS) -> SourceDeck:
@@ -89,4 +95,7 @@ def read_source(path: Path, limits: Limits = DEFAULT_LIMITS) -> SourceDeck:
     data = b"".join(chunks)
     if not data:
         raise Refusal(refusals.EMPTY_INPUT, "the deck is zero bytes", shown)
-    return SourceDeck(path=path, data=data)
+    after = os.lstat(path)
+    if file_generation(after) != file_generation(fst):
+        raise Refusal(refusals.INPUT_CHANGED, "the deck changed while it was read", shown)
+    return SourceDeck(path=path, data=data, generation=file_generation(fst))

@@ -5,7 +5,11 @@ XML, a parser bug) must not take down or exhaust the caller. The supervisor
 forks a child before python-pptx is imported, the child lowers its own
 address-space, CPU-time, file-size and descriptor limits with
 ``setrlimit`` and returns exactly one canonical JSON payload over a pipe.
-The supervisor enforces a wall-clock deadline, kills the child's process
+The request binds the operation, the schema and pipeline versions, the fixed
+limit profile and the exact file generation (device, inode, size, times) the
+supervisor saw; the worker refuses a deck replaced in between, and the
+supervisor refuses a response that does not echo the request. The supervisor
+enforces a wall-clock deadline, kills the child's process
 group when it is exceeded, bounds the payload size and decodes it with the
 strict JSON decoder. Forking (rather than exec'ing a new interpreter) keeps
 the 1-slide case fast; the child never returns into the caller's stack: it
@@ -15,6 +19,7 @@ always leaves through ``os._exit``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import resource
 import selectors
@@ -30,6 +35,8 @@ from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
 from rvault_pptx_evidence import refusals
 from rvault_pptx_evidence.limits import DEFAULT_LIMITS, Limits
+from rvault_pptx_evidence.source import file_generation
+from rvault_pptx_evidence.versions import PIPELINE_VERSION, SCHEMA_VERSION
 
 _CHILD_CRASH = 70
 
@@ -56,12 +63,37 @@ def _apply_limits(limits: Limits) -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(256, soft), hard))
 
 
-def _child_payload(path: Path, pptx_path: str, ocr_mode: str, limits: Limits) -> bytes:
+def _request(path: Path, ocr_mode: str, limits: Limits) -> dict[str, Any]:
+    """What the worker is asked to do, bound to the file version checked here."""
+    try:
+        generation: list[int] | None = list(file_generation(os.lstat(path)))
+    except OSError:
+        generation = None  # the worker refuses with the precise code
+    return {
+        "operation": "extract",
+        "extraction_schema_version": SCHEMA_VERSION,
+        "extraction_pipeline_version": PIPELINE_VERSION,
+        "ocr_mode": ocr_mode,
+        "limit_profile": dataclasses.asdict(limits),
+        "file_generation": generation,
+    }
+
+
+def _child_payload(
+    path: Path, pptx_path: str, ocr_mode: str, limits: Limits, request: dict[str, Any]
+) -> bytes:
     try:
         _apply_limits(limits)
         from rvault_pptx_evidence.extract import extract_path  # heavy imports happen only here
 
-        document = extract_path(path, pptx_path, ocr_mode=ocr_mode, limits=limits)
+        generation = request["file_generation"]
+        document = extract_path(
+            path,
+            pptx_path,
+            ocr_mode=ocr_mode,
+            limits=limits,
+            expected_generation=tuple(generation) if generation is not None else None,
+        )
         payload: dict[str, Any] = {"ok": True, "document": document}
     except Refusal as refusal:
         payload = {
@@ -89,14 +121,22 @@ def _child_payload(path: Path, pptx_path: str, ocr_mode: str, limits: Limits) ->
     except Exception as exc:  # noqa: BLE001 - reported to the supervisor as an internal failure
         payload = {"ok": False, "internal": f"{type(exc).__name__}: {exc}"}
     payload["peak_rss_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    payload["request"] = request
     return canonical_bytes(payload)
 
 
-def _run_child(write_fd: int, path: Path, pptx_path: str, ocr_mode: str, limits: Limits) -> None:
+def _run_child(
+    write_fd: int,
+    path: Path,
+    pptx_path: str,
+    ocr_mode: str,
+    limits: Limits,
+    request: dict[str, Any],
+) -> None:
     code = _CHILD_CRASH
     try:
         os.setpgid(0, 0)
-        data = _child_payload(path, pptx_path, ocr_mode, limits)
+        data = _child_payload(path, pptx_path, ocr_mode, limits, request)
         view = memoryview(data)
         while view:
             written = os.write(write_fd, view)
@@ -151,11 +191,12 @@ def run_isolated(
     path: Path, pptx_path: str, *, ocr_mode: str, limits: Limits = DEFAULT_LIMITS
 ) -> WorkerRun:
     """Extract ``path`` in a limited child; refusals come back as :class:`Refusal`."""
+    request = _request(path, ocr_mode, limits)
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child, which leaves through os._exit
         os.close(read_fd)
-        _run_child(write_fd, path, pptx_path, ocr_mode, limits)
+        _run_child(write_fd, path, pptx_path, ocr_mode, limits, request)
     os.close(write_fd)
     try:
         # The child does this itself; repeating it closes the race before its first step.
@@ -190,8 +231,24 @@ def run_isolated(
         raise Refusal(
             refusals.WORKER_FAILED, f"the worker's result is not strict JSON ({exc})", str(path)
         ) from None
-    if payload.get("ok") is True and isinstance(payload.get("document"), dict):
-        return WorkerRun(payload["document"], worker_rss, supervisor_rss)
+    if payload.get("request") != request:
+        raise Refusal(
+            refusals.WORKER_PROTOCOL,
+            "the worker's response does not echo the request it was given",
+            str(path),
+        )
+    document = payload.get("document")
+    if payload.get("ok") is True and isinstance(document, dict):
+        if (document.get("schema_version"), document.get("pipeline_version")) != (
+            SCHEMA_VERSION,
+            PIPELINE_VERSION,
+        ):
+            raise Refusal(
+                refusals.WORKER_PROTOCOL,
+                "the worker answered with another schema or pipeline version",
+                str(path),
+            )
+        return WorkerRun(document, worker_rss, supervisor_rss)
     refusal = payload.get("refusal")
     if isinstance(refusal, dict):
         raise Refusal(str(refusal.get("code")), str(refusal.get("message")), refusal.get("path"))
