@@ -129,3 +129,25 @@ def test_media_symlink_and_garbage_are_refused(vault: Path, tmp_path: Path, cli:
     )  # fmt: skip
     assert result.returncode == 2 and result.json["error"]["code"] == "media_not_regular_file"
     assert list(vault.iterdir()) == []
+
+
+def test_existing_transcript_for_local_media_is_validated_not_replaced(
+    vault: Path, speech_wav: Path, cli: Callable, snapshot_file: Callable
+) -> None:
+    out = vault / "talk-label.txt"
+    out.write_text("Good morning. Today I will talk about the history of public speaking.\n" * 3)
+    before = snapshot_file(out)
+    duration = media_duration(speech_wav)
+    result = cli(
+        "rvault-transcript", "fetch", "talk-label", "--audio", speech_wav, "--out", out,
+        "--existing-source", "whisper", "--duration-seconds", str(duration),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout
+    document = result.json
+    assert document["method"] == "existing" and document["language"] is None
+    assert document["transcript_source"] is None and document["timed_path"] is None
+    assert "whisper:" not in result.stderr  # validated, not transcribed
+    assert snapshot_file(out) == before
+    quality = json.loads((vault / "talk-label.quality.json").read_text())
+    assert quality["provenance"]["kind"] == "local_media_duration"
+    assert quality["provenance"]["media_sha256"] == file_sha256(speech_wav)

@@ -156,3 +156,18 @@ def test_verify_reports_a_symlinked_transcript(vault: Path, tmp_path: Path, cli:
     (vault / "talk.txt").symlink_to(target)
     result = cli("rvault-transcript", "verify", vault / "talk.txt")
     assert result.returncode == 2 and result.json["error"]["code"] == "symlink_refused"
+
+
+def test_symlinked_output_is_refused(
+    vault: Path, tmp_path: Path, cli: Callable, snapshot_file: Callable
+) -> None:
+    vtt = vault / "src.vtt"
+    vtt.write_text(rolling_vtt(60))
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("keep me\n")
+    before = snapshot_file(target)
+    (vault / "talk.txt").symlink_to(target)
+    result = cli("rvault-transcript", "vtt-cleanup", vtt, vault / "talk.txt", "--force")
+    assert result.returncode == 2 and result.json["error"]["code"] == "symlink_refused"
+    assert snapshot_file(target) == before
+    assert not (vault / "talk.segments.json").exists()

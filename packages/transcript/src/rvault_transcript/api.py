@@ -36,6 +36,7 @@ from rvault_transcript.schema_check import schema_issues
 
 __all__ = [
     "EvidenceReport",
+    "OwnerContext",
     "QualityReading",
     "ReceiptError",
     "Segment",
