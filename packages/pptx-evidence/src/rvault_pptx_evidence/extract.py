@@ -122,6 +122,26 @@ def _speaker_notes(slide: Any) -> bool:
     return False
 
 
+def low_confidence_reasons(
+    walk: Any, background: dict[str, Any], image_area_ratio: float, has_native_text: bool
+) -> list[str]:
+    """Why native text cannot be read as complete on this slide (empty: high)."""
+    reasons = []
+    if walk.has_group:
+        reasons.append("group")
+    if walk.has_table:
+        reasons.append("table")
+    if walk.pictures and not has_native_text:
+        reasons.append("picture_only")
+    if background["background_type"] == "image":
+        reasons.append("background_image")
+    if image_area_ratio >= TEXT_BEARING_IMAGE_AREA_RATIO:
+        reasons.append("large_picture")
+    if walk.unsupported:
+        reasons.append("unsupported_content")
+    return reasons
+
+
 class DeckExtractor:
     """One extraction run over an opened package."""
 
@@ -160,60 +180,14 @@ class DeckExtractor:
         largest = max((p["area_emu"] for p in walk.pictures), default=0)
         image_area_ratio = round(min(largest / area, 1.0), 4) if area > 0 else 0.0
         native_text = "\n".join(walk.native_text_parts)
-        has_picture = bool(walk.pictures)
-        low_reasons = []
-        if walk.has_group:
-            low_reasons.append("group")
-        if walk.has_table:
-            low_reasons.append("table")
-        if has_picture and not native_text:
-            low_reasons.append("picture_only")
-        if background["background_type"] == "image":
-            low_reasons.append("background_image")
-        if image_area_ratio >= TEXT_BEARING_IMAGE_AREA_RATIO:
-            low_reasons.append("large_picture")
-        if walk.unsupported:
-            low_reasons.append("unsupported_content")
+        low_reasons = low_confidence_reasons(walk, background, image_area_ratio, bool(native_text))
         confidence = "low" if low_reasons else "high"
-
         channels = list(walk.channels)
         method = "shapes"
         if confidence == "low":
-            ocr_assets_seen = False
-            if has_picture:
-                readable = [p for p in walk.pictures if p["readable"]]
-                assets = [
-                    OcrAsset(p["part_name"], p["asset_sha256"], p["shape_path"]) for p in readable
-                ]
-                ocr_assets_seen = ocr_assets_seen or bool(assets)
-                channels.append(
-                    ocr_channel(
-                        "picture_ocr",
-                        "embedded_picture_blobs",
-                        self.ocr_mode,
-                        assets,
-                        [p["shape_path"] for p in readable],
-                    )
-                )
-            if background["background_type"] == "image":
-                assets = []
-                if background[
-                    "background_asset_status"
-                ] == "available" and self._background_readable(slide, background):
-                    assets.append(
-                        OcrAsset(
-                            background["background_part_name"],
-                            background["background_asset_sha256"],
-                            None,
-                        )
-                    )
-                ocr_assets_seen = ocr_assets_seen or bool(assets)
-                channels.append(
-                    ocr_channel(
-                        "background_image_ocr", "background_image_blob", self.ocr_mode, assets, []
-                    )
-                )
-            if ocr_assets_seen and self.ocr_mode != OCR_DISABLED:
+            ocr, attempted_engine = self._ocr_channels(walk, background)
+            channels.extend(ocr)
+            if attempted_engine:
                 method = "shapes+ocr_unavailable"
 
         reasons = sorted({item["content_type"] for item in walk.unsupported})
@@ -226,7 +200,7 @@ class DeckExtractor:
             "shape_count_recursive": walk.shape_count_recursive,
             "has_text_frame_shapes": walk.has_text_frame_shapes,
             "has_extracted_text": any(channel["text"] for channel in channels),
-            "has_image": has_picture,
+            "has_image": bool(walk.pictures),
             "image_area_ratio": image_area_ratio,
             "text_extraction_confidence": confidence,
             "text_content_preview": native_text[:TEXT_CONTENT_PREVIEW_CHARS],
@@ -251,7 +225,43 @@ class DeckExtractor:
             )
         return record
 
-    def _background_readable(self, slide: Any, background: dict[str, Any]) -> bool:
+    def _ocr_channels(
+        self, walk: Any, background: dict[str, Any]
+    ) -> tuple[list[dict[str, Any]], bool]:
+        """OCR channels of a low slide, and whether a readable asset met a missing engine."""
+        channels = []
+        readable_seen = False
+        if walk.pictures:
+            readable = [p for p in walk.pictures if p["readable"]]
+            assets = [
+                OcrAsset(p["part_name"], p["asset_sha256"], p["shape_path"]) for p in readable
+            ]
+            readable_seen = bool(assets)
+            channels.append(
+                ocr_channel(
+                    "picture_ocr",
+                    "embedded_picture_blobs",
+                    self.ocr_mode,
+                    assets,
+                    [p["shape_path"] for p in readable],
+                )
+            )
+        if background["background_type"] == "image":
+            assets = []
+            if background["background_asset_status"] == "available" and self._background_readable(
+                background
+            ):
+                part = background["background_part_name"]
+                assets.append(OcrAsset(part, background["background_asset_sha256"], None))
+            readable_seen = readable_seen or bool(assets)
+            channels.append(
+                ocr_channel(
+                    "background_image_ocr", "background_image_blob", self.ocr_mode, assets, []
+                )
+            )
+        return channels, readable_seen and self.ocr_mode != OCR_DISABLED
+
+    def _background_readable(self, background: dict[str, Any]) -> bool:
         name = background["background_part_name"]
         blob = self.archive.members.get(name)
         return blob is not None and is_raster(blob)

@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lxml import etree
 from PIL import Image
 from pptx import Presentation
 from pptx.chart.data import CategoryChartData
@@ -392,7 +391,3 @@ def replace_member(package: bytes, member: str, blob: bytes) -> bytes:
         for info in src.infolist():
             dst.writestr(info, blob if info.filename == member else src.read(info))
     return out.getvalue()
-
-
-def element_text(element: Any) -> str:
-    return etree.tostring(element).decode("utf-8")
