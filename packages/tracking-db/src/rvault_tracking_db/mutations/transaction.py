@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rvault_contracts.canonical import artifact_bytes, sha256_bytes
+from rvault_contracts.canonical import sha256_bytes
 from rvault_contracts.cli import Refusal
 from rvault_contracts.strict_json import json_equal
 from rvault_contracts.writer import WriterError, writer_lock
@@ -29,6 +29,7 @@ from rvault_tracking_db.binding import (
     install_bound,
     write_fields,
 )
+from rvault_tracking_db.mutations.encoding import candidate_bytes
 from rvault_tracking_db.mutations.engine import apply_plan
 from rvault_tracking_db.mutations.plan import SET_CONFIG, Plan
 from rvault_tracking_db.reader import MAX_REPORTED_ISSUES, read_database
@@ -109,7 +110,7 @@ def _run_locked(
     if original is not None and _unchanged(candidate, result.database):
         new_bytes = original
     else:
-        new_bytes = artifact_bytes(candidate)
+        new_bytes = candidate_bytes(original, result.database, candidate)
     write = None
     if apply:
         write = install_bound(target, new_bytes, result.snapshot, lock)

@@ -1,0 +1,101 @@
+"""The canonical bytes of a mutation candidate, without re-encoding the vault.
+
+``canonical.artifact_bytes`` goes through Python's pure indent encoder and
+costs seconds on a large vault, while a typed plan replaces the config, one
+small record array or a few talks. When the input is in that canonical layout
+(sorted keys, two-space indent) every top-level member is one
+``\\n  "key": value`` block (JSON strings cannot contain raw newlines, and
+nested lines are indented further), so the candidate's canonical encoding is
+the input with exactly the replaced blocks re-encoded. Each replaced block is
+first checked to be the canonical encoding of the value it replaces; on any
+mismatch (hand-formatted file, changed key set) the whole candidate is
+encoded instead. Talk-level changes reuse the queue owner's talk splice.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from rvault_contracts.canonical import artifact_bytes
+
+from rvault_tracking_db.queue.splice import splice as splice_talks
+
+
+def _encode_member(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
+    return text.replace("\n", "\n  ")
+
+
+def _member_spans(text: str, keys: list[str]) -> dict[str, tuple[int, int]] | None:
+    if not text.startswith("{\n") or not text.endswith("\n}\n"):
+        return None
+    spans: dict[str, tuple[int, int]] = {}
+    position = 2
+    for index, key in enumerate(keys):
+        prefix = "  " + json.dumps(key, ensure_ascii=False) + ": "
+        if not text.startswith(prefix, position):
+            return None
+        start = position + len(prefix)
+        if index + 1 < len(keys):
+            following = ",\n  " + json.dumps(keys[index + 1], ensure_ascii=False) + ": "
+            end = text.find(following, start)
+            if end < 0:
+                return None
+            position = end + 2
+        else:
+            end = len(text) - 3
+        spans[key] = (start, end)
+    return spans
+
+
+def splice_members(
+    original: bytes, before: Mapping[str, Any], candidate: Mapping[str, Any]
+) -> bytes | None:
+    """Canonical bytes of ``candidate`` from ``original``, or ``None``."""
+    if set(before) != set(candidate) or not before:
+        return None
+    changed = [key for key in candidate if candidate[key] is not before[key]]
+    try:
+        text = original.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    spans = _member_spans(text, sorted(before))
+    if spans is None:
+        return None
+    pieces: list[str] = []
+    cursor = 0
+    for key in sorted(changed, key=lambda k: spans[k][0]):
+        start, end = spans[key]
+        if text[start:end] != _encode_member(before[key]):
+            return None
+        pieces.append(text[cursor:start])
+        pieces.append(_encode_member(candidate[key]))
+        cursor = end
+    pieces.append(text[cursor:])
+    return "".join(pieces).encode("utf-8")
+
+
+def candidate_bytes(
+    original: bytes | None, before: dict[str, Any] | None, candidate: dict[str, Any]
+) -> bytes:
+    """The canonical artifact encoding of ``candidate`` (spliced when safe)."""
+    if original is not None and before is not None:
+        old_talks, new_talks = before.get("talks"), candidate.get("talks")
+        talks_replaced = old_talks is not new_talks
+        if (
+            talks_replaced
+            and isinstance(old_talks, list)
+            and isinstance(new_talks, list)
+            and len(old_talks) == len(new_talks)
+        ):
+            changed = [i for i, talk in enumerate(new_talks) if talk is not old_talks[i]]
+            spliced = splice_talks(original, before, candidate, changed) if changed else None
+            if spliced is not None:
+                return spliced
+        elif not talks_replaced:
+            spliced = splice_members(original, before, candidate)
+            if spliced is not None:
+                return spliced
+    return artifact_bytes(candidate)
