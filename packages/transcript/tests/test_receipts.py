@@ -279,6 +279,7 @@ def test_archival_timing_is_readable_but_never_a_timing_source(
     (on_disk.parent / "talk.segments.json").write_text(json.dumps(archival()))
     reading = read_timing(on_disk, owner=OwnerContext(video_id=VIDEO))
     assert reading.status == "archival" and not reading.usable and reading.segments == ()
+    assert reading.archival == archival()  # readable history
 
 
 @pytest.mark.parametrize(

@@ -81,6 +81,8 @@ class TimingReading:
     code: str
     message: str
     receipt: TimingReceipt | None = None
+    archival: Any = None
+    """The decoded v1/minimal document: readable history, never a timing source."""
 
     @property
     def usable(self) -> bool:
@@ -278,6 +280,7 @@ def read_timing(
             "archival",
             "timing_archival",
             "timing v1/minimal sidecars are archival and never a timing source",
+            archival=document,
         )
     try:
         receipt = validate_timing(document, transcript_bytes)
