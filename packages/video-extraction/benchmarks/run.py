@@ -4,7 +4,9 @@ Generates 1280x720 30 fps H.264 talk videos with known slide sequences
 (``rvault_video_extraction.synthetic`` + FFmpeg libx264), then per case:
 
 * decode floor: a plain OpenCV ``grab()`` pass over every frame of the same
-  file, timed in the same run right before extraction;
+  file in a fresh Python process (so it pays the same interpreter and cv2
+  start-up as the extractor), timed in the same run, alternating with the
+  extraction passes;
 * extraction: the installed ``rvault-video extract`` console script (a
   subprocess, so wall time includes start-up and the PDF/manifest install,
   and peak RSS is the child's ``ru_maxrss``);
@@ -28,7 +30,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 from rvault_video_extraction.synthetic import Segment, Slide, TalkSpec, label_at, write_h264
 
 FPS = 0.5
@@ -113,15 +114,24 @@ def cases(quick: bool) -> list[Case]:
     ]
 
 
+FLOOR_SCRIPT = """
+import sys
+import cv2
+capture = cv2.VideoCapture(sys.argv[1], cv2.CAP_FFMPEG)
+frames = 0
+while capture.grab():
+    frames += 1
+print(frames)
+"""
+
+
 def decode_floor(video: Path) -> tuple[int, float]:
-    capture = cv2.VideoCapture(str(video), cv2.CAP_FFMPEG)
+    """Wall time of a fresh process that only grab()s every frame (same start-up as extract)."""
     started = time.perf_counter()
-    frames = 0
-    while capture.grab():
-        frames += 1
-    elapsed = time.perf_counter() - started
-    capture.release()
-    return frames, elapsed
+    completed = subprocess.run(
+        [sys.executable, "-c", FLOOR_SCRIPT, str(video)], capture_output=True, check=True, text=True
+    )
+    return int(completed.stdout.strip()), time.perf_counter() - started
 
 
 def runs_of(spec: TalkSpec) -> list[tuple[str, float, float]]:
