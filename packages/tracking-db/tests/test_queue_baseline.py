@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import sys
+from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -156,3 +159,35 @@ def test_baseline_validation_catches_arithmetic_and_sentinels() -> None:
     future = dict(good, schema_version=3)
     assert [i.code for i in baseline_issues(future)] == ["unsupported_baseline_version"]
     assert baseline_issues([]) and baseline_issues([])[0].code == "baseline_not_object"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    cohort=st.lists(
+        st.tuples(st.integers(min_value=-20, max_value=40), st.booleans(), st.booleans()),
+        max_size=12,
+    )
+)
+def test_any_cohort_builds_a_self_consistent_baseline(cohort: list[tuple[int, bool, bool]]) -> None:
+    talks = [
+        qb.processed_talk(
+            f"t{i}.md",
+            score,
+            identity=qb.ID_B if other_identity else qb.ID_A,
+            outcomes=("undetected",) if evaluable else ("not_evaluable",),
+        )
+        for i, (score, other_identity, evaluable) in enumerate(cohort)
+    ]
+    baseline = _build(talks)
+    assert baseline_issues(baseline) == []
+    assert baseline["eligible_talk_count"] == len(cohort)
+    if baseline["raw_score_comparison_status"] == "available":
+        total = sum(score for score, _, _ in cohort)
+        expected = (Decimal(total) / len(cohort)).quantize(
+            Decimal("0.01"), rounding=ROUND_HALF_EVEN
+        )
+        assert Decimal(str(baseline["average_pattern_score"])) == expected
+        assert baseline["pattern_score_sum"] == total
+        assert len({other for _, other, _ in cohort}) == 1
+    else:
+        assert baseline["average_pattern_score"] is None

@@ -325,6 +325,11 @@ def test_recovery_runs_on_a_schema_zero_database_in_place(tmp_path: Path) -> Non
     db = qb.write_db(tmp_path / "vault", document)
     before_claim = _claim(db, "--limit", "1")
     _refused(before_claim, "database_requires_migration")
+    inspected = _queue(db, "inspect").json
+    assert inspected["root_schema_version"] == 0
+    assert inspected["talks"][0]["active_claim"]["schema_version"] == 1
+    assert inspected["talks"][0]["active_claim"]["issues"] == []
+    assert inspected["epochs"][0]["states"] == {"claimed": 1}
     result = _queue(db, "recover", "--run-id", "old", "--batch-id", "7", "--now", T1)
     assert result.returncode == 0, result.stdout
     assert result.json["root_schema_version"] == 0
