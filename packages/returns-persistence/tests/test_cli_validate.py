@@ -227,14 +227,18 @@ def test_scaffold_for_untrusted_video_is_partial(cli: Callable[..., Any], tmp_pa
 
 
 def test_schema_backstop_reports_what_rules_miss(
-    monkeypatch: pytest.MonkeyPatch, vault: Any
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    root, db, talks = vault
-    returns = [td.complete_return(t, root) for t in talks]
-    returns[0]["areas_for_improvement"] = ""
+    db_path, specs = td.corpus_vault(tmp_path)
+    ret = td.complete_return(specs["legacy4"], tmp_path, deck_slides=None, version=4)
+    ret["areas_for_improvement"] = ""
     monkeypatch.setattr(validator, "check_prose", lambda ctx: None)
     report = validator.validate_batch(
-        returns, db=load_database(db), catalog=td.CATALOG, vault_root=root, catalog_label="default"
+        [ret],
+        db=load_database(db_path),
+        catalog=td.CATALOG,
+        vault_root=tmp_path,
+        catalog_label="default",
     )
     errors = report["returns"][0]["errors"]
     assert [e["code"] for e in errors] == ["schema_violation"]

@@ -78,7 +78,7 @@ def check_queue_claim(ctx: ReturnContext) -> None:
     path = child(ctx.path, "queue_claim")
     claim = ctx.claim
     supplied = ctx.ret.get("queue_claim")
-    if supplied is None:
+    if "queue_claim" not in ctx.ret:
         if ctx.version >= 2:
             ctx.add(path, "missing_required_block", "queue_claim is required")
         return

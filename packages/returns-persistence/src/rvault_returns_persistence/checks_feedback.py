@@ -27,7 +27,7 @@ TEXT_FIELDS = {"observation", "why_no_pattern_fits", "nature", "evidence", "deta
 def check_feedback(ctx: ReturnContext) -> None:
     path = child(ctx.path, "catalog_feedback")
     feedback = ctx.ret.get("catalog_feedback")
-    if feedback is None:
+    if "catalog_feedback" not in ctx.ret:
         return
     if not isinstance(feedback, dict):
         ctx.add(path, "wrong_type", "catalog_feedback is an object of five lanes")
@@ -45,7 +45,7 @@ def check_feedback(ctx: ReturnContext) -> None:
         )
     for lane in FEEDBACK_LANES:
         items = feedback.get(lane)
-        if items is None:
+        if lane not in feedback:
             continue
         l_path = child(path, lane)
         if not isinstance(items, list):

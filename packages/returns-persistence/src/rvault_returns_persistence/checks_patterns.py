@@ -62,7 +62,7 @@ def _allowed_keys(version: int) -> set[str]:
 def check_pattern_observations(ctx: ReturnContext) -> None:
     path = child(ctx.path, "pattern_observations")
     po = ctx.ret.get("pattern_observations")
-    if po is None or ctx.version == 1:
+    if "pattern_observations" not in ctx.ret or ctx.version == 1:
         return
     if not isinstance(po, dict):
         ctx.add(path, "wrong_type", "pattern_observations must be an object")
@@ -140,7 +140,7 @@ def _check_sourced_record(
         ctx.add(s_path, "evidence_source_unknown", f"{source!r} is not an evidence source")
         return
     if source == COMPARISON:
-        if used is None:
+        if "evidence_sources_used" not in record:
             if strict:
                 ctx.add(
                     child(r_path, "evidence_sources_used"),
@@ -238,7 +238,7 @@ def _check_detections(
     for lane, polarity in LANES:
         records = po.get(lane)
         l_path = child(path, lane)
-        if records is None:
+        if lane not in po:
             continue
         if not isinstance(records, list):
             ctx.add(l_path, "wrong_type", f"{lane} is an array")
@@ -318,7 +318,7 @@ def _check_assessments(
     records = po.get("applicability_assessments")
     a_path = child(path, "applicability_assessments")
     if not isinstance(records, list):
-        if records is not None:
+        if "applicability_assessments" in po:
             ctx.add(a_path, "wrong_type", "applicability_assessments is an array")
         records = []
     for index, record in enumerate(records):
@@ -405,7 +405,7 @@ def _check_not_evaluable(
 ) -> None:
     records = po.get("not_evaluable")
     n_path = child(path, "not_evaluable")
-    if records is None:
+    if "not_evaluable" not in po:
         return
     if not isinstance(records, list):
         ctx.add(n_path, "wrong_type", "not_evaluable is an array")
@@ -497,7 +497,7 @@ def _check_not_evaluable(
 def _check_score(ctx: ReturnContext, po: dict[str, Any], path: str) -> None:
     score = po.get("pattern_score")
     s_path = child(path, "pattern_score")
-    if score is None:
+    if "pattern_score" not in po:
         return
     keys = {"patterns_used", "antipatterns_detected", "score"}
     if not isinstance(score, dict) or set(score) != keys or not all(is_int(score[k]) for k in keys):

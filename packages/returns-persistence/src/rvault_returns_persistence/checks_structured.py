@@ -38,7 +38,7 @@ def _kind_ok(kind: str, value: Any) -> bool:
 def check_structured(ctx: ReturnContext) -> None:
     path = child(ctx.path, "structured_data")
     data = ctx.ret.get("structured_data")
-    if data is None:
+    if "structured_data" not in ctx.ret:
         return
     if not isinstance(data, dict):
         ctx.add(path, "wrong_type", "structured_data must be an object")
@@ -213,7 +213,7 @@ def _check_ledger(ctx: ReturnContext, path: str, data: dict[str, Any]) -> None:
 def check_verbatim(ctx: ReturnContext) -> None:
     path = child(ctx.path, "verbatim_examples")
     data = ctx.ret.get("verbatim_examples")
-    if data is None:
+    if "verbatim_examples" not in ctx.ret:
         return
     if not isinstance(data, dict):
         ctx.add(path, "wrong_type", "verbatim_examples must be an object")

@@ -135,7 +135,13 @@ def _claim_compatible(
 
 
 def _schema_backstop(ctx: ReturnContext) -> None:
-    """Report contract violations the rule modules did not already name (same paths)."""
+    """Report contract violations the rule modules did not already name (same paths).
+
+    Replay versions 2-4 only: for v5 the rules are proven at least as strict as the schema
+    (tests/test_validate_fuzz.py), and skipping it keeps the gate inside its start-up budget.
+    """
+    if ctx.version == 5:
+        return
     covered = [i.path for i in ctx.issues.items]
     for problem in schemas.schema_issues(RETURN_ARTIFACT, ctx.version, ctx.ret):
         path = ctx.path + problem.path[1:]
