@@ -1438,6 +1438,8 @@ def test_valid_base_returns_pass(vault: Any, bases: dict[str, Any], key: str) ->
 
 
 VALID_VARIANTS: list[tuple[str, str, Mutation]] = [
+    ("legacy_v3_without_sources", "legacy3", lambda r: po(r).pop("evidence_sources")),
+    ("legacy_v2_uncited", "legacy2", setter((*DET0, "evidence_source"), "delivery_video")),
     (
         "comparison_detection",
         "main",

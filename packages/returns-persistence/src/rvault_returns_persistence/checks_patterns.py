@@ -139,6 +139,19 @@ def _check_sourced_record(
     if source not in EVIDENCE_SOURCE_NAMES:
         ctx.add(s_path, "evidence_source_unknown", f"{source!r} is not an evidence source")
         return
+    if not strict:
+        # v2/v3 replay predates source gates and citations: keep it replayable, never current.
+        if not is_text(record.get("evidence")):
+            ctx.add(
+                child(r_path, "evidence"),
+                "evidence_empty",
+                "evidence is a concise non-empty explanation",
+            )
+        if not isinstance(record.get("evidence_citations", []), list):
+            ctx.add(
+                child(r_path, "evidence_citations"), "wrong_type", "evidence_citations is an array"
+            )
+        return
     if source == COMPARISON:
         if "evidence_sources_used" not in record:
             if strict:
