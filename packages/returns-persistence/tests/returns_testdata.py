@@ -137,6 +137,30 @@ def write_pdf(path: Path, pages: int) -> Path:
     return path
 
 
+def write_timing(root: Path, youtube_id: str, duration: float = 1800.0) -> Path:
+    """A timing receipt v2 (spec shape) for the transcript, one segment per line."""
+    import hashlib
+
+    transcript = root / "transcripts" / f"{youtube_id}.txt"
+    data = transcript.read_bytes()
+    segments = [
+        {"text": line, "start_seconds": i * 5.0, "end_seconds": i * 5.0 + 4.5}
+        for i, line in enumerate(data.decode("utf-8").splitlines())
+    ]
+    receipt = {
+        "schema_version": 2,
+        "transcript_sha256": hashlib.sha256(data).hexdigest(),
+        "source": "captions",
+        "provenance": {
+            "kind": "youtube_captions",
+            "video_id": youtube_id,
+            "duration_seconds": duration,
+        },
+        "segments": segments,
+    }
+    return write_json(root / "transcripts" / f"{youtube_id}.segments.json", receipt)
+
+
 def write_video(root: Path, youtube_id: str) -> Path:
     """The downloaded delivery video's place in the vault (its bytes are never decoded here)."""
     path = root / "slides-rebuild" / youtube_id / f"{youtube_id}.mp4"
@@ -466,5 +490,6 @@ def corpus_vault(root: Path) -> tuple[Path, dict[str, dict[str, Any]]]:
             write_pdf(root / "slides" / f"{record['google_drive_id']}.pdf", 12)
     write_pdf(root / "slides" / "VIDvid00001.pdf", 6)
     write_video(root, "main0000001")
+    write_timing(root, "VIDvid00001")
     db = write_json(root / "tracking-database.json", database(list(specs.values()), pptx))
     return db, specs

@@ -959,6 +959,14 @@ INVALID: list[tuple[str, str, Mutation, str]] = [
         ),
         "citation_source_not_inspected",
     ),
+    (
+        "timed_without_receipt",
+        "main",
+        setter(
+            (PO, "antipatterns_detected", 0, "evidence_citations", 0, "channel"), "timed_transcript"
+        ),
+        "timed_transcript_unavailable",
+    ),
     ("quote_three_words", "main", setter((*CIT0, "quote"), "the failure story"), "quote_too_short"),
     ("translation_missing", "german", lambda r: cit(r).pop("translation"), "translation_required"),
     ("translation_blank", "german", setter((*CIT0, "translation"), " "), "translation_required"),
@@ -1438,6 +1446,13 @@ def test_valid_base_returns_pass(vault: Any, bases: dict[str, Any], key: str) ->
 
 
 VALID_VARIANTS: list[tuple[str, str, Mutation]] = [
+    (
+        "timed_with_receipt",
+        "video",
+        setter(
+            (PO, "antipatterns_detected", 0, "evidence_citations", 0, "channel"), "timed_transcript"
+        ),
+    ),
     ("legacy_v3_without_sources", "legacy3", lambda r: po(r).pop("evidence_sources")),
     ("legacy_v2_uncited", "legacy2", setter((*DET0, "evidence_source"), "delivery_video")),
     (

@@ -84,6 +84,13 @@ def check_citation(
         ok = False
     if channel in ("transcript", "timed_transcript"):
         ok &= _check_quote(ctx, path, cit)
+        if channel == "timed_transcript" and ok and not ctx.timing_usable:
+            ctx.add(
+                child(path, "channel"),
+                "timed_transcript_unavailable",
+                "timed_transcript needs a current timing receipt beside the transcript",
+            )
+            ok = False
     elif channel in ("slides", "slide_sequence"):
         ok &= _check_slides(ctx, path, cit, source, channel)
     elif channel == "video":

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 from rvault_returns_persistence.artifacts import TalkArtifacts
@@ -11,7 +13,7 @@ from rvault_returns_persistence.issues import Collector
 from rvault_returns_persistence.video_manifest import ManifestVerdict
 
 
-@dataclass
+@dataclass(eq=False)
 class ReturnContext:
     path: str
     ret: dict[str, Any]
@@ -23,6 +25,7 @@ class ReturnContext:
     artifacts: TalkArtifacts
     manifest: ManifestVerdict | None
     issues: Collector
+    vault_root: Path = field(default=Path())
 
     def add(self, path: str, code: str, message: str) -> None:
         self.issues.add(path, code, message)
@@ -42,6 +45,24 @@ class ReturnContext:
             isinstance(lang, str) and lang.strip() and not lang.strip().lower().startswith("en")
             for lang in languages
         )
+
+    @cached_property
+    def timing_usable(self) -> bool:
+        """A current, owner-bound timing receipt v2 stands beside the transcript.
+
+        Read through ``rvault_transcript.api`` (the receipt owner) only when a return cites
+        timed_transcript; without it timed evidence is unavailable, never downgraded.
+        """
+        if self.artifacts.transcript_path is None:
+            return False
+        from rvault_transcript import api as transcript_api
+
+        youtube_id = self.talk.get("youtube_id")
+        owner = transcript_api.OwnerContext(
+            video_id=youtube_id if isinstance(youtube_id, str) else None
+        )
+        path = self.vault_root / self.artifacts.transcript_path
+        return transcript_api.read_timing(path, owner=owner).usable
 
     @property
     def untrusted_video(self) -> bool:

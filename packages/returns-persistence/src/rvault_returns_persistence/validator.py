@@ -223,7 +223,7 @@ def validate_return(
         return_pdf=ret.get("slides_local_path"),
     )
     ctx = ReturnContext(
-        path, ret, version, status, talk, dict(claim), catalog, found, manifest, issues
+        path, ret, version, status, talk, dict(claim), catalog, found, manifest, issues, vault_root
     )
     check_queue_claim(ctx)
     if status is None or status not in STATUSES:
