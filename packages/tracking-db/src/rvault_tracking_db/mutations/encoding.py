@@ -23,29 +23,32 @@ from rvault_contracts.canonical import artifact_bytes
 from rvault_tracking_db.queue.splice import splice as splice_talks
 
 
-def _encode_member(value: Any) -> str:
+def _encode_member(value: Any) -> bytes:
     text = json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
-    return text.replace("\n", "\n  ")
+    return text.replace("\n", "\n  ").encode("utf-8")
 
 
-def _member_spans(text: str, keys: list[str]) -> dict[str, tuple[int, int]] | None:
-    if not text.startswith("{\n") or not text.endswith("\n}\n"):
+def _key_prefix(key: str) -> bytes:
+    return ("  " + json.dumps(key, ensure_ascii=False) + ": ").encode("utf-8")
+
+
+def _member_spans(data: bytes, keys: list[str]) -> dict[str, tuple[int, int]] | None:
+    if not data.startswith(b"{\n") or not data.endswith(b"\n}\n"):
         return None
     spans: dict[str, tuple[int, int]] = {}
     position = 2
     for index, key in enumerate(keys):
-        prefix = "  " + json.dumps(key, ensure_ascii=False) + ": "
-        if not text.startswith(prefix, position):
+        prefix = _key_prefix(key)
+        if not data.startswith(prefix, position):
             return None
         start = position + len(prefix)
         if index + 1 < len(keys):
-            following = ",\n  " + json.dumps(keys[index + 1], ensure_ascii=False) + ": "
-            end = text.find(following, start)
+            end = data.find(b",\n" + _key_prefix(keys[index + 1]), start)
             if end < 0:
                 return None
             position = end + 2
         else:
-            end = len(text) - 3
+            end = len(data) - 3
         spans[key] = (start, end)
     return spans
 
@@ -53,28 +56,29 @@ def _member_spans(text: str, keys: list[str]) -> dict[str, tuple[int, int]] | No
 def splice_members(
     original: bytes, before: Mapping[str, Any], candidate: Mapping[str, Any]
 ) -> bytes | None:
-    """Canonical bytes of ``candidate`` from ``original``, or ``None``."""
+    """Canonical bytes of ``candidate`` from ``original``, or ``None``.
+
+    Works on the bytes through a memoryview, so a large vault is neither
+    decoded to text nor copied piecewise before the final join.
+    """
     if set(before) != set(candidate) or not before:
         return None
     changed = [key for key in candidate if candidate[key] is not before[key]]
-    try:
-        text = original.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    spans = _member_spans(text, sorted(before))
+    spans = _member_spans(original, sorted(before))
     if spans is None:
         return None
-    pieces: list[str] = []
+    view = memoryview(original)
+    pieces: list[bytes | memoryview] = []
     cursor = 0
     for key in sorted(changed, key=lambda k: spans[k][0]):
         start, end = spans[key]
-        if text[start:end] != _encode_member(before[key]):
+        if view[start:end] != _encode_member(before[key]):
             return None
-        pieces.append(text[cursor:start])
+        pieces.append(view[cursor:start])
         pieces.append(_encode_member(candidate[key]))
         cursor = end
-    pieces.append(text[cursor:])
-    return "".join(pieces).encode("utf-8")
+    pieces.append(view[cursor:])
+    return b"".join(pieces)
 
 
 def candidate_bytes(
