@@ -1,0 +1,59 @@
+"""Public, light readers of returns-persistence for other owners.
+
+analysis-writer and tracking-db need the pattern catalog exactly as this
+package reads it (validated entries, effective gates, the fingerprint bound
+into claims and scored talks) and the same verdict ``rvault-returns
+validate`` gives for a batch. They import this module and nothing else of
+the package. It never imports a media library.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rvault_returns_persistence.catalog import (
+    Catalog,
+    CatalogEntry,
+    CatalogError,
+    default_catalog_dir,
+    fingerprint_files,
+    load_catalog,
+)
+from rvault_returns_persistence.database import DatabaseError, load_database
+
+__all__ = [
+    "Catalog",
+    "CatalogEntry",
+    "CatalogError",
+    "DatabaseError",
+    "default_catalog_dir",
+    "fingerprint_files",
+    "load_catalog",
+    "validate_returns",
+]
+
+
+def validate_returns(
+    document: Any,
+    *,
+    database_path: Path,
+    vault_root: Path | None = None,
+    catalog_dir: Path | None = None,
+) -> dict[str, Any]:
+    """The ``returns-validation-report`` v1 for a decoded batch (what ``validate`` prints).
+
+    Raises :class:`CatalogError` or :class:`DatabaseError` for an unusable catalog or
+    database, exactly where the command refuses with exit 2.
+    """
+    from rvault_returns_persistence.validator import validate_batch
+
+    db = load_database(database_path)
+    catalog = load_catalog(catalog_dir)
+    return validate_batch(
+        document,
+        db=db,
+        catalog=catalog,
+        vault_root=vault_root if vault_root is not None else database_path.parent,
+        catalog_label="default" if catalog_dir is None else "custom",
+    )
