@@ -116,6 +116,9 @@ def test_bad_database_is_refused(cli: Callable[..., Any], tmp_path: Path) -> Non
     returns = write_returns(tmp_path, [])
     result = cli(CLI, "validate", returns, "--db", db)
     assert result.returncode == 2 and result.json["error"]["code"] == "database_duplicate_key"
+    db.write_text('{"schema_version": 2, "talks": []}', encoding="utf-8")
+    future = cli(CLI, "validate", returns, "--db", db)
+    assert future.returncode == 2 and future.json["error"]["code"] == "database_version_unsupported"
     missing = cli(CLI, "validate", returns, "--db", tmp_path / "absent.json")
     assert missing.returncode == 2 and missing.json["error"]["code"] == "database_unreadable"
 

@@ -18,15 +18,7 @@ from rvault_contracts import schemas
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
 CLAIM_ARTIFACT = "queue-claim"
-KNOWN_CLAIM_VERSIONS = (1, 2, 3, 4, 5)
-# claim schema -> return schemas it authorizes
-CLAIM_AUTHORIZES: dict[int, frozenset[int]] = {
-    1: frozenset({1, 2}),
-    2: frozenset({1, 2}),
-    3: frozenset({3}),
-    4: frozenset({4}),
-    5: frozenset({5}),
-}
+SUPPORTED_DATABASE_VERSIONS = (0, 1)  # 0: the implicit unversioned corpus
 
 
 class DatabaseError(Exception):
@@ -77,6 +69,13 @@ def load_database(path: Path) -> Database:
         root = loads_strict(data)
     except StrictJSONError as exc:
         raise DatabaseError(f"database_{exc.code}", exc.message, str(path)) from None
+    version = root.get("schema_version", 0)
+    if version not in SUPPORTED_DATABASE_VERSIONS or isinstance(version, bool):
+        raise DatabaseError(
+            "database_version_unsupported",
+            f"database schema_version {version!r} is not 0 or 1: no usable state",
+            str(path),
+        )
     talks_raw = root.get("talks")
     if not isinstance(talks_raw, list):
         raise DatabaseError("database_invalid", "the database has no talks array", str(path))

@@ -34,7 +34,7 @@ from rvault_returns_persistence.checks_patterns import check_pattern_observation
 from rvault_returns_persistence.checks_structured import check_structured, check_verbatim
 from rvault_returns_persistence.checks_video import check_video_extraction
 from rvault_returns_persistence.context import ReturnContext
-from rvault_returns_persistence.database import Database
+from rvault_returns_persistence.database import Database, claim_schema_problems
 from rvault_returns_persistence.issues import Collector, Issue, child, is_int
 from rvault_returns_persistence.video_manifest import assess
 from rvault_returns_persistence.vocabulary import STATUSES
@@ -121,6 +121,10 @@ def _claim_compatible(
             child(path, "queue_claim"), code, f"active claim {problem.path}: {problem.message}"
         )
     if problems:
+        return False
+    version_of_claim = claim.get("schema_version", 1)
+    for problem in claim_schema_problems(claim, version_of_claim):
+        ctx_issues.add(child(path, "queue_claim"), "claim_invalid", f"active claim {problem}")
         return False
     allowed = tracking.authorized_return_versions(claim)
     if version not in allowed:
