@@ -248,6 +248,21 @@ def test_schema_backstop_reports_what_rules_miss(
     assert errors[0]["path"] == '$[0]["areas_for_improvement"]'
 
 
+def test_processed_video_return_needs_the_promoted_pdf(tmp_path: Path) -> None:
+    db_path, specs = td.corpus_vault(tmp_path)
+    ret = td.complete_return(specs["video"], tmp_path, deck_slides=None)
+    db = load_database(db_path)
+    ok = validator.validate_batch(
+        [ret], db=db, catalog=td.CATALOG, vault_root=tmp_path, catalog_label="default"
+    )
+    assert ok["ok"] is True
+    (tmp_path / "slides" / "VIDvid00001.pdf").unlink()
+    report = validator.validate_batch(
+        [ret], db=db, catalog=td.CATALOG, vault_root=tmp_path, catalog_label="default"
+    )
+    assert "video_artifact_not_promoted" in {e["code"] for e in report["returns"][0]["errors"]}
+
+
 def test_scaffold_covers_the_downloaded_video_only(cli: Callable[..., Any], tmp_path: Path) -> None:
     db_path, specs = td.corpus_vault(tmp_path)
     name = specs["main"]["filename"]

@@ -20,6 +20,7 @@ DEDICATED = {
     "batch_mixed_identity",
     "batch_empty",
     "batch_epoch_invalid",
+    "video_artifact_not_promoted",
     "batch_key_mismatch",
     "batch_membership_mismatch",
     "claim_invalid",

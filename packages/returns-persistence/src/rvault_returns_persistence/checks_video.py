@@ -56,6 +56,17 @@ def check_video_extraction(ctx: ReturnContext) -> None:
                 "processed video_extracted needs a verified "
                 "manual slide_region with review_required false",
             )
+        elif (
+            verdict is not None
+            and verdict.trusted
+            and not promoted
+            and verdict.source_video_id == youtube_id
+        ):
+            ctx.add(
+                l_path,
+                "video_artifact_not_promoted",
+                f"processed video_extracted needs the promoted {expected_path} in the vault",
+            )
         if "slides_local_path" not in ret:
             ctx.add(
                 l_path,
