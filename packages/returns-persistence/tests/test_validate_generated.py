@@ -18,6 +18,7 @@ import returns_testdata as td
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rvault_returns_persistence.database import Database, load_database
+from rvault_returns_persistence.gates import source_satisfies
 from rvault_returns_persistence.validator import validate_batch
 
 CAT = td.CATALOG
@@ -78,7 +79,7 @@ text = st.text(alphabet="abcdefghij klmnop", min_size=1, max_size=30).filter(lam
 @given(
     detected=st.lists(st.sampled_from(DETECTABLE), unique=True, max_size=8),
     applicable=st.sets(st.sampled_from(CONDITIONAL)),
-    confidence=st.sampled_from(["moderate", "weak"]),
+    confidence=st.sampled_from(["strong", "moderate", "weak"]),
     cuts=st.lists(st.integers(min_value=2, max_value=240), max_size=4),
     rows=st.one_of(st.none(), ledger_rows),
     lanes=st.dictionaries(
@@ -104,9 +105,14 @@ def test_generated_valid_returns_pass(
     )
     ret = copy.deepcopy(ret)
     po = ret["pattern_observations"]
+    inspected = set(po["evidence_sources"])
     for lane in ("patterns_detected", "antipatterns_detected"):
         for record in po[lane]:
-            record["confidence"] = confidence
+            entry = CAT.entries[record["pattern_id"]]
+            strong_ok = source_satisfies(
+                entry.strong_evaluable_from, record["evidence_source"], inspected
+            )
+            record["confidence"] = confidence if confidence != "strong" or strong_ok else "moderate"
     po["source_inspection"][0]["line_ranges"] = split_ranges(240, cuts)
     if rows is not None:
         ledger = [{"slide_number": i + 1, **row} for i, row in enumerate(rows)]
