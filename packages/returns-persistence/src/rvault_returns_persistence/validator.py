@@ -52,16 +52,16 @@ class BatchShapeError(Exception):
         self.message = message
 
 
-def iter_batch(document: Any) -> Iterator[tuple[str, Any]]:
-    """(JSON path, return) for an array of returns, one return, or an object keyed by filename."""
+def iter_batch(document: Any) -> Iterator[tuple[str, str | None, Any]]:
+    """(JSON path, object key, return) for an array of returns, one return, or an object keyed by filename."""
     if isinstance(document, list):
         for index, item in enumerate(document):
-            yield child("$", index), item
+            yield child("$", index), None, item
     elif isinstance(document, dict) and "filename" in document:
-        yield "$", document
+        yield "$", None, document
     elif isinstance(document, dict):
         for key, item in document.items():
-            yield child("$", key), item
+            yield child("$", key), key, item
     else:
         raise BatchShapeError(
             "batch_invalid", "the batch is an array of returns or an object of returns"
@@ -316,21 +316,23 @@ def validate_batch(
     document: Any, *, db: Database, catalog: Catalog, vault_root: Path, catalog_label: str
 ) -> dict[str, Any]:
     seen: set[str] = set()
-    results = [
-        validate_return(path, ret, db=db, catalog=catalog, vault_root=vault_root, seen=seen)
-        for path, ret in iter_batch(document)
-    ]
-    if isinstance(document, dict) and "filename" not in document:
-        for result in results:
-            key = result.path[len('$["') : -2] if result.path.startswith('$["') else None
-            if result.filename is not None and key is not None and key != result.filename:
-                result.issues.append(
-                    Issue(
-                        result.path,
-                        "batch_key_mismatch",
-                        "an object batch is keyed by each return's filename",
-                    )
-                )
+    results: list[Result] = []
+    for path, key, ret in iter_batch(document):
+        result = validate_return(
+            path, ret, db=db, catalog=catalog, vault_root=vault_root, seen=seen
+        )
+        if result.filename is not None and key is not None and key != result.filename:
+            issues = [
+                *result.issues,
+                Issue(
+                    path, "batch_key_mismatch", "an object batch is keyed by each return's filename"
+                ),
+            ]
+            generation = scoring_generation.generation(ret, result.version, result.status, False)
+            result = Result(
+                path, result.filename, result.version, result.status, issues, generation
+            )
+        results.append(result)
     batch_errors = _batch_issues(db, results)
     ok = bool(results) and not batch_errors and all(r.ok for r in results)
     if not results:
