@@ -53,7 +53,7 @@ class BatchShapeError(Exception):
 
 
 def iter_batch(document: Any) -> Iterator[tuple[str, str | None, Any]]:
-    """(JSON path, object key, return) for an array of returns, one return, or an object keyed by filename."""
+    """(JSON path, object key, return) for an array, one return, or an object keyed by filename."""
     if isinstance(document, list):
         for index, item in enumerate(document):
             yield child("$", index), None, item
