@@ -201,3 +201,42 @@ def test_every_injected_violation_is_detected(case: tuple[bytes, str]) -> None:
     with pytest.raises(sj.StrictJSONError) as refused:
         sj.loads_strict(data)
     assert refused.value.code == code
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": "' + "[" * 300 + '"}',
+        '{"a": "\\\\\\"' + "{" * 300 + '"}',
+        '{"a": "\\n\\"' + "[" * 150 + '", "b": "\\\\", "c": "' + "{" * 150 + '"}',
+        '{"' + "[" * 250 + '": ' + "[" * 150 + "]" * 150 + "}",
+    ],
+)
+def test_brackets_inside_strings_do_not_count_as_nesting(text: str) -> None:
+    assert isinstance(sj.loads_strict(text.encode()), dict)
+
+
+def test_deep_nesting_behind_escaped_quotes_is_still_found() -> None:
+    text = '{"a": "x\\\\", "b": ' + "[" * 201 + "]" * 201 + "}"
+    with pytest.raises(sj.StrictJSONError) as refused:
+        sj.loads_strict(text.encode())
+    assert refused.value.code == sj.NESTING_TOO_DEEP
+
+
+@settings(max_examples=150, deadline=None)
+@given(documents, st.integers(min_value=1, max_value=230))
+def test_fast_depth_check_agrees_with_the_exact_walk(document: dict, depth: int) -> None:
+    nested: object = document
+    for _ in range(depth):
+        nested = [nested]
+    data = canonical_bytes({"x": nested})
+    exact_depth_exceeded = depth + 1 + _depth(document) > sj.MAX_DEPTH
+    assert sj._structure_depth_exceeds(data, sj.MAX_DEPTH) is exact_depth_exceeded
+
+
+def _depth(value: object) -> int:
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth(v) for v in value), default=0)
+    return 0

@@ -11,6 +11,7 @@ with its own stable code.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -69,11 +70,13 @@ class _Refusal(Exception):
 
 
 def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _Refusal(DUPLICATE_KEY, f"duplicate object key {key!r}")
-        result[key] = value
+    result = dict(pairs)
+    if len(result) != len(pairs):  # rare: find the key for the message
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Refusal(DUPLICATE_KEY, f"duplicate object key {key!r}")
+            seen.add(key)
     return result
 
 
@@ -87,7 +90,8 @@ def _parse_float(literal: str) -> float:
         raise _Refusal(NON_FINITE_NUMBER, f"number {literal} overflows to a non-finite value")
     # The toolkit re-encodes floats with repr(); the literal must denote the
     # same mathematical value as what would be written back.
-    if Decimal(repr(value)) != Decimal(literal):
+    written = repr(value)
+    if written != literal and Decimal(written) != Decimal(literal):
         raise _Refusal(
             NUMBER_NOT_ROUND_TRIPPABLE,
             f"number {literal} would change value to {value!r} when re-encoded",
@@ -95,20 +99,19 @@ def _parse_float(literal: str) -> float:
     return value
 
 
-def _parse_int(literal: str) -> int:
-    try:
-        return int(literal)
-    except ValueError as exc:  # int max str digits
-        raise _Refusal(NUMBER_NOT_ROUND_TRIPPABLE, f"integer literal is too long: {exc}") from exc
-
-
 _DECODER = json.JSONDecoder(
     object_pairs_hook=_pairs_hook,
     parse_constant=_parse_constant,
     parse_float=_parse_float,
-    parse_int=_parse_int,
     strict=True,
 )
+
+# A lone surrogate can only come from a \uD800-\uDFFF escape (the bytes were
+# strictly decoded UTF-8), so documents without such an escape skip the walk.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_KEEP_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
+_STRING_BODY = re.compile(rb'"[^"]*"')
+_TO_PARENS = bytes.maketrans(b"[{]}", b"(())")
 
 
 def _has_surrogate(text: str) -> bool:
@@ -134,6 +137,36 @@ def _walk(value: Any) -> Iterator[tuple[str, Any, int]]:
             yield path, node, depth
 
 
+def _structure_depth_exceeds(data: bytes, max_depth: int) -> bool:
+    """Whether valid JSON ``data`` nests more than ``max_depth`` containers.
+
+    Only the container structure is kept, with byte operations that run in
+    C: escaped backslashes and escaped quotes are dropped (left-to-right,
+    exactly as JSON tokenizes escapes), every byte but brackets and quotes
+    is deleted, and string bodies are cut out. Quotes alternate open/close,
+    so deleting any two adjacent quotes keeps every remaining bracket on its
+    side of a string boundary; that clears the many bracket-free strings
+    cheaply before the regex handles the few left. Each pass then deletes every
+    innermost ``()`` pair, i.e. one nesting level, so the document is deeper
+    than ``max_depth`` exactly when brackets remain after ``max_depth``
+    passes; typical documents finish in a handful of passes.
+    """
+    if data.count(b"[") + data.count(b"{") <= max_depth:
+        return False
+    if b"\\" in data:
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    skeleton = data.translate(None, _KEEP_STRUCTURE).replace(b'""', b"")
+    structure = _STRING_BODY.sub(b"", skeleton).translate(_TO_PARENS)
+    for _ in range(max_depth):
+        if not structure:
+            return False
+        shorter = structure.replace(b"()", b"")
+        if len(shorter) == len(structure):
+            return False  # cannot happen for valid JSON; be safe
+        structure = shorter
+    return bool(structure)
+
+
 def check_value(value: Any, *, max_depth: int = MAX_DEPTH) -> None:
     """Apply the post-decode gates (depth, Unicode scalars) to a decoded value."""
     for path, node, depth in _walk(value):
@@ -154,6 +187,7 @@ def check_value(value: Any, *, max_depth: int = MAX_DEPTH) -> None:
 def loads_strict_any(data: bytes | str, *, max_depth: int = MAX_DEPTH) -> Any:
     """Decode one strict JSON value of any type."""
     if isinstance(data, bytes):
+        raw = data
         if data.startswith(b"\xef\xbb\xbf"):
             raise StrictJSONError(UTF8_BOM, "a UTF-8 byte order mark is not allowed")
         try:
@@ -164,6 +198,7 @@ def loads_strict_any(data: bytes | str, *, max_depth: int = MAX_DEPTH) -> Any:
             ) from None
     else:
         text = data
+        raw = None
         if text.startswith("\ufeff"):
             raise StrictJSONError(UTF8_BOM, "a byte order mark is not allowed")
     try:
@@ -179,11 +214,20 @@ def loads_strict_any(data: bytes | str, *, max_depth: int = MAX_DEPTH) -> Any:
             INVALID_JSON, f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
         ) from None
     except (ValueError, InvalidOperation) as exc:
+        if "int" in str(exc) and "digits" in str(exc):  # sys.int_info max str digits
+            raise StrictJSONError(
+                NUMBER_NOT_ROUND_TRIPPABLE, f"integer literal is too long: {exc}"
+            ) from None
         raise StrictJSONError(INVALID_JSON, str(exc)) from None
     end = _skip_ws(text, end)
     if end != len(text):
         raise StrictJSONError(INVALID_JSON, f"extra data after the JSON value at offset {end}")
-    check_value(value, max_depth=max_depth)
+    # The slow exact walk (which also finds the offending path) runs only when
+    # a cheap whole-text check says a rule may be broken.
+    if raw is None:
+        raw = text.encode("utf-8", errors="surrogatepass")
+    if _structure_depth_exceeds(raw, max_depth) or _SURROGATE_ESCAPE.search(text):
+        check_value(value, max_depth=max_depth)
     return value
 
 
