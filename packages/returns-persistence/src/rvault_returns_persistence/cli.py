@@ -10,7 +10,7 @@ import argparse
 
 from rvault_contracts import cli as contract_cli
 
-from rvault_returns_persistence import cmd_scaffold, cmd_validate
+from rvault_returns_persistence import cmd_catalog, cmd_scaffold, cmd_validate
 from rvault_returns_persistence.__about__ import __version__
 
 PROG = "rvault-returns"
@@ -29,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     cmd_validate.register(subparsers)
     cmd_scaffold.register(subparsers)
+    cmd_catalog.register(subparsers)
     return parser
 
 
