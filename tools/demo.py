@@ -153,6 +153,34 @@ def make_video(path: Path, seconds_per_slide: int = 6, fps: int = 10) -> None:
     writer.release()
 
 
+def complete_with_worker_analysis(scaffold: Path, out: Path) -> Path:
+    """Fill the skeleton with the sample worker's analysis (demo/sample-worker).
+
+    This stands in for the AI worker: the analysis text, the detection and the
+    applicability assessments were written for the sample talk and quote its
+    transcript verbatim. The toolkit itself never writes analysis content.
+    """
+    analysis = json.loads((ROOT / "demo" / "sample-worker" / "analysis.json").read_text())
+    filled = json.loads(scaffold.read_text())
+    filled["rhetoric_notes"] = analysis["rhetoric_notes"]
+    filled["areas_for_improvement"] = analysis["areas_for_improvement"]
+    observations = filled["pattern_observations"]
+    observations["patterns_detected"] = analysis["patterns_detected"]
+    observations["applicability_assessments"] = analysis["applicability_assessments"]
+    detected = {record["pattern_id"] for record in analysis["patterns_detected"]}
+    kept = [r for r in observations["not_evaluable"] if r["pattern_id"] not in detected]
+    observations["not_evaluable"] = sorted(
+        kept + analysis["not_evaluable_additions"], key=lambda r: r["pattern_id"]
+    )
+    observations["pattern_score"] = {
+        "patterns_used": len(detected),
+        "antipatterns_detected": 0,
+        "score": len(detected),
+    }
+    out.write_text(json.dumps(filled, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    return out
+
+
 # --- the pipeline ----------------------------------------------------------
 
 
@@ -390,6 +418,21 @@ def run_pipeline(demo: Demo) -> None:
             "rvault-returns",
             "validate",
             validate,
+        )
+
+    def worker() -> None:
+        path = complete_with_worker_analysis(state["scaffold"], demo.out / "worker-return.json")
+        report = demo.run("rvault-returns", "validate", path, "--db", db, "--vault-root", vault)
+        generation = report["pattern_scoring_generations"][0]["status"]
+        print(f"    completed return passes the gate: {report['valid_count']} valid, {generation}")
+
+    if "scaffold" in state:
+        demo.stage(
+            "returns-persistence",
+            "gate the worker's completed return",
+            "rvault-returns",
+            "validate",
+            worker,
         )
 
     def render() -> None:
