@@ -49,6 +49,7 @@ def assert_region_close(region: list[float], expected: tuple[float, float, float
     [
         ("fullscreen", False, (0.0, 0.0, 1.0, 1.0)),
         ("side_by_side", True, (0.03, 0.12, 0.66, 0.88)),
+        ("camera_left", True, (0.33, 0.1, 0.97, 0.9)),
         ("pip", True, (0.0, 0.0, 1.0, 1.0)),
     ],
 )

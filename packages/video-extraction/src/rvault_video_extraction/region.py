@@ -150,10 +150,14 @@ def camera_boxes(scene: SceneAnalysis, boxes: list[Box]) -> list[Box]:
 
 
 def ignore_mask(scene: SceneAnalysis, cameras: list[Box]) -> np.ndarray:
-    """Motion mask plus every camera picture, in thumbnail pixels."""
+    """Motion mask plus every camera picture (and a ``SLACK`` margin), in thumbnail pixels.
+
+    The margin absorbs the camera border's ringing: blur and compression smear
+    the moving picture a pixel or two beyond its own edge.
+    """
     ignore = scene.motion.copy()
     for x0, y0, x1, y1 in cameras:
-        ignore[y0:y1, x0:x1] = True
+        ignore[max(0, y0 - SLACK) : y1 + SLACK, max(0, x0 - SLACK) : x1 + SLACK] = True
     return ignore
 
 
@@ -187,6 +191,9 @@ def detect_region(scene: SceneAnalysis) -> Box | None:
     if full not in slides:
         slides.append(full)
     content = scene.changed & ~ignore_mask(scene, cameras)
+    # Slide changes are blobs (text, pictures); one-pixel lines and specks are edge ringing.
+    opened = cv2.morphologyEx(content.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    content = opened > 0
     if int(np.count_nonzero(content)) >= 8:
         ys, xs = np.nonzero(content)
         extent = (

@@ -21,15 +21,17 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-LAYOUTS = ("fullscreen", "side_by_side", "pip")
+LAYOUTS = ("fullscreen", "side_by_side", "camera_left", "pip")
 SLIDE_BOXES = {
     "fullscreen": (0.0, 0.0, 1.0, 1.0),
     "side_by_side": (0.03, 0.12, 0.66, 0.88),
+    "camera_left": (0.33, 0.1, 0.97, 0.9),
     "pip": (0.0, 0.0, 1.0, 1.0),
 }
-CAMERA_BOXES = {
+CAMERA_BOXES: dict[str, tuple[float, float, float, float] | None] = {
     "fullscreen": None,
     "side_by_side": (0.69, 0.18, 0.97, 0.82),
+    "camera_left": (0.02, 0.2, 0.3, 0.8),
     "pip": (0.74, 0.68, 0.98, 0.96),
 }
 PALETTE = [
