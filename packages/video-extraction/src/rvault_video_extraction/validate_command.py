@@ -7,8 +7,6 @@ from pathlib import Path
 
 from rvault_contracts import cli as contract_cli
 
-from rvault_video_extraction.api import read_manifest
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser(
@@ -27,6 +25,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here: the validator pulls in jsonschema, which `extract` never needs.
+    from rvault_video_extraction.api import read_manifest
+
     report = read_manifest(
         args.manifest, vault_root=args.vault_root, expected_video_id=args.video_id
     )
