@@ -10,11 +10,6 @@ into the codec's own buffer (the irreducible cost, the "decode floor"),
 ``retrieve()`` only the sampled ones, so extraction costs one full decode plus
 a colour conversion per sample.
 
-Per-sample work (grayscale thumbnail, JPEG encode and write) runs on one
-worker thread, overlapped with decoding: OpenCV releases the GIL in both, and
-frame-threaded H.264 decoding leaves part of a second core idle. At most
-``MAX_IN_FLIGHT`` retrieved frames wait for the worker, which bounds memory.
-
 Sub-sampling: besides the nominal samples at ``k / fps`` seconds we retrieve
 one "half" sample at ``(k + 0.5) / fps``. The merged sequence has a frame
 every half interval, so any slide that is stable on screen for at least one
@@ -30,9 +25,7 @@ import contextlib
 import math
 import os
 import time
-from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,7 +37,6 @@ from rvault_video_extraction.errors import VideoExtractionError
 THUMB_WIDTH = 320
 JPEG_QUALITY = 92
 PROGRESS_INTERVAL_S = 2.0
-MAX_IN_FLIGHT = 8
 
 
 @dataclass
@@ -87,16 +79,6 @@ def thumbnail(frame: np.ndarray) -> np.ndarray:
         new_height = max(1, round(height * THUMB_WIDTH / width))
         gray = cv2.resize(gray, (THUMB_WIDTH, new_height), interpolation=cv2.INTER_AREA)
     return cv2.GaussianBlur(gray, (5, 5), 0)
-
-
-def _store_sample(frame: np.ndarray, path: Path) -> np.ndarray:
-    """Write one nominal sample as an intermediate JPEG and return its thumbnail."""
-    ok, encoded = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
-    if not ok:
-        raise VideoExtractionError("jpeg_encode_failed", "a sample could not be encoded", str(path))
-    with open(path, "xb") as handle:
-        handle.write(encoded.tobytes())
-    return thumbnail(frame)
 
 
 def sub_sample_frame(index: int, video_fps: float, fps: float) -> int:
@@ -146,51 +128,50 @@ def sample_video(
         frame_number = 0
         started = time.monotonic()
         last_report = started
-        sample_jobs: list[Future[np.ndarray]] = []
-        half_jobs: list[Future[np.ndarray]] = []
-        in_flight: deque[Future[np.ndarray]] = deque()
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rvault-sample") as worker:
-            while capture.grab():
-                if frame_number == next_frame:
-                    ok, frame = capture.retrieve()
-                    if not ok or frame is None:
+        while capture.grab():
+            if frame_number == next_frame:
+                ok, frame = capture.retrieve()
+                if not ok or frame is None:
+                    raise VideoExtractionError(
+                        "video_decode_failed",
+                        f"frame {frame_number} could not be retrieved",
+                        str(video),
+                    )
+                if not result.width:
+                    result.height, result.width = frame.shape[:2]
+                thumb = thumbnail(frame)
+                if next_index % 2 == 0:
+                    path = frames_dir / f"sample-{next_index // 2:06d}.jpg"
+                    ok, encoded = cv2.imencode(
+                        ".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY]
+                    )
+                    if not ok:
                         raise VideoExtractionError(
-                            "video_decode_failed",
-                            f"frame {frame_number} could not be retrieved",
-                            str(video),
+                            "jpeg_encode_failed", "a sample could not be encoded", str(path)
                         )
-                    if not result.width:
-                        result.height, result.width = frame.shape[:2]
-                    if next_index % 2 == 0:
-                        path = frames_dir / f"sample-{next_index // 2:06d}.jpg"
-                        result.frame_paths.append(path)
-                        job = worker.submit(_store_sample, frame, path)
-                        sample_jobs.append(job)
-                    else:
-                        job = worker.submit(thumbnail, frame)
-                        half_jobs.append(job)
-                    in_flight.append(job)
-                    while len(in_flight) > MAX_IN_FLIGHT:
-                        in_flight.popleft().result()
-                    next_index += 1
-                    next_frame = sub_sample_frame(next_index, video_fps, fps)
-                frame_number += 1
-                if progress is not None and frame_number % 64 == 0:
-                    now = time.monotonic()
-                    if now - last_report >= PROGRESS_INTERVAL_S:
-                        last_report = now
-                        rate = frame_number / max(now - started, 1e-9)
-                        eta = (
-                            _format_eta((expected - frame_number) / rate)
-                            if expected > frame_number
-                            else "unknown"
-                        )
-                        progress(
-                            f"decoded {frame_number}/{expected or '?'} frames, "
-                            f"{len(result.frame_paths)} samples, ETA {eta}"
-                        )
-            result.samples = [job.result() for job in sample_jobs]
-            result.halves = [job.result() for job in half_jobs]
+                    with open(path, "xb") as handle:
+                        handle.write(encoded.tobytes())
+                    result.frame_paths.append(path)
+                    result.samples.append(thumb)
+                else:
+                    result.halves.append(thumb)
+                next_index += 1
+                next_frame = sub_sample_frame(next_index, video_fps, fps)
+            frame_number += 1
+            if progress is not None and frame_number % 64 == 0:
+                now = time.monotonic()
+                if now - last_report >= PROGRESS_INTERVAL_S:
+                    last_report = now
+                    rate = frame_number / max(now - started, 1e-9)
+                    eta = (
+                        _format_eta((expected - frame_number) / rate)
+                        if expected > frame_number
+                        else "unknown"
+                    )
+                    progress(
+                        f"decoded {frame_number}/{expected or '?'} frames, "
+                        f"{len(result.samples)} samples, ETA {eta}"
+                    )
         result.frames_decoded = frame_number
     finally:
         capture.release()
