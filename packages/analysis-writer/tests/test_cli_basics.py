@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 import pytest
-
 from rvault_analysis_writer import __version__
 from rvault_analysis_writer.cli import main
 
@@ -27,7 +26,10 @@ def test_help_flag(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_module_entry_point_runs() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "rvault_analysis_writer", "--version"], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "rvault_analysis_writer", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0
     assert result.stdout.strip().endswith(__version__)

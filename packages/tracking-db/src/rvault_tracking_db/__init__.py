@@ -1,4 +1,8 @@
-"""Owner of tracking-database.json: strict read, schema assessment, typed mutations, migration, queue claims and shownotes scans."""
+"""Owner of tracking-database.json.
+
+Strict read, schema assessment, typed mutations, migration, queue claims and
+shownotes scans. Importing the package stays light; see ``api`` for readers.
+"""
 
 from rvault_tracking_db.__about__ import __version__
 

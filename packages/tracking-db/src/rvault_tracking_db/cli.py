@@ -23,7 +23,10 @@ PROG = "rvault-db"
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="Owner of tracking-database.json: strict read, schema assessment, typed mutations, migration, queue claims and shownotes scans.",
+        description=(
+            "Owner of tracking-database.json: strict read, schema assessment, typed "
+            "mutations, migration, queue claims and shownotes scans."
+        ),
         epilog="Exit status: 0 success, 2 refused input or failed precondition, 1 internal error.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
