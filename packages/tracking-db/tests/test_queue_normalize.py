@@ -16,6 +16,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _queue_builders as qb
+from rvault_contracts.canonical import sha256_bytes
 from rvault_contracts.schemas import schema_issues
 from rvault_testkit.plugin import run_cli
 from rvault_tracking_db.cli import main
@@ -86,6 +87,10 @@ def test_dry_run_then_hash_bound_apply(tmp_path: Path, snapshot_file) -> None:
     assert result.returncode == 0, result.stdout
     applied = result.json
     assert applied["database_written"] is True and applied["durability_state"] == "durable"
+    # The dry-run's output_sha256 is the digest of the bytes apply installs, not the input's.
+    assert report["change_count"] > 0
+    assert report["output_sha256"] != report["input_sha256"]
+    assert report["output_sha256"] == applied["output_sha256"] == sha256_bytes(db.read_bytes())
     document = qb.read_db(db)
     talks = {t["filename"]: t for t in document["talks"]}
     assert talks["legacy-empty.md"]["status"] == "skipped_no_sources"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from rvault_contracts.canonical import sha256_bytes
 from rvault_contracts.cli import Refusal, emit
 from rvault_contracts.writer import WriteReport
 
@@ -130,14 +131,19 @@ def run_normalize(args: argparse.Namespace) -> int:
         roots = SourceRoots.from_config(store.vault_root(result), result.database.get("config"))
         outcome = plan_normalize(result.database, roots)
         write: WriteReport | None = None
+        planned: bytes | None = None
         if args.apply and outcome.database is not None:
             write = store.commit(result, outcome.database, lock, changed=outcome.changed)
+        elif outcome.database is not None:
+            planned = store.candidate_bytes(result, outcome.database, changed=outcome.changed)
     report = _base("normalize", result)
     report["mode"] = "apply" if args.apply else "dry-run"
     report["apply_requested"] = bool(args.apply)
     report.update(store.write_fields(write, result))
     if not args.apply:
         report["durability_state"] = "dry_run"
+        if planned is not None:
+            report["output_sha256"] = sha256_bytes(planned)
     report["change_count"] = len(outcome.changes)
     report["changes"] = outcome.changes
     report["review"] = outcome.review

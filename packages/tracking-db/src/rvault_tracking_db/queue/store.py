@@ -73,19 +73,20 @@ def _assess_changed(
     return [issue for issue in issues.items if issue.severity == "fatal"]
 
 
-def commit(
+def candidate_bytes(
     result: ReadResult,
     database: Mapping[str, Any],
-    lock: WriterLock,
     *,
     changed: Sequence[int] | None = None,
-) -> WriteReport:
-    """Assess the candidate, then install it bound to the snapshot that was read.
+) -> bytes:
+    """Assess the candidate and return the exact bytes an install would write.
 
     ``changed`` names the only talk indices the operation replaced (talk
     count, filenames and every other top-level value untouched); the owner
     assessment then runs on those talks and the encoding splices them into
     the input bytes. Without it the whole candidate is assessed and encoded.
+    A dry-run uses this too, so its ``output_sha256`` is the digest apply
+    would install (and it refuses what apply would refuse).
     """
     candidate = dict(database)
     new_bytes: bytes | None = None
@@ -107,6 +108,18 @@ def commit(
         )
     if new_bytes is None:
         new_bytes = encode(candidate)
+    return new_bytes
+
+
+def commit(
+    result: ReadResult,
+    database: Mapping[str, Any],
+    lock: WriterLock,
+    *,
+    changed: Sequence[int] | None = None,
+) -> WriteReport:
+    """Assess the candidate, then install it bound to the snapshot that was read."""
+    new_bytes = candidate_bytes(result, database, changed=changed)
     return install(result.path, new_bytes, expected=result.snapshot, lock=lock)
 
 
