@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -33,3 +34,20 @@ def test_module_entry_point_runs() -> None:
     )
     assert result.returncode == 0
     assert result.stdout.strip().endswith(__version__)
+
+
+@pytest.mark.parametrize("argv", [[], ["queue", "DB"]])
+def test_missing_command_or_action_is_one_usage_error_document(
+    tmp_path, capsys: pytest.CaptureFixture[str], snapshot_tree, argv: list[str]
+) -> None:
+    """A bare ``rvault-db`` or ``queue DB`` without an action used to print only help on stderr."""
+    db = tmp_path / "tracking-database.json"
+    db.write_bytes(b"{}\n")
+    before = snapshot_tree(tmp_path)
+    code = main([str(db) if a == "DB" else a for a in argv])
+    captured = capsys.readouterr()
+    assert code == 2
+    document = json.loads(captured.out)
+    assert document["ok"] is False and document["error"]["code"] == "usage_error"
+    assert "required" in captured.err
+    assert snapshot_tree(tmp_path) == before

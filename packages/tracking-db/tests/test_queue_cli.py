@@ -200,6 +200,9 @@ def test_bad_selections_are_refused(tmp_path: Path, snapshot_file, args, code) -
         ("2026-07-31T18:00:00", "now_not_timezone_aware"),
         ("2026-07-31", "now_not_timezone_aware"),
         ("yesterday", "now_not_timezone_aware"),
+        # aware, but the UTC instant overflows datetime (was an internal error)
+        ("9999-12-31T23:59:59-23:59", "now_not_timezone_aware"),
+        ("0001-01-01T00:00:00+23:59", "now_not_timezone_aware"),
     ],
 )
 def test_non_timezone_aware_now_is_refused(

@@ -30,7 +30,10 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 success, 2 refused input or failed precondition, 1 internal error.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
+    # required: a bare `rvault-db` is a usage_error JSON document, not help text only.
+    subparsers = parser.add_subparsers(
+        title="commands", metavar="COMMAND", dest="command", required=True
+    )
     read_command.register(subparsers)
     mutate_command.register(subparsers)
     migrate_command.register(subparsers)

@@ -33,7 +33,9 @@ def register(subparsers: Any) -> None:
         description="Queue claims v5 with baselines v2, recovery and source capabilities.",
     )
     parser.add_argument("database", help="path of tracking-database.json")
-    actions = parser.add_subparsers(title="actions", metavar="ACTION")
+    actions = parser.add_subparsers(
+        title="actions", metavar="ACTION", dest="action", required=True
+    )
 
     inspect = actions.add_parser("inspect", help="read-only view of statuses, claims v1-v5, epochs")
     inspect.set_defaults(handler=run_inspect)
@@ -95,7 +97,15 @@ def _now(value: str | None, flag: str = "--now") -> str:
             f"{flag} must be a timezone-aware ISO-8601 timestamp (e.g. 2026-07-31T18:00:00+00:00)",
             flag,
         )
-    canonical = canonicalize(value)
+    try:
+        canonical = canonicalize(value)
+    except OverflowError:
+        # e.g. 9999-12-31T23:59:59-23:59: aware, but with no UTC spelling.
+        raise Refusal(
+            "now_not_timezone_aware",
+            f"{flag} is outside the representable UTC range (years 1-9999)",
+            flag,
+        ) from None
     assert canonical is not None
     return canonical
 
