@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from rvault_video_extraction import __version__
@@ -33,3 +35,11 @@ def test_module_entry_point_runs() -> None:
     )
     assert result.returncode == 0
     assert result.stdout.strip().endswith(__version__)
+
+
+def test_no_command_is_a_usage_error_with_one_json_document(
+    cli: Callable[..., Any],
+) -> None:
+    result = cli("rvault-video")
+    assert result.returncode == 2
+    assert result.json["error"]["code"] == "usage_error"

@@ -10,6 +10,7 @@ audio, never the 1080p stream or a webm.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -179,10 +180,71 @@ def test_file_urls_stay_blocked_without_the_switch(
     vault = tmp_path / "vault"
     vault.mkdir()
     info = recorded(VIDEO_ID)
+    before = snapshot_tree(vault)
     result = cli(SCRIPT, "download", VIDEO_ID, vault, "--load-info-json", info)
     assert result.returncode == 2
     assert result.json["error"]["code"] == "download_failed"
     assert not (vault / "slides-rebuild" / VIDEO_ID / f"{VIDEO_ID}.mp4").exists()
+    # No slides-rebuild/{id}/ directory is left behind by the refused download.
+    assert snapshot_tree(vault) == before
+
+
+def test_unusable_info_documents_are_refused_and_change_nothing(
+    cli: Callable[..., Any], tmp_path: Path, snapshot_tree: Callable[..., Any]
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    shapeless = tmp_path / "shapeless.info.json"
+    shapeless.write_text(json.dumps({"id": VIDEO_ID}))
+    directory = tmp_path / "dir.info.json"
+    directory.mkdir()
+    fifo = tmp_path / "fifo.info.json"
+    os.mkfifo(fifo)
+    before = snapshot_tree(vault)
+    cases = {
+        shapeless: "info_json_invalid",
+        fifo: "info_json_not_regular_file",
+        Path("/dev/zero"): "info_json_not_regular_file",
+        directory: "info_json_unreadable",
+    }
+    for info, code in cases.items():
+        result = cli(
+            SCRIPT,
+            "download",
+            VIDEO_ID,
+            vault,
+            "--load-info-json",
+            info,
+            "--enable-file-urls",
+            timeout=60,
+        )
+        assert result.returncode == 2, (info, result.stdout)
+        assert result.json["error"]["code"] == code, (info, result.json)
+    assert snapshot_tree(vault) == before
+
+
+def test_slides_rebuild_that_is_a_file_is_refused(
+    cli: Callable[..., Any],
+    recorded: Callable[[str], Path],
+    tmp_path: Path,
+    snapshot_tree: Callable[..., Any],
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "slides-rebuild").write_bytes(b"not a directory")
+    before = snapshot_tree(vault)
+    result = cli(
+        SCRIPT,
+        "download",
+        VIDEO_ID,
+        vault,
+        "--load-info-json",
+        recorded(VIDEO_ID),
+        "--enable-file-urls",
+    )
+    assert result.returncode == 2, result.stdout
+    assert result.json["error"]["code"] == "target_dir_unwritable"
+    assert snapshot_tree(vault) == before
 
 
 def test_download_refusals(

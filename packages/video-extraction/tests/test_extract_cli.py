@@ -304,3 +304,59 @@ def test_no_partial_outputs_on_first_run_failure(
         extract(ExtractRequest(vault.video, vault.outdir, vault.video_id, fps=2.0))
     assert sorted(p.name for p in vault.outdir.iterdir()) == [f"{vault.video_id}.mp4"]
     assert vault.video.exists()
+
+
+def test_refusal_after_creating_outdir_leaves_no_new_directory(
+    cli: Callable[..., Any], tmp_path: Path, snapshot_tree: Callable[..., Any]
+) -> None:
+    root = tmp_path / "vault"
+    (root / "slides-rebuild").mkdir(parents=True)
+    garbage = root / "garbage.mp4"
+    garbage.write_bytes(b"this is not a video" * 100)
+    before = snapshot_tree(root)
+    result = cli(
+        SCRIPT,
+        "extract",
+        garbage,
+        root / "slides-rebuild" / "new" / "deeper",
+        "X",
+        "--vault-root",
+        root,
+    )
+    assert result.returncode == 2, result.stdout
+    assert result.json["error"]["code"] == "video_unreadable"
+    assert snapshot_tree(root) == before
+
+
+def test_outdir_below_a_regular_file_is_refused(
+    cli: Callable[..., Any], talk_vault: Callable[..., Any], snapshot_tree: Callable[..., Any]
+) -> None:
+    vault = talk_vault(small_spec())
+    blocker = vault.root / "slides-rebuild" / "blocker"
+    blocker.write_bytes(b"a regular file")
+    before = snapshot_tree(vault.root)
+    for outdir in (blocker / "X", vault.video / "X"):
+        result = cli(SCRIPT, "extract", vault.video, outdir, "X", "--vault-root", vault.root)
+        assert result.returncode == 2, result.stdout
+        assert result.json["error"]["code"] == "outdir_unwritable"
+        assert "Traceback" not in result.stderr
+    missing_video = cli(
+        SCRIPT, "extract", blocker / "v.mp4", vault.outdir, "X", "--vault-root", vault.root
+    )
+    assert missing_video.returncode == 2
+    assert missing_video.json["error"]["code"] == "video_not_found"
+    assert snapshot_tree(vault.root) == before
+
+
+def test_video_that_is_one_of_the_outputs_is_refused(
+    cli: Callable[..., Any], talk_vault: Callable[..., Any], snapshot_tree: Callable[..., Any]
+) -> None:
+    vault = talk_vault(small_spec())
+    for name in output_names(vault.video_id):
+        (vault.outdir / name).write_bytes(vault.video.read_bytes())
+    before = snapshot_tree(vault.root)
+    for name in output_names(vault.video_id):
+        result = cli(SCRIPT, "extract", vault.outdir / name, vault.outdir, vault.video_id)
+        assert result.returncode == 2, result.stdout
+        assert result.json["error"]["code"] == "video_is_output"
+    assert snapshot_tree(vault.root) == before

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 from rvault_video_extraction.api import read_manifest, validate_manifest
 from rvault_video_extraction.extract import ExtractRequest, extract
+from rvault_video_extraction.manifest_validation import MAX_MANIFEST_BYTES
 from rvault_video_extraction.synthetic import TalkSpec, distinct_slides, timeline, write_mp4v
 
 VIDEO_ID = "AbCdEfGhI_1"
@@ -189,6 +191,29 @@ def test_validate_command(cli: Callable[..., Any], tmp_path: Path) -> None:
     future.write_text(json.dumps({**manifest, "schema_version": 9}))
     refused = cli("rvault-video", "validate", future, "--vault-root", root)
     assert refused.returncode == 2 and refused.json["report"]["status"] == "future"
+
+
+def test_validate_reads_only_bounded_regular_files(cli: Callable[..., Any], tmp_path: Path) -> None:
+    fifo = tmp_path / "manifest.fifo"
+    os.mkfifo(fifo)
+    big = tmp_path / "big.json"
+    with big.open("wb") as handle:
+        handle.truncate(MAX_MANIFEST_BYTES + 1)
+    cases = {
+        fifo: "manifest_not_regular_file",
+        Path("/dev/zero"): "manifest_not_regular_file",
+        tmp_path: "manifest_not_regular_file",
+        big: "manifest_too_large",
+        tmp_path / "missing.json": "manifest_unreadable",
+    }
+    for path, code in cases.items():
+        result = cli("rvault-video", "validate", path, "--vault-root", tmp_path, timeout=60)
+        assert result.returncode == 2, (path, result.stdout)
+        assert result.json["error"]["code"] == "manifest_unusable"
+        assert [i["code"] for i in result.json["report"]["issues"]] == [code]
+    no_root = cli("rvault-video", "validate", big, "--vault-root", tmp_path / "missing")
+    assert no_root.returncode == 2
+    assert no_root.json["error"]["code"] == "vault_root_missing"
 
 
 def test_api_and_package_import_stay_light() -> None:

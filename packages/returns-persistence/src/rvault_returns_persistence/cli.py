@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 success, 2 refused input or failed precondition, 1 internal error.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
+    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
     cmd_validate.register(subparsers)
     cmd_scaffold.register(subparsers)
     cmd_catalog.register(subparsers)

@@ -111,9 +111,29 @@ def ydl_params(
     }
 
 
+MAX_INFO_JSON_BYTES = 64 * 1024 * 1024
+
+
 def _check_info_json(path: Path, youtube_id: str) -> None:
     try:
-        info = loads_strict(path.read_bytes())
+        # O_NONBLOCK: a FIFO must not hang us; only a bounded regular file is read.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as handle:
+            info_stat = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info_stat.st_mode):
+                raise VideoExtractionError(
+                    "info_json_not_regular_file",
+                    "the info document is not a regular file",
+                    str(path),
+                )
+            if info_stat.st_size > MAX_INFO_JSON_BYTES:
+                raise VideoExtractionError(
+                    "info_json_too_large",
+                    f"the info document exceeds {MAX_INFO_JSON_BYTES} bytes",
+                    str(path),
+                )
+            data = handle.read(MAX_INFO_JSON_BYTES + 1)
+        info = loads_strict(data)
     except OSError as exc:
         raise VideoExtractionError("info_json_unreadable", str(exc.strerror), str(path)) from None
     except StrictJSONError as exc:
@@ -143,7 +163,7 @@ def download_video(
         _check_info_json(info_json, youtube_id)
     try:
         info = os.lstat(target)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         info = None
     if info is not None:
         if not stat.S_ISREG(info.st_mode):
@@ -151,9 +171,56 @@ def download_video(
                 "not_regular_file", "the target exists and is not a regular file", str(target)
             )
         return DownloadResult(youtube_id, "already_present", str(target), info.st_size)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    locate_in_vault(target.parent, storage, storage, must_exist=True)
+    created = _make_parents(target.parent)
+    done = False
+    try:
+        locate_in_vault(target.parent, storage, storage, must_exist=True)
+        result = _run_ytdlp(youtube_id, target, progress, info_json, enable_file_urls)
+        done = True
+    finally:
+        if not done:
+            _remove_created(created)
+    return result
 
+
+def _make_parents(directory: Path) -> list[Path]:
+    """Create ``directory`` and missing parents; return those created, deepest first.
+
+    A failed download removes exactly these again (when still empty), so a
+    refusal leaves no new directory in the vault.
+    """
+    missing: list[Path] = []
+    current = directory
+    while not os.path.lexists(current):
+        missing.append(current)
+        current = current.parent
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        _remove_created(missing)
+        raise VideoExtractionError(
+            "target_dir_unwritable",
+            f"cannot create the download directory: {exc.strerror}",
+            str(directory),
+        ) from None
+    return missing
+
+
+def _remove_created(created: list[Path]) -> None:
+    for directory in created:
+        try:
+            directory.rmdir()
+        except OSError:
+            return
+
+
+def _run_ytdlp(
+    youtube_id: str,
+    target: Path,
+    progress: Callable[[str], None],
+    info_json: Path | None,
+    enable_file_urls: bool,
+) -> DownloadResult:
     import yt_dlp
     from yt_dlp.utils import YoutubeDLError
 
@@ -168,6 +235,16 @@ def download_video(
         # DownloadError, network RequestError (also the file:// block) and I/O derive from these.
         raise VideoExtractionError(
             "download_failed", f"{type(exc).__name__}: {exc}", youtube_id
+        ) from None
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        if info_json is None:
+            raise
+        # yt-dlp trusts the shape of a replayed info document; a missing or
+        # mistyped field surfaces as one of these, which is the document's fault.
+        raise VideoExtractionError(
+            "info_json_invalid",
+            f"yt-dlp cannot use the info document ({type(exc).__name__}: {exc})",
+            str(info_json),
         ) from None
     if code:
         raise VideoExtractionError(

@@ -115,7 +115,7 @@ def _configured_root(request: ExtractRequest) -> Path:
 def _check_video(path: Path) -> None:
     try:
         info = path.stat()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         raise VideoExtractionError(
             "video_not_found", "the video does not exist", str(path)
         ) from None
@@ -164,14 +164,75 @@ def extract(
             "outdir_not_directory", "OUTDIR exists and is not a directory", str(outdir)
         )
     region_name, context_name, manifest_name = output_names(request.video_id)
-    outdir.mkdir(parents=True, exist_ok=True)
-    outdir = locate_in_vault(outdir, storage, storage, must_exist=True)
-    expected = {
-        name: read_snapshot(outdir / name) for name in (region_name, context_name, manifest_name)
-    }
+    if video in {outdir / name for name in (region_name, context_name, manifest_name)}:
+        raise VideoExtractionError(
+            "video_is_output",
+            "VIDEO is one of the files extract would replace; move it or pick another OUTDIR",
+            str(video),
+        )
+    created = _make_outdir(outdir)
+    installed = False
+    try:
+        outdir = locate_in_vault(outdir, storage, storage, must_exist=True)
+        expected = {
+            name: read_snapshot(outdir / name)
+            for name in (region_name, context_name, manifest_name)
+        }
+        try:
+            frames_dir = Path(tempfile.mkdtemp(prefix=f".{request.video_id}.frames-", dir=outdir))
+        except OSError as exc:
+            raise VideoExtractionError(
+                "outdir_unwritable", f"cannot write into OUTDIR: {exc.strerror}", str(outdir)
+            ) from None
+        manifest, summary = _extract_into(request, video, outdir, frames_dir, expected, progress)
+        installed = True
+    finally:
+        if not installed:
+            _remove_created(created)
+    if progress is not None:
+        progress(summary)
+    return manifest
 
+
+def _make_outdir(outdir: Path) -> list[Path]:
+    """Create OUTDIR and its missing parents; return the ones created, deepest first.
+
+    A refused or failed run removes exactly these again, so a refusal leaves
+    no new directory behind.
+    """
+    missing: list[Path] = []
+    current = outdir
+    while not os.path.lexists(current):
+        missing.append(current)
+        current = current.parent
+    try:
+        outdir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        _remove_created(missing)
+        raise VideoExtractionError(
+            "outdir_unwritable", f"cannot create OUTDIR: {exc.strerror}", str(outdir)
+        ) from None
+    return missing
+
+
+def _remove_created(created: list[Path]) -> None:
+    for directory in created:
+        try:
+            directory.rmdir()
+        except OSError:
+            return
+
+
+def _extract_into(
+    request: ExtractRequest,
+    video: Path,
+    outdir: Path,
+    frames_dir: Path,
+    expected: dict[str, Any],
+    progress: Callable[[str], None] | None,
+) -> tuple[dict[str, Any], str]:
+    region_name, context_name, manifest_name = output_names(request.video_id)
     started = time.monotonic()
-    frames_dir = Path(tempfile.mkdtemp(prefix=f".{request.video_id}.frames-", dir=outdir))
     try:
         sampled = sample_video(video, request.fps, frames_dir, progress)
         result: AnalysisResult = analyse(
@@ -225,9 +286,8 @@ def extract(
         )
     finally:
         remove_frames(frames_dir)
-    if progress is not None:
-        progress(
-            f"done: {len(result.retained)} slides retained from {sampled.sample_count} samples "
-            f"in {time.monotonic() - started:.1f}s"
-        )
-    return manifest
+    summary = (
+        f"done: {len(result.retained)} slides retained from {sampled.sample_count} samples "
+        f"in {time.monotonic() - started:.1f}s"
+    )
+    return manifest, summary

@@ -14,6 +14,8 @@ reader contract: no ``schema_version`` is legacy v0, v1 and v2 are legacy
 from __future__ import annotations
 
 import math
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -405,6 +407,46 @@ def validate_manifest(
     )
 
 
+MAX_MANIFEST_BYTES = 32 * 1024 * 1024
+
+
+class _ManifestReadError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _read_bounded(path: Path) -> bytes:
+    try:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise _ManifestReadError("manifest_unreadable", str(exc.strerror)) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _ManifestReadError(
+                "manifest_not_regular_file", "the manifest is not a regular file"
+            )
+        if info.st_size > MAX_MANIFEST_BYTES:
+            raise _ManifestReadError(
+                "manifest_too_large",
+                f"the manifest has {info.st_size} bytes; the limit is {MAX_MANIFEST_BYTES}",
+            )
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(MAX_MANIFEST_BYTES + 1)
+    except OSError as exc:
+        raise _ManifestReadError("manifest_unreadable", str(exc.strerror)) from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_MANIFEST_BYTES:
+        raise _ManifestReadError(
+            "manifest_too_large", f"the manifest grew beyond {MAX_MANIFEST_BYTES} bytes"
+        )
+    return data
+
+
 def read_manifest(
     path: str | Path,
     *,
@@ -412,16 +454,17 @@ def read_manifest(
     expected_video_id: str | None = None,
     probe_pdfs: bool = True,
 ) -> ManifestReport:
-    """Strictly decode a manifest file and validate it."""
+    """Strictly decode a manifest file and validate it.
+
+    Only a regular file of at most :data:`MAX_MANIFEST_BYTES` is read, so a
+    FIFO, a device such as ``/dev/zero`` or a huge file cannot hang the
+    reader or exhaust memory.
+    """
     try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
+        data = _read_bounded(Path(path))
+    except _ManifestReadError as exc:
         return ManifestReport(
-            "invalid",
-            None,
-            False,
-            False,
-            (ManifestIssue("manifest_unreadable", "$", str(exc.strerror)),),
+            "invalid", None, False, False, (ManifestIssue(exc.code, "$", exc.message),)
         )
     try:
         document = loads_strict(data)

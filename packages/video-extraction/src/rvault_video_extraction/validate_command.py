@@ -28,6 +28,10 @@ def run(args: argparse.Namespace) -> int:
     # Imported here: the validator pulls in jsonschema, which `extract` never needs.
     from rvault_video_extraction.api import read_manifest
 
+    if not args.vault_root.is_dir():
+        raise contract_cli.Refusal(
+            "vault_root_missing", "--vault-root is not a directory", str(args.vault_root)
+        )
     report = read_manifest(
         args.manifest, vault_root=args.vault_root, expected_video_id=args.video_id
     )

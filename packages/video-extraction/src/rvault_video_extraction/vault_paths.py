@@ -81,7 +81,7 @@ def locate_in_vault(
         current = current / part
         try:
             info = os.lstat(current)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             if must_exist:
                 raise VideoExtractionError(
                     "path_not_found", "the path does not exist", str(current)
@@ -108,7 +108,7 @@ def descendant_issues(text: str, storage_root: Path) -> list[str]:
         current = current / part
         try:
             info = os.lstat(current)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             return ["path_missing"]
         except OSError:
             return ["path_unreadable"]
