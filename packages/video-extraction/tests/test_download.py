@@ -301,3 +301,26 @@ def test_batch_download(
     assert partial.json["error"]["code"] == "batch_incomplete"
     assert [r["status"] for r in partial.json["results"]] == ["already_present", "failed"]
     assert partial.json["results"][1]["error"]["code"] == "invalid_youtube_id"
+
+
+def test_non_utf8_vault_root_is_refused(
+    cli: Callable[..., Any],
+    recorded: Callable[[str], Path],
+    tmp_path: Path,
+    snapshot_tree: Callable[..., Any],
+) -> None:
+    vault = tmp_path / os.fsdecode(b"vault-\xff")
+    vault.mkdir()
+    before = snapshot_tree(vault)
+    result = cli(
+        SCRIPT,
+        "download",
+        VIDEO_ID,
+        vault,
+        "--load-info-json",
+        recorded(VIDEO_ID),
+        "--enable-file-urls",
+    )
+    assert result.returncode == 2, result.stdout
+    assert result.json["error"]["code"] == "path_not_utf8"
+    assert snapshot_tree(vault) == before

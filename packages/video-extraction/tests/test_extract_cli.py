@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -359,4 +360,19 @@ def test_video_that_is_one_of_the_outputs_is_refused(
         result = cli(SCRIPT, "extract", vault.outdir / name, vault.outdir, vault.video_id)
         assert result.returncode == 2, result.stdout
         assert result.json["error"]["code"] == "video_is_output"
+    assert snapshot_tree(vault.root) == before
+
+
+def test_non_utf8_paths_are_refused_before_opencv_sees_them(
+    cli: Callable[..., Any], talk_vault: Callable[..., Any], snapshot_tree: Callable[..., Any]
+) -> None:
+    vault = talk_vault(small_spec())
+    odd = vault.root / "slides-rebuild" / os.fsdecode(b"\xfe.mp4")
+    odd.write_bytes(vault.video.read_bytes())
+    before = snapshot_tree(vault.root)
+    new_outdir = vault.root / "slides-rebuild" / os.fsdecode(b"\xff")
+    for video, outdir in ((vault.video, new_outdir), (odd, vault.outdir)):
+        result = cli(SCRIPT, "extract", video, outdir, "X", "--vault-root", vault.root)
+        assert result.returncode == 2, result.stderr[-500:]
+        assert result.json["error"]["code"] == "path_not_utf8"
     assert snapshot_tree(vault.root) == before

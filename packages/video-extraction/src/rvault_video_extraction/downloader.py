@@ -28,7 +28,7 @@ from typing import Any
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
 from rvault_video_extraction.errors import VideoExtractionError
-from rvault_video_extraction.vault_paths import locate_in_vault, resolve_vault_root
+from rvault_video_extraction.vault_paths import locate_in_vault, require_utf8, resolve_vault_root
 
 FORMAT = (
     "bestvideo[height<=720][ext=mp4]+bestaudio[ext=m4a]"
@@ -159,6 +159,7 @@ def download_video(
         )
     storage = resolve_vault_root(vault_root)
     target = locate_in_vault(target_path(storage, youtube_id), storage, storage, must_exist=False)
+    require_utf8(target)
     if info_json is not None:
         _check_info_json(info_json, youtube_id)
     try:

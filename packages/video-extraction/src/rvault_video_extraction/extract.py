@@ -31,7 +31,7 @@ from rvault_video_extraction.manifest import ManifestInputs, build_manifest
 from rvault_video_extraction.pdf_writer import JpegPage, write_jpeg_pdf
 from rvault_video_extraction.region import to_pixels
 from rvault_video_extraction.sampling import JPEG_QUALITY, SampledVideo, remove_frames, sample_video
-from rvault_video_extraction.vault_paths import locate_in_vault, resolve_vault_root
+from rvault_video_extraction.vault_paths import locate_in_vault, require_utf8, resolve_vault_root
 from rvault_video_extraction.versioning import PDF_PRODUCER
 
 VIDEO_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -163,6 +163,9 @@ def extract(
         raise VideoExtractionError(
             "outdir_not_directory", "OUTDIR exists and is not a directory", str(outdir)
         )
+    for path in (video, outdir):
+        # OpenCV's conversion of a non-UTF-8 path crashes the process instead of failing.
+        require_utf8(path)
     region_name, context_name, manifest_name = output_names(request.video_id)
     if video in {outdir / name for name in (region_name, context_name, manifest_name)}:
         raise VideoExtractionError(

@@ -40,6 +40,16 @@ def path_text_issues(text: str) -> list[str]:
     return issues
 
 
+def require_utf8(path: Path) -> None:
+    """Refuse a path that is not valid UTF-8: a UTF-8 JSON document cannot record it."""
+    text = str(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        raise VideoExtractionError("path_not_utf8", "the path is not valid UTF-8", shown) from None
+
+
 def resolve_vault_root(root: Path) -> Path:
     """The storage root: the configured root with its own symlink resolved."""
     if not root.is_dir():
