@@ -166,7 +166,8 @@ def _is_archival_timing(document: Any) -> bool:
 
 
 def _duration_drift(recorded: float, owner: float | None) -> bool:
-    return owner is not None and abs(recorded - owner) > DURATION_TOLERANCE_SECONDS
+    """Fail closed: a NaN owner duration compares false with everything, so it drifts."""
+    return owner is not None and not abs(recorded - owner) <= DURATION_TOLERANCE_SECONDS
 
 
 def _check_vtt_artifact(transcript_path: Path, provenance: Mapping[str, Any]) -> None:

@@ -175,6 +175,8 @@ def handle(args: argparse.Namespace) -> int:
             "invalid_video_id", "ID must be an 11-character YouTube id (or pass --audio)", args.id
         )
     paths = BundlePaths.for_transcript(out)
+    if args.audio is not None:
+        _refuse_media_in_bundle(args.audio, paths)
     initial = read_snapshot(out)
     if initial.exists and not args.force:
         outcome = _existing(args, paths, initial)
@@ -214,6 +216,25 @@ class LocalSource:
     source: dict[str, Any]
 
 
+def _refuse_media_in_bundle(media: Path, paths: BundlePaths) -> None:
+    """The bundle must never replace the media it is transcribed from (``--force``)."""
+    try:
+        media_st = media.stat()
+    except OSError:
+        return  # _open_local refuses it with the precise code
+    for path in paths.all():
+        try:
+            st = path.lstat()
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) == (media_st.st_dev, media_st.st_ino):
+            raise Refusal(
+                "output_collides_with_input",
+                "--out (or its receipt sidecars) names the --audio media file",
+                str(path),
+            )
+
+
 def _open_local(args: argparse.Namespace) -> Any:
     media: Path = args.audio
     if media.is_symlink() or not media.is_file():
@@ -237,6 +258,20 @@ def _probe_local(args: argparse.Namespace, handle: Any) -> LocalSource:
         "media_sha256": media.sha256,
     }
     return LocalSource(media.sha256, media.duration_seconds, source)
+
+
+def _transcribe(media: Any, model: str | None) -> Any:
+    from rvault_transcript.whisper import ModelUnavailable, transcribe
+
+    try:
+        return transcribe(media, model=model, progress=progress)
+    except ModelUnavailable as error:
+        raise Refusal(
+            "model_unavailable",
+            "the Whisper model (--model or RVAULT_WHISPER_MODEL) cannot be loaded: "
+            + error.message,
+            error.name,
+        ) from None
 
 
 def _probe_youtube(video_id: str) -> tuple[float | None, str]:
@@ -387,13 +422,12 @@ def _commit_fresh(
 
 def _fresh_local(args: argparse.Namespace, paths: BundlePaths, initial: Snapshot) -> Outcome:
     from rvault_transcript.probe import hash_open_file
-    from rvault_transcript.whisper import transcribe
 
     notes: list[str] = []
     with _open_local(args) as handle:
         local = _probe_local(args, handle)
         progress(f"fetch: transcribing {args.audio} ({local.duration:.1f} s)")
-        result = transcribe(handle, model=args.model, progress=progress)
+        result = _transcribe(handle, args.model)
         if hash_open_file(handle)[0] != local.sha256:
             raise Refusal(
                 "media_changed", "the media bytes changed while transcribing", str(args.audio)
@@ -495,7 +529,6 @@ def _youtube_whisper(
     caption_problem: str,
 ) -> Outcome:
     from rvault_transcript.probe import ProbeError, download_audio
-    from rvault_transcript.whisper import transcribe
 
     with tempfile.TemporaryDirectory(prefix="rvault-transcript-") as tmp:
         try:
@@ -508,7 +541,7 @@ def _youtube_whisper(
                 args.id,
             ) from None
         progress(f"fetch: transcribing downloaded audio {audio.name}")
-        result = transcribe(str(audio), model=args.model, progress=progress)
+        result = _transcribe(str(audio), args.model)
     segments = normalize(result.segments)
     data = transcript_bytes(segments) if segments else b""
     provenance = (

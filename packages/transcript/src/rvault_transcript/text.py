@@ -12,12 +12,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# Lines that only a traceback or an error dump produces.
+# Lines that only a traceback or an error dump produces. ``[^\S\n]*`` rather
+# than ``\s*``: the same matches (``^`` only follows ``\n``), but a run of blank
+# lines is no longer rescanned from every line start (quadratic time).
 _TRACEBACK_PATTERNS = (
     re.compile(r"^Traceback \(most recent call last\):", re.MULTILINE),
-    re.compile(r'^\s*File "[^"]+", line \d+', re.MULTILINE),
+    re.compile(r'^[^\S\n]*File "[^"]+", line \d+', re.MULTILINE),
     re.compile(
-        r"^\s*[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)(: .*)?$",
+        r"^[^\S\n]*[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)(: .*)?$",
         re.MULTILINE,
     ),
 )

@@ -14,6 +14,7 @@ otherwise ``cli-failure`` v1 with the same report as context (exit 2).
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,10 @@ def register(subparsers: Any) -> None:
 def handle(args: argparse.Namespace) -> int:
     media_sha256 = None
     duration = args.owner_duration_seconds
+    if duration is not None and not (math.isfinite(duration) and duration > 0):
+        raise Refusal(
+            "invalid_duration", "--owner-duration-seconds must be a positive finite number"
+        )
     if args.media is not None:
         from rvault_transcript.probe import ProbeError, probe_local
 

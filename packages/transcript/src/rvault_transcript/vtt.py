@@ -21,7 +21,12 @@ from rvault_transcript.text import collapse_whitespace
 
 _TIMESTAMP = r"(?:(\d+):)?([0-5]\d):([0-5]\d)[.,](\d{3})"
 _TIMING_LINE = re.compile(rf"^\s*{_TIMESTAMP}\s+-->\s+{_TIMESTAMP}(?:\s+.*)?$")
-_TAG = re.compile(r"<[^>]*>")
+# ``[^<>]`` keeps the scan linear: with ``[^>]`` every unclosed ``<`` rescanned the
+# rest of the line (a line of 200 000 ``<`` took half a minute).
+_TAG = re.compile(r"<[^<>]*>")
+# Cue times far beyond any recording (and any float's millisecond precision)
+# are refused rather than converted: 10 000 hours is more than a year of audio.
+MAX_TIMESTAMP_HOURS = 9999
 _BLOCK_KEYWORDS = ("NOTE", "STYLE", "REGION")
 
 
@@ -43,6 +48,11 @@ class Cue:
 
 def _millis(groups: tuple[str | None, ...]) -> int:
     hours, minutes, seconds, millis = groups
+    if hours is not None and (len(hours) > 6 or int(hours) > MAX_TIMESTAMP_HOURS):
+        raise VttError(
+            "timestamp_out_of_range",
+            f"a cue timestamp exceeds {MAX_TIMESTAMP_HOURS} hours",
+        )
     return ((int(hours or 0) * 60 + int(minutes or 0)) * 60 + int(seconds or 0)) * 1000 + int(
         millis or 0
     )

@@ -98,7 +98,9 @@ def handle(args: argparse.Namespace) -> int:
         raise Refusal("output_not_txt", "OUT must name a .txt transcript", str(out))
     relative = artifact_relative_path(vtt, out)
     paths = BundlePaths.for_transcript(out)
-    if vtt.name in {p.name for p in paths.all()} and vtt.parent == out.parent:
+    # ``relative`` is normalized against the transcript directory, so an absolute,
+    # ``./`` or ``dir/..`` spelling of the same name cannot slip past a lexical check.
+    if relative in {p.name for p in paths.all()}:
         raise Refusal(
             "output_collides_with_input", "the output bundle would overwrite the VTT file", str(vtt)
         )

@@ -24,6 +24,15 @@ DEFAULT_BEAM_SIZE = 5
 DEFAULT_BATCH_SIZE = 2
 
 
+class ModelUnavailable(Exception):
+    """The requested Whisper model cannot be loaded: a refused input, not a crash."""
+
+    def __init__(self, name: str, message: str) -> None:
+        super().__init__(f"{name}: {message}")
+        self.name = name
+        self.message = message
+
+
 @dataclass(frozen=True)
 class WhisperResult:
     language: str
@@ -76,7 +85,10 @@ def transcribe(
     threads = os.cpu_count() or 1
     if progress:
         progress(f"whisper: loading {name} on {device} ({compute_type})")
-    whisper = WhisperModel(name, device=device, compute_type=compute_type, cpu_threads=threads)
+    try:
+        whisper = WhisperModel(name, device=device, compute_type=compute_type, cpu_threads=threads)
+    except Exception as exc:  # noqa: BLE001 - unknown size, missing/broken directory, no network
+        raise ModelUnavailable(name, f"{type(exc).__name__}: {exc}") from None
     if batch_size > 0:
         pipeline = BatchedInferencePipeline(model=whisper)
         pieces, info = pipeline.transcribe(

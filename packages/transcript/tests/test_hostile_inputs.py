@@ -1,0 +1,182 @@
+"""Regressions from an adversarial review of the console script: each refusal
+keeps its stable code and leaves every byte and inode as it was."""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rvault_transcript.api import OwnerContext, read_evidence
+from rvault_transcript.receipts import build_quality_receipt, receipt_bytes
+from rvault_transcript.text import _TRACEBACK_PATTERNS, looks_like_traceback
+from rvault_transcript.vtt import clean_line
+
+VTT = "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nhello there\n"
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    directory = tmp_path / "transcripts"
+    directory.mkdir()
+    return directory
+
+
+# --------------------------------------------------------------------------- vtt-cleanup
+
+
+@pytest.mark.parametrize("spelling", ["absolute", "dotdot"])
+def test_vtt_named_like_a_sidecar_is_never_overwritten(
+    vault: Path, cli: Callable, snapshot_tree: Callable, spelling: str
+) -> None:
+    """A lexical parent check missed ``/abs/talk.txt`` vs ``talk.segments.json``."""
+    (vault / "sub").mkdir()
+    vtt = vault / "talk.segments.json"
+    vtt.write_text(VTT)
+    out = vault / "talk.txt" if spelling == "absolute" else vault / "sub" / ".." / "talk.txt"
+    before = snapshot_tree(vault)
+    result = cli("rvault-transcript", "vtt-cleanup", vtt.relative_to(vault), out, cwd=vault)
+    assert result.returncode == 2, result.stdout
+    assert result.json["error"]["code"] == "output_collides_with_input"
+    assert snapshot_tree(vault) == before
+
+
+@pytest.mark.parametrize("digits", [7, 400, 5000])
+def test_absurd_cue_hours_are_refused_not_a_crash(
+    vault: Path, cli: Callable, snapshot_tree: Callable, digits: int
+) -> None:
+    hours = "9" * digits
+    vtt = vault / "big.vtt"
+    vtt.write_text(f"WEBVTT\n\n{hours}:00:01.000 --> {hours}:00:02.000\nhello\n")
+    before = snapshot_tree(vault)
+    result = cli("rvault-transcript", "vtt-cleanup", vtt, vault / "big.txt")
+    assert result.returncode == 2, result.stdout
+    assert result.json["error"]["code"] == "timestamp_out_of_range"
+    assert snapshot_tree(vault) == before
+
+
+def test_unclosed_angle_brackets_are_linear(vault: Path, cli: Callable) -> None:
+    """One line of a million ``<`` used to take minutes (a quadratic tag regex)."""
+    vtt = vault / "angles.vtt"
+    vtt.write_text("WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nsay " + "<" * 1_000_000 + "\n")
+    result = cli("rvault-transcript", "vtt-cleanup", vtt, vault / "angles.txt", timeout=60)
+    assert result.returncode == 0, result.stdout
+    assert result.json["word_count"] == 1
+
+
+def test_tag_stripping_keeps_its_meaning() -> None:
+    assert clean_line("<v Bob>Hi <i>there</i> <00:00:01.500><c>you</c>") == "Hi there you"
+    assert clean_line("a < b and c > d") == "a d"
+    assert clean_line("a << b") == "a << b"
+
+
+# --------------------------------------------------------------------------- text rules
+
+_OLD = (
+    re.compile(r'^\s*File "[^"]+", line \d+', re.MULTILINE),
+    re.compile(r"^\s*[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)(: .*)?$", re.MULTILINE),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from(list(' \t\n\r\x0b\x0c\u2028xE"File,line1rorValue:'))).map(
+        lambda s: s.replace("Valu", "ValueError")
+    )
+)
+def test_traceback_patterns_match_exactly_as_before(text: str) -> None:
+    for old, new in zip(_OLD, _TRACEBACK_PATTERNS[1:], strict=True):
+        assert bool(old.search(text)) == bool(new.search(text))
+
+
+def test_blank_line_runs_are_linear() -> None:
+    """300 000 blank lines took minutes with ``^\\s*`` (rescanned from every line)."""
+    blank = "\n" * 300_000
+    assert not looks_like_traceback(blank + "hello")
+    assert looks_like_traceback(blank + '  File "x.py", line 3\n' + blank + "ValueError: no")
+
+
+# --------------------------------------------------------------------------- verify
+
+
+@pytest.fixture
+def media_bound(vault: Path) -> tuple[Path, str]:
+    data = ("the speaker opens with a question and answers it " * 3 + "\n").encode()
+    media_sha = "b" * 64
+    out = vault / "talk.txt"
+    out.write_bytes(data)
+    provenance = {
+        "kind": "local_media_duration",
+        "media_sha256": media_sha,
+        "duration_seconds": 10.0,
+    }
+    (vault / "talk.quality.json").write_bytes(
+        receipt_bytes(build_quality_receipt(data, 5, provenance))
+    )
+    return out, media_sha
+
+
+def test_nan_owner_duration_fails_closed(media_bound: tuple[Path, str]) -> None:
+    out, media_sha = media_bound
+    assert read_evidence(
+        out, owner=OwnerContext(media_sha256=media_sha, duration_seconds=10.0)
+    ).plain_quote
+    report = read_evidence(
+        out, owner=OwnerContext(media_sha256=media_sha, duration_seconds=math.nan)
+    )
+    assert not report.plain_quote
+    assert report.quality.code == "transcript_quality_context_drift"
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-5", "0"])
+def test_verify_refuses_a_meaningless_owner_duration(
+    media_bound: tuple[Path, str], cli: Callable, snapshot_tree: Callable, value: str
+) -> None:
+    out, _ = media_bound
+    before = snapshot_tree(out.parent)
+    result = cli("rvault-transcript", "verify", out, f"--owner-duration-seconds={value}")
+    assert result.returncode == 2, result.stdout
+    assert result.json["error"]["code"] == "invalid_duration"
+    assert "--owner-duration-seconds" in result.json["error"]["message"]
+    assert snapshot_tree(out.parent) == before
+
+
+# --------------------------------------------------------------------------- fetch
+
+
+@pytest.mark.parametrize("name", ["talk.txt", "talk.segments.json", "talk.quality.json"])
+def test_fetch_never_replaces_its_own_media(
+    vault: Path, speech_wav: Path, cli: Callable, snapshot_tree: Callable, name: str
+) -> None:
+    media = vault / name
+    shutil.copyfile(speech_wav, media)
+    before = snapshot_tree(vault)
+    result = cli(
+        "rvault-transcript", "fetch", "talk", "--audio", media, "--out", vault / "talk.txt",
+        "--existing-source", "none", "--force",
+    )  # fmt: skip
+    assert result.returncode == 2, result.stdout
+    assert result.json["error"]["code"] == "output_collides_with_input"
+    assert snapshot_tree(vault) == before
+
+
+def test_unloadable_model_is_a_refusal(
+    vault: Path, speech_wav: Path, cli: Callable, snapshot_tree: Callable, tmp_path: Path
+) -> None:
+    empty = tmp_path / "not-a-model"
+    empty.mkdir()
+    before = snapshot_tree(vault)
+    for model in (str(empty), "/no/such/model", "tiny.bogus"):
+        result = cli(
+            "rvault-transcript", "fetch", "talk", "--audio", speech_wav,
+            "--out", vault / "talk.txt", "--existing-source", "none", "--model", model,
+        )  # fmt: skip
+        assert result.returncode == 2, result.stdout
+        assert result.json["error"]["code"] == "model_unavailable"
+        assert result.json["error"]["path"] == model
+        assert snapshot_tree(vault) == before
