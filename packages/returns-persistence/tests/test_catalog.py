@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 from rvault_returns_persistence.catalog import (
+    MAX_ENTRY_BYTES,
     CatalogError,
     default_catalog_dir,
     fingerprint_files,
@@ -119,6 +121,11 @@ def _rewrite(directory: Path, name: str, **changes: object) -> None:
         (lambda d: (d / "README.md").write_text("notes"), "catalog_unexpected_entry"),
         (lambda d: (d / "link.json").symlink_to(d / "coda.json"), "catalog_unexpected_entry"),
         (lambda d: (d / "sub").mkdir(), "catalog_unexpected_entry"),
+        (lambda d: os.mkfifo(d / "fifo.json"), "catalog_unexpected_entry"),
+        (
+            lambda d: (d / "coda.json").write_bytes(b" " * (MAX_ENTRY_BYTES + 1)),
+            "catalog_entry_too_large",
+        ),
         (lambda d: [p.unlink() for p in d.glob("*.json")], "catalog_empty"),
     ],
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -43,3 +44,13 @@ def test_invalid_catalog_is_refused_with_a_code(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.json["ok"] is False
     assert result.json["error"]["code"]
+
+
+def test_undecodable_entry_name_is_refused_not_an_internal_error(tmp_path: Path) -> None:
+    custom = tmp_path / "catalog"
+    shutil.copytree(default_catalog_dir(), custom)
+    (custom / os.fsdecode(b"\xff.json")).write_bytes(b"{}")
+    result = run_cli("rvault-returns", "catalog", "--catalog", custom)
+    assert result.returncode == 2, result.stdout
+    assert result.json["error"]["code"] == "catalog_unexpected_entry"
+    assert result.json["error"]["path"] == "\\xff.json"

@@ -58,6 +58,7 @@ def test_validate_invalid_batch_exits_two_with_report(
     assert schema_issues("returns-validation-report", 1, report) == []
     assert schema_issues("cli-failure", 1, report) == []
     assert report["returns"][0]["ok"] is True
+    assert report["error"]["message"] == "1 of 2 returns are invalid"
     errors = report["returns"][1]["errors"]
     assert [e["code"] for e in errors] == ["queue_generation_mismatch"]
     assert errors[0]["path"] == '$[1]["queue_claim"]["reprocess_generation"]'

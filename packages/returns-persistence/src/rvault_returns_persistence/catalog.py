@@ -32,6 +32,7 @@ from rvault_contracts.strict_json import StrictJSONError, loads_strict
 from rvault_returns_persistence.vocabulary import DIMENSIONS
 
 CATALOG_ENTRY_ARTIFACT = "pattern-catalog-entry"
+MAX_ENTRY_BYTES = 1024 * 1024  # one entry is a few KiB; bounds memory on a hostile directory
 Gate = tuple[frozenset[str], ...]
 
 
@@ -152,21 +153,42 @@ def _read_files(directory: Path) -> list[tuple[str, bytes]]:
             "catalog_not_directory", "the catalog must be a directory", str(directory)
         )
     files: list[tuple[str, bytes]] = []
-    for entry in sorted(os.scandir(directory), key=lambda e: e.name.encode("utf-8")):
+    try:
+        listing = list(os.scandir(directory))
+    except OSError as exc:
+        raise CatalogError(
+            "catalog_unreadable", f"cannot read catalog directory: {exc.strerror}", str(directory)
+        ) from None
+    # surrogateescape: an undecodable name must sort (and then be refused), not crash.
+    for entry in sorted(listing, key=lambda e: e.name.encode("utf-8", "surrogateescape")):
         if entry.name == "__pycache__":
             continue
+        shown = entry.name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
         if (
-            entry.is_symlink()
+            shown != entry.name
+            or entry.is_symlink()
             or not entry.is_file(follow_symlinks=False)
             or not entry.name.endswith(".json")
         ):
             raise CatalogError(
                 "catalog_unexpected_entry",
-                "a catalog directory holds only regular *.json entry files",
+                "a catalog directory holds only regular *.json entry files with UTF-8 names",
+                shown,
+            )
+        try:
+            with open(entry.path, "rb") as handle:
+                data = handle.read(MAX_ENTRY_BYTES + 1)
+        except OSError as exc:
+            raise CatalogError(
+                "catalog_unreadable", f"cannot read a catalog entry: {exc.strerror}", entry.name
+            ) from None
+        if len(data) > MAX_ENTRY_BYTES:
+            raise CatalogError(
+                "catalog_entry_too_large",
+                f"a catalog entry file exceeds {MAX_ENTRY_BYTES} bytes",
                 entry.name,
             )
-        with open(entry.path, "rb") as handle:
-            files.append((entry.name, handle.read()))
+        files.append((entry.name, data))
     if not files:
         raise CatalogError("catalog_empty", "the catalog has no entries", str(directory))
     return files

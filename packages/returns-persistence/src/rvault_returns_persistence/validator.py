@@ -353,7 +353,7 @@ def validate_batch(
         report["error"] = {
             "code": "returns_invalid",
             "message": f"{len(results) - report['valid_count']} "
-            "of {len(results)} returns are invalid"
+            f"of {len(results)} returns are invalid"
             + (f"; {len(batch_errors)} batch errors" if batch_errors else ""),
             "path": None,
         }
