@@ -180,3 +180,18 @@ def test_unloadable_model_is_a_refusal(
         assert result.json["error"]["code"] == "model_unavailable"
         assert result.json["error"]["path"] == model
         assert snapshot_tree(vault) == before
+
+
+@pytest.mark.parametrize("label", ["", "   "])
+def test_empty_label_is_refused_before_an_invalid_result(
+    vault: Path, speech_wav: Path, cli: Callable, snapshot_tree: Callable, label: str
+) -> None:
+    """An empty LABEL used to print a transcript-fetch-result that broke its schema."""
+    before = snapshot_tree(vault)
+    result = cli(
+        "rvault-transcript", "fetch", label, "--audio", speech_wav, "--out", vault / "t.txt",
+        "--existing-source", "none",
+    )  # fmt: skip
+    assert result.returncode == 2, result.stdout
+    assert result.json["error"]["code"] == "invalid_label"
+    assert snapshot_tree(vault) == before
