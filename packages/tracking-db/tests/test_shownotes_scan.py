@@ -309,3 +309,38 @@ def test_bad_shownotes_locations_are_refused(
     assert result.returncode == 2
     assert result.json["ok"] is False and result.json["error"]["code"] == code
     assert snapshot_file(db) == before
+
+
+def _laughs() -> str:
+    """A YAML "billion laughs" frontmatter: nine levels of nine aliases each."""
+    text = '---\na: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
+    previous = "a"
+    for name in "bcdefghi":
+        text += f"{name}: &{name} [" + ",".join(["*" + previous] * 9) + "]\n"
+        previous = name
+    return text + "title: x\n---\n"
+
+
+def test_hostile_frontmatter_is_malformed_not_a_crash_or_a_hang(
+    tmp_path: Path, snapshot_tree, snapshot_file
+) -> None:
+    """Alias bombs and deep nesting used to hang (exponential copy) or raise RecursionError."""
+    db, d = _site(tmp_path, [])
+    deep = 5000
+    _page(d, "2024-01-01-bomb.md", _laughs())
+    _page(d, "2024-01-02-yaml.md", "---\ntitle: " + "[" * 300 + "]" * 300 + "\n---\n")
+    _page(d, "2024-01-03-toml.md", "+++\ntitle = " + "[" * deep + "]" * deep + "\n+++\n")
+    _page(d, "2024-01-04-json.md", '{"title": ' + "[" * deep + "]" * deep + "}\n")
+    _page(d, "2024-01-05-ok.md", "---\ntitle: Fine\nconference: C\ndate: 2024-01-05\n---\n")
+    before = (snapshot_tree(d), snapshot_file(db))
+    code, report = _scan(db)
+    assert code == 0, report
+    assert schema_issues("shownotes-scan-report", 3, report) == []
+    entries = _entries(report)
+    for name in ("2024-01-01-bomb.md", "2024-01-02-yaml.md", "2024-01-03-toml.md"):
+        assert [i["code"] for i in entries[name]["issues"]] == ["frontmatter_malformed"], name
+    assert [i["code"] for i in entries["2024-01-04-json.md"]["issues"]] == [
+        "frontmatter_malformed"
+    ]
+    assert entries["2024-01-05-ok.md"]["disposition"] == "add"
+    assert (snapshot_tree(d), snapshot_file(db)) == before

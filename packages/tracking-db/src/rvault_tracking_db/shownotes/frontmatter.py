@@ -28,15 +28,30 @@ class Parsed:
     error: str | None = None
 
 
-def _jsonable(value: Any) -> Any:
+MAX_FRONTMATTER_VALUES = 100_000
+MAX_FRONTMATTER_DEPTH = 200
+
+
+def _jsonable(value: Any, budget: list[int], depth: int = 0) -> Any:
+    """A plain JSON tree of bounded size and depth.
+
+    YAML aliases share one object many times over (a "billion laughs" page
+    expands exponentially), so the copy counts every value it produces and
+    gives up, as malformed frontmatter, past a generous budget.
+    """
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise ValueError(f"frontmatter expands to more than {MAX_FRONTMATTER_VALUES} values")
+    if depth > MAX_FRONTMATTER_DEPTH:
+        raise ValueError(f"frontmatter nests deeper than {MAX_FRONTMATTER_DEPTH} levels")
     if isinstance(value, dt.datetime):
         return value.isoformat()
     if isinstance(value, dt.date):
         return value.isoformat()
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): _jsonable(v, budget, depth + 1) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
+        return [_jsonable(v, budget, depth + 1) for v in value]
     return value
 
 
@@ -75,7 +90,13 @@ def parse(text: str) -> Parsed:
             stripped = text.lstrip()
             _, end = json.JSONDecoder().raw_decode(stripped)
             return _mapping(loads_strict(stripped[:end]), stripped[end:], "json")
-    except (yaml.YAMLError, tomllib.TOMLDecodeError, StrictJSONError, ValueError) as exc:
+    except (
+        yaml.YAMLError,
+        tomllib.TOMLDecodeError,
+        StrictJSONError,
+        ValueError,
+        RecursionError,  # deeply nested TOML, or the raw JSON frontmatter scan
+    ) as exc:
         return Parsed({}, text, None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
     return Parsed({}, text, None)
 
@@ -85,4 +106,4 @@ def _mapping(value: Any, body: str, kind: str) -> Parsed:
         value = {}
     if not isinstance(value, dict):
         return Parsed({}, body, kind, "frontmatter is not a mapping")
-    return Parsed(_jsonable(value), body, kind)
+    return Parsed(_jsonable(value, [MAX_FRONTMATTER_VALUES]), body, kind)
