@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from rvault_pptx_evidence import __version__
@@ -33,3 +34,18 @@ def test_module_entry_point_runs() -> None:
     )
     assert result.returncode == 0
     assert result.stdout.strip().endswith(__version__)
+
+
+def test_no_command_still_prints_one_json_document(cli: Any) -> None:
+    """A bare `rvault-pptx` used to exit 2 with usage on stderr and an empty stdout."""
+    result = cli("rvault-pptx")
+    assert result.returncode == 2
+    assert result.json == {
+        "error": {
+            "code": "usage_error",
+            "message": "no COMMAND given; see usage on stderr",
+            "path": None,
+        },
+        "ok": False,
+    }
+    assert "usage: rvault-pptx" in result.stderr
