@@ -344,3 +344,40 @@ def test_hostile_frontmatter_is_malformed_not_a_crash_or_a_hang(
     ]
     assert entries["2024-01-05-ok.md"]["disposition"] == "add"
     assert (snapshot_tree(d), snapshot_file(db)) == before
+
+
+def test_hostile_lines_and_oversized_pages_stay_linear_and_bounded(
+    tmp_path: Path, snapshot_tree, snapshot_file
+) -> None:
+    """50 kB lines that made the H1/label/link patterns backtrack quadratically (tens of
+    seconds per page), and a page over the size cap, which is reported instead of read."""
+    from rvault_tracking_db.shownotes.scan import MAX_PAGE_BYTES
+
+    db, d = _site(tmp_path, [])
+    n = 50_000
+    _page(d, "2024-02-01-h1.md", "# a" + " " * n + "b\n")
+    _page(d, "2024-02-02-label.md", "Conference: a" + " " * n + "b\n")
+    _page(d, "2024-02-03-link.md", "Video: " + "[" * n + "\n")
+    _page(d, "2024-02-04-paren.md", "Video: " + "[x](a" * n + "\n")
+    _page(d, "2024-02-05-angle.md", "Video: " + "<http://a" * n + "\n")
+    _page(d, "2024-02-06-title.md", "Video: [x](u" + " " * n + "z\n")
+    _page(d, "2024-02-07-big.md", "# Big\n" + "x" * MAX_PAGE_BYTES)
+    _page(
+        d,
+        "2024-02-08-ok.md",
+        "# Fine Talk ##\n\n- **Conference:** DevConf  \n"
+        "**Video:** [watch](https://youtu.be/dQw4w9WgXcQ \"T\")\n",
+    )
+    before = (snapshot_tree(d), snapshot_file(db))
+    code, report = _scan(db)
+    assert code == 0, report
+    assert schema_issues("shownotes-scan-report", 3, report) == []
+    entries = _entries(report)
+    assert entries["2024-02-01-h1.md"]["proposal"]["title"] == "a" + " " * n + "b"
+    assert entries["2024-02-02-label.md"]["proposal"]["conference"] == "a" + " " * n + "b"
+    assert "video_url" not in entries["2024-02-03-link.md"]["proposal"]
+    assert [i["code"] for i in entries["2024-02-07-big.md"]["issues"]] == ["unreadable_page"]
+    ok = entries["2024-02-08-ok.md"]["proposal"]
+    assert ok["title"] == "Fine Talk" and ok["conference"] == "DevConf"
+    assert ok["video_url"] == "https://youtu.be/dQw4w9WgXcQ"
+    assert (snapshot_tree(d), snapshot_file(db)) == before

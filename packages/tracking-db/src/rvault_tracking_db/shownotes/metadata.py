@@ -33,15 +33,21 @@ FRONTMATTER_KEYS = {
     "video_url": ("video_url", "video", "youtube", "recording"),
     "slides_url": ("slides_url", "slides", "deck"),
 }
+# Every pattern below runs in linear time on a hostile line: no lazy capture
+# before a trailing ``\s*$`` (the value is right-stripped in code instead) and
+# possessive runs that stop at the next bracket, so a 50 kB line of spaces or
+# ``[`` cannot make the scan quadratic.
 _LABEL_LINE = re.compile(
     r"^\s*(?:[-*+]\s+)?[*_]{0,2}(conference|event|venue|date|video|recording|slides|deck)"
-    r"[*_]{0,2}\s*:\s*[*_]{0,2}\s*(.+?)\s*$",
+    r"[*_]{0,2}\s*:\s*[*_]{0,2}\s*(.+)$",
     re.IGNORECASE,
 )
-_MD_LINK = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-_ANGLE = re.compile(r"<(https?://[^>\s]+)>")
+_MD_LINK = re.compile(
+    r"\[([^\[\]]*+)\]\(\s*+<?([^)\s>\[]++)>?(?:\s++\"[^\"]*+\")?\s*+\)"
+)
+_ANGLE = re.compile(r"<(https?://[^<>\s]++)>")
 _BARE = re.compile(r"https?://[^\s)>\]]+")
-_H1 = re.compile(r"^#\s+(.+?)\s*#*\s*$")
+_H1 = re.compile(r"^#\s+(.+)$")
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _FILENAME_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})-")
 _EMPHASIS = re.compile(r"[*_`]+")
@@ -113,7 +119,9 @@ def body_title(body: str) -> str | None:
             continue
         match = _H1.match(line)
         if match:
-            return _text(match[1]) or None
+            # the closing ``#`` run and spaces of an ATX heading, stripped in code
+            inner = match[1]
+            return _text(inner.rstrip().rstrip("#").rstrip() or inner[:1]) or None
         if index + 1 < len(lines) and line.strip() and re.fullmatch(r"=+\s*", lines[index + 1]):
             return _text(line) or None
     return None
@@ -132,7 +140,7 @@ def body_labels(body: str) -> dict[str, list[str]]:
         if not match:
             continue
         target = LABELS[match[1].lower()]
-        value = _normalize(target, match[2])
+        value = _normalize(target, match[2].rstrip() or match[2][:1])
         if value is not None and value not in found.setdefault(target, []):
             found[target].append(value)
     return found

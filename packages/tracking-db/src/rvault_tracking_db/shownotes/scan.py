@@ -45,6 +45,8 @@ FILL_FIELDS = (
 )
 SOURCE_FIELDS = {"video_url": "video", "slides_url": "slides"}
 SECTION_PAGES = frozenset({"_index.md", "index.md"})
+# A shownotes page is a few kilobytes; a bigger file is reported, never read whole.
+MAX_PAGE_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -106,9 +108,14 @@ def discover(directory: str) -> tuple[list[Page], list[str]]:
             try:
                 fd = os.open(item.path, os.O_RDONLY | os.O_NOFOLLOW)
                 with os.fdopen(fd, "rb") as handle:
-                    data = handle.read()
+                    data = handle.read(MAX_PAGE_BYTES + 1)
             except OSError as exc:
                 pages.append(Page(filename, relative, None, f"unreadable: {exc.strerror}"))
+                continue
+            if len(data) > MAX_PAGE_BYTES:
+                pages.append(
+                    Page(filename, relative, None, f"larger than {MAX_PAGE_BYTES} bytes")
+                )
                 continue
             try:
                 pages.append(Page(filename, relative, data.decode("utf-8")))
