@@ -251,5 +251,12 @@ def run_isolated(
         return WorkerRun(document, worker_rss, supervisor_rss)
     refusal = payload.get("refusal")
     if isinstance(refusal, dict):
-        raise Refusal(str(refusal.get("code")), str(refusal.get("message")), refusal.get("path"))
+        # Package-level refusals (not_a_zip, truncated_archive ...) carry no member
+        # path; they are about the deck itself, so name it.
+        where = refusal.get("path")
+        raise Refusal(
+            str(refusal.get("code")),
+            str(refusal.get("message")),
+            str(path) if where is None else where,
+        )
     raise RuntimeError(f"extraction worker failed: {payload.get('internal', 'unknown failure')}")

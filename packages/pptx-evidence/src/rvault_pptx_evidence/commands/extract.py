@@ -20,6 +20,7 @@ from rvault_pptx_evidence.ocr_channels import OCR_DISABLED, OCR_ENGINE_UNAVAILAB
 from rvault_pptx_evidence.worker import run_isolated
 
 OUTPUT_IS_INPUT = "output_is_input"
+OUTPUT_DIRECTORY_MISSING = "output_directory_missing"
 
 
 def register(subparsers: Any) -> None:
@@ -91,6 +92,13 @@ def handle(args: argparse.Namespace) -> int:
     if out is not None and _same_file(deck, out):
         raise contract_cli.Refusal(
             OUTPUT_IS_INPUT, "--out names the source deck; the deck is never rewritten", str(out)
+        )
+    if out is not None and not out.parent.is_dir():
+        # Refused before the worker runs: a long extraction would otherwise end in io_error.
+        raise contract_cli.Refusal(
+            OUTPUT_DIRECTORY_MISSING,
+            "--out must name a file in an existing directory",
+            str(out.parent),
         )
     ocr_mode = OCR_DISABLED if args.no_ocr else OCR_ENGINE_UNAVAILABLE
     run = run_isolated(deck, display_path(deck, args.source_root), ocr_mode=ocr_mode)
