@@ -62,3 +62,11 @@ def test_version_still_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
         cli.run(_parser(), ["--version"])
     assert exited.value.code == 0
     assert capsys.readouterr().out.strip() == "demo-tool 1.0"
+
+
+def test_missing_command_is_a_usage_error_document(capsys: pytest.CaptureFixture[str]) -> None:
+    code = cli.run(_parser(), [])
+    captured = capsys.readouterr()
+    assert code == cli.EXIT_REFUSED
+    assert json.loads(captured.out)["error"]["code"] == "usage_error"
+    assert "usage: demo-tool" in captured.err

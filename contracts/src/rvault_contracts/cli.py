@@ -77,7 +77,8 @@ def run(parser: Any, argv: list[str] | None = None) -> int:
         raise
     handler = getattr(args, "handler", None)
     if handler is None:
-        parser.print_help(sys.stderr)
+        parser.print_usage(sys.stderr)
+        emit(failure_document("usage_error", "no COMMAND given; see usage on stderr"))
         return EXIT_REFUSED
     try:
         return int(handler(args))
