@@ -211,3 +211,31 @@ def test_non_canonical_file_still_reports_its_exact_value(tmp_path: Path, capsys
     assert code == 0
     assert report["database"] == example_database()
     assert report["sha256"] == sha256_bytes(db.read_bytes())
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["read", "DB"],
+        ["migrate", "DB"],
+        ["mutate", "DB", "PLAN"],
+        ["queue", "DB", "inspect"],
+        ["queue", "DB", "normalize"],
+        ["scan-shownotes", "DB"],
+    ],
+)
+def test_a_database_path_that_is_not_utf8_is_refused_not_an_internal_error(
+    tmp_path: Path, capsys, snapshot_file, argv: list[str]
+) -> None:
+    """Undecodable path bytes reach Python as surrogates that no JSON report can carry."""
+    vault = tmp_path / os.fsdecode(b"caf\xe9")
+    vault.mkdir()
+    db = h.write_db(vault, {"schema_version": 1})
+    plan = h.write_json(tmp_path / "plan.json", h.plan({"kind": "initialize_database"}))
+    before = snapshot_file(db)
+    code, document = h.invoke(
+        capsys, *[{"DB": db, "PLAN": plan}.get(a, a) for a in argv]
+    )
+    h.assert_refused(code, document, "path_not_utf8", "$")
+    assert "caf\\xe9" in document["error"]["message"]
+    assert snapshot_file(db) == before

@@ -381,3 +381,26 @@ def test_hostile_lines_and_oversized_pages_stay_linear_and_bounded(
     assert ok["title"] == "Fine Talk" and ok["conference"] == "DevConf"
     assert ok["video_url"] == "https://youtu.be/dQw4w9WgXcQ"
     assert (snapshot_tree(d), snapshot_file(db)) == before
+
+
+def test_non_utf8_page_and_directory_names_are_skipped_with_a_warning(
+    tmp_path: Path, snapshot_file
+) -> None:
+    """Such names used to end the scan in an internal error when the report was encoded."""
+    import os
+
+    db, d = _site(tmp_path, [])
+    page = "---\ntitle: X\nconference: C\ndate: 2024-01-01\n---\n"
+    _page(d, os.fsdecode(b"2024-01-01-caf\xe9.md"), page)
+    _page(d, os.fsdecode(b"dir\xff") + "/index.md", "# T\n")
+    _page(d, "2024-01-02-ok.md", page.replace("X", "Y"))
+    before = snapshot_file(db)
+    code, report = _scan(db)
+    assert code == 0, report
+    assert schema_issues("shownotes-scan-report", 3, report) == []
+    assert sorted(report["warnings"]) == [
+        "non-UTF-8 name skipped: 2024-01-01-caf\\xe9.md",
+        "non-UTF-8 name skipped: dir\\xff",
+    ]
+    assert [e["filename"] for e in report["entries"]] == ["2024-01-02-ok.md"]
+    assert snapshot_file(db) == before

@@ -95,6 +95,15 @@ def read_database(
     target = Path(path)
     database_path = os.path.abspath(os.fspath(target))  # noqa: PTH100 - lexical, no resolve
     try:
+        database_path.encode("utf-8")
+    except UnicodeEncodeError:
+        # Reports carry database_path as UTF-8 JSON; a name with undecodable
+        # bytes could never be reported (it used to end in an internal error).
+        shown = database_path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        raise DatabaseRefusal(
+            "path_not_utf8", f"the database path is not valid UTF-8: {shown}", "$"
+        ) from None
+    try:
         snapshot = read_snapshot(target)
     except WriterError as exc:
         raise DatabaseRefusal(exc.code, str(exc), "$") from None

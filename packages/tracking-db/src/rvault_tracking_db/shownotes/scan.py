@@ -88,6 +88,15 @@ def discover(directory: str) -> tuple[list[Page], list[str]]:
             continue
         for item in items:
             relative = f"{relative_dir}/{item.name}" if relative_dir else item.name
+            try:
+                item.name.encode("utf-8")
+            except UnicodeEncodeError:
+                # the report is UTF-8 JSON: such a name cannot become a talk filename
+                shown = relative.encode("utf-8", "surrogateescape").decode(
+                    "utf-8", "backslashreplace"
+                )
+                warnings.append(f"non-UTF-8 name skipped: {shown}")
+                continue
             st = item.stat(follow_symlinks=False)
             if stat.S_ISLNK(st.st_mode):
                 warnings.append(f"symbolic link skipped: {relative}")
