@@ -286,3 +286,23 @@ def test_batch_split_across_claim_epochs_is_refused(cli: Callable[..., Any], vau
     assert result.returncode == 2
     assert {e["code"] for e in result.json["batch_errors"]} == {"batch_epoch_invalid"}
     assert all(r["ok"] for r in result.json["returns"])
+
+
+def test_malformed_database_fields_are_reported_not_internal_errors(
+    cli: Callable[..., Any], vault: Any, snapshot_tree: Any
+) -> None:
+    root, db, talks = vault
+    path = write_returns(root, [td.complete_return(t, root) for t in talks])
+    stored = json.loads(db.read_text(encoding="utf-8"))
+    stored["pptx_catalog"] = 7
+    stored["talks"][1]["_queue_claim"]["claimed_at"] = [None]
+    db.write_text(json.dumps(stored), encoding="utf-8")
+    before = snapshot_tree(root)
+    result = cli(CLI, "validate", path, "--db", db)
+    assert result.returncode == 2, result.stdout
+    report = result.json
+    assert report["error"]["code"] == "returns_invalid"
+    assert "claim_invalid" in [e["code"] for e in report["returns"][1]["errors"]]
+    scaffold = cli(CLI, "scaffold", "--db", db, "--talk", talks[0]["filename"])
+    assert scaffold.returncode == 0, scaffold.stdout
+    assert snapshot_tree(root) == before

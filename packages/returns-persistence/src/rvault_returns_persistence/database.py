@@ -43,7 +43,10 @@ class Database:
         """Deck slide count from the database's pptx_catalog (owner: tracking-db)."""
         if not isinstance(pptx_path, str):
             return None
-        for record in self.root.get("pptx_catalog") or ():
+        records = self.root.get("pptx_catalog")
+        if not isinstance(records, list):
+            return None
+        for record in records:
             if isinstance(record, dict) and record.get("pptx_path") == pptx_path:
                 count = record.get("slide_count")
                 if isinstance(count, int) and not isinstance(count, bool) and count > 0:

@@ -34,7 +34,11 @@ from rvault_returns_persistence.checks_patterns import check_pattern_observation
 from rvault_returns_persistence.checks_structured import check_structured, check_verbatim
 from rvault_returns_persistence.checks_video import check_video_extraction
 from rvault_returns_persistence.context import ReturnContext
-from rvault_returns_persistence.database import Database, claim_schema_problems
+from rvault_returns_persistence.database import (
+    Database,
+    claim_registered,
+    claim_schema_problems,
+)
 from rvault_returns_persistence.issues import Collector, Issue, child, is_int
 from rvault_returns_persistence.video_manifest import assess
 from rvault_returns_persistence.vocabulary import STATUSES
@@ -291,6 +295,17 @@ def _batch_issues(db: Database, results: list[Result]) -> list[Issue]:
     return issues
 
 
+def _claim_conforms(claim: Any) -> bool:
+    """A stored claim that breaks its registered contract is reported on its return
+    (``claim_invalid``); the epoch reader assumes well-formed claims, so it never sees one."""
+    if not isinstance(claim, dict):
+        return False
+    version = claim.get("schema_version", 1)
+    if not is_int(version) or not claim_registered(version):
+        return False
+    return not claim_schema_problems(claim, version)
+
+
 def _epoch_issues(db: Database, batches: set[tuple[str, str]]) -> list[Issue]:
     """Claim v3-v5 batches share one claimed_at and one baseline excluding exactly the batch.
 
@@ -302,7 +317,11 @@ def _epoch_issues(db: Database, batches: set[tuple[str, str]]) -> list[Issue]:
     for (run_id, batch_id, _stamp), members in tracking.epochs(db.root).items():
         if (run_id, batch_id) in batches:
             grouped.setdefault((run_id, batch_id), []).extend(
-                m for m in members if m.location == "current" and m.claim.get("state") == "claimed"
+                m
+                for m in members
+                if m.location == "current"
+                and m.claim.get("state") == "claimed"
+                and _claim_conforms(m.claim)
             )
     for (run_id, batch_id), members in sorted(grouped.items()):
         for problem in tracking.epoch_issues(members):
