@@ -390,6 +390,16 @@ def test_plan_strict_decoding(tmp_path: Path, capsys) -> None:
     h.assert_refused(*h.invoke(capsys, "mutate", db, tmp_path / "none.json"), "plan_unreadable")
 
 
+def test_an_endless_plan_is_refused_with_bounded_memory(
+    tmp_path: Path, capsys, snapshot_tree
+) -> None:
+    """``mutate DB /dev/zero`` used to read until MemoryError (an internal error)."""
+    db = h.write_db(tmp_path, example_database())
+    before = snapshot_tree(tmp_path)
+    h.assert_refused(*h.invoke(capsys, "mutate", db, "/dev/zero"), "plan_too_large", "$")
+    assert snapshot_tree(tmp_path) == before
+
+
 def test_expected_sha_argument_rules(tmp_path: Path, capsys) -> None:
     db = h.write_db(tmp_path, example_database())
     plan = _plan_file(

@@ -31,15 +31,27 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=handle)
 
 
+# A plan is a few records; the cap keeps `mutate DB /dev/zero` (or an endless
+# pipe) from reading until memory runs out.
+MAX_PLAN_BYTES = 64 * 1024 * 1024
+
+
 def read_plan_bytes(source: str) -> bytes:
-    if source == "-":
-        return sys.stdin.buffer.read()
     try:
-        return Path(source).read_bytes()
+        if source == "-":
+            data = sys.stdin.buffer.read(MAX_PLAN_BYTES + 1)
+        else:
+            with Path(source).open("rb") as handle:
+                data = handle.read(MAX_PLAN_BYTES + 1)
     except OSError as exc:
         raise Refusal(
             "plan_unreadable", f"cannot read the plan: {exc.strerror or exc}", None
         ) from None
+    if len(data) > MAX_PLAN_BYTES:
+        raise Refusal(
+            "plan_too_large", f"the plan is larger than {MAX_PLAN_BYTES} bytes", "$"
+        )
+    return data
 
 
 def handle(args: argparse.Namespace) -> int:
