@@ -195,3 +195,20 @@ def test_empty_label_is_refused_before_an_invalid_result(
     assert result.returncode == 2, result.stdout
     assert result.json["error"]["code"] == "invalid_label"
     assert snapshot_tree(vault) == before
+
+
+def test_oversized_vtt_is_refused_before_reading(
+    vault: Path, cli: Callable, snapshot_tree: Callable
+) -> None:
+    """Parsing costs about nine times the file in memory; a huge file is refused unread."""
+    from rvault_transcript.vtt_command import MAX_VTT_BYTES
+
+    vtt = vault / "huge.vtt"
+    with vtt.open("wb") as handle:  # sparse: no disk or time spent on the test itself
+        handle.write(VTT.encode())
+        handle.truncate(MAX_VTT_BYTES + 1)
+    before = snapshot_tree(vault)
+    result = cli("rvault-transcript", "vtt-cleanup", vtt, vault / "huge.txt")
+    assert result.returncode == 2, result.stdout
+    assert result.json["error"]["code"] == "vtt_too_large"
+    assert snapshot_tree(vault) == before

@@ -40,6 +40,9 @@ from rvault_transcript.text import word_count as count_words
 from rvault_transcript.vtt import VttError, vtt_to_segments
 
 bundle_fault: FaultHook | None = None
+# A two-hour rolling caption file is about 0.6 MiB; parsing costs roughly nine
+# times the file size in memory, so 32 MiB (~100 hours) bounds a hostile input.
+MAX_VTT_BYTES = 32 * 1024 * 1024
 _LANGUAGE_HEADER = re.compile(r"^Language:\s*([A-Za-z]{2,3}(?:-[A-Za-z0-9]+)*)\s*$", re.MULTILINE)
 
 
@@ -109,9 +112,17 @@ def handle(args: argparse.Namespace) -> int:
         raise Refusal(
             "output_exists", "the transcript exists; pass --force to replace its bundle", str(out)
         )
+    if os.lstat(vtt).st_size > MAX_VTT_BYTES:
+        raise Refusal(
+            "vtt_too_large", f"the VTT file is larger than {MAX_VTT_BYTES} bytes", str(vtt)
+        )
     raw = read_snapshot(vtt).data
     if raw is None:
         raise Refusal("vtt_missing", "the VTT file does not exist", str(vtt))
+    if len(raw) > MAX_VTT_BYTES:
+        raise Refusal(
+            "vtt_too_large", f"the VTT file is larger than {MAX_VTT_BYTES} bytes", str(vtt)
+        )
     try:
         text = decode_utf8(raw)
         segments = vtt_to_segments(text)
