@@ -132,3 +132,19 @@ def test_normalize_requires_a_migrated_database(tmp_path: Path, snapshot_file) -
     code, report = _normalize(db)
     assert code == 2 and report["error"]["code"] == "database_requires_migration"
     assert snapshot_file(db) == before
+
+
+def test_a_nul_byte_in_a_configured_root_is_a_finding_not_an_internal_error(
+    tmp_path: Path, snapshot_file
+) -> None:
+    """``os.open`` raises ValueError (not OSError) for a NUL byte; it used to escape."""
+    talks = [qb.pending_talk("a.md", pptx_path="decks/a.pptx")]
+    db = qb.write_db(
+        tmp_path / "vault", qb.database(talks, pptx_source_dir=str(tmp_path) + "/x\x00y")
+    )
+    before = snapshot_file(db)
+    code, report = _normalize(db)
+    assert code == 0, report
+    finding = {"filename": "a.md", "path": '$["talks"][0]["pptx_path"]', "code": "root_unavailable"}
+    assert finding in report["review"]
+    assert snapshot_file(db) == before

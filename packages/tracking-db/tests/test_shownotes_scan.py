@@ -404,3 +404,21 @@ def test_non_utf8_page_and_directory_names_are_skipped_with_a_warning(
     ]
     assert [e["filename"] for e in report["entries"]] == ["2024-01-02-ok.md"]
     assert snapshot_file(db) == before
+
+
+@pytest.mark.parametrize("where", ["shownotes", "talks_source_dir"])
+def test_a_nul_byte_in_the_shownotes_root_is_refused(
+    tmp_path: Path, snapshot_file, where: str
+) -> None:
+    """It used to reach ``stat`` and end in an internal ValueError."""
+    root = str(tmp_path) + "/site\x00x"
+    extra: dict[str, Any] = (
+        {"shownotes": {"enabled": True, "source": {"type": "local_jekyll", "path_or_url": root}}}
+        if where == "shownotes"
+        else {"talks_source_dir": root}
+    )
+    db = qb.write_db(tmp_path / "vault", qb.database([], **extra))
+    before = snapshot_file(db)
+    code, report = _scan(db)
+    assert code == 2 and report["error"]["code"] == "shownotes_root_invalid", report
+    assert snapshot_file(db) == before

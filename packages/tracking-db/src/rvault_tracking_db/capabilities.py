@@ -124,7 +124,7 @@ def open_under_root(root: Path, relative: str) -> tuple[int | None, str | None]:
         return None, code
     try:
         dir_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a configured root with a NUL byte
         return None, "root_unavailable"
     parts = relative.split("/")
     try:

@@ -52,7 +52,12 @@ class ShownotesSource:
 
 
 def _absolute(value: object, where: str) -> str:
-    if not isinstance(value, str) or not value or not Path(value).is_absolute():
+    if (
+        not isinstance(value, str)
+        or not value
+        or "\x00" in value  # no file system path holds a NUL byte
+        or not Path(value).is_absolute()
+    ):
         raise Refusal(
             "shownotes_root_invalid", "the shownotes root must be a native absolute path", where
         )
