@@ -98,3 +98,32 @@ def test_rules_alone_reject_every_schema_violation(vault: Any, data: st.DataObje
     )
     codes = {e["code"] for e in report["returns"][0]["errors"]}
     assert codes - {"schema_violation"}, (path, target[path[-1]], report["returns"][0]["errors"])
+
+
+def test_nul_bytes_and_mistyped_legacy_lanes_never_crash(vault: Any) -> None:
+    """Regression: a NUL byte in any string reached ``os.lstat`` (ValueError), and a
+    non-list detection lane of a v1-v3 return broke the scoring-generation verdict."""
+    root, db, base = vault
+    for path in paths(base)[1:]:
+        ret = copy.deepcopy(base)
+        target = ret
+        for key in path[:-1]:
+            target = target[key]
+        if not isinstance(target[path[-1]], str):
+            continue
+        target[path[-1]] = "transcripts/\x00" + target[path[-1]]
+        report = validate_batch(
+            [ret], db=db, catalog=td.CATALOG, vault_root=root, catalog_label="default"
+        )
+        assert isinstance(report["ok"], bool)
+    for version in (1, 2, 3):
+        ret = copy.deepcopy(base)
+        ret["return_schema_version"] = version
+        ret["pattern_observations"]["patterns_detected"] = 1.5
+        report = validate_batch(
+            [ret], db=db, catalog=td.CATALOG, vault_root=root, catalog_label="default"
+        )
+        assert report["ok"] is False
+        assert (
+            report["returns"][0]["pattern_scoring_generation"]["status"] == "legacy_unbaselineable"
+        )

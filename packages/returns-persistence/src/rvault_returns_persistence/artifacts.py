@@ -33,7 +33,7 @@ def _regular_file(root: Path, relative: str) -> Path | None:
         current = current / part
         try:
             st = os.lstat(current)
-        except OSError:
+        except (OSError, ValueError):  # ValueError: an embedded NUL byte in a claimed path
             return None
         last = index == len(parts) - 1
         if stat.S_ISLNK(st.st_mode):

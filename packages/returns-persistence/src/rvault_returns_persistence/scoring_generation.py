@@ -19,7 +19,10 @@ def _has_uncited_detection(ret: dict[str, Any]) -> bool:
     if not isinstance(po, dict):
         return False
     for lane in ("patterns_detected", "antipatterns_detected"):
-        for record in po.get(lane) or ():
+        records = po.get(lane)
+        if not isinstance(records, list):  # an invalid return may hold anything here
+            continue
+        for record in records:
             if isinstance(record, dict) and not record.get("evidence_citations"):
                 return True
     return False
