@@ -123,3 +123,21 @@ def test_disagreeing_sources_are_conflicts_not_choices() -> None:
 def test_title_agreement_is_a_closed_boolean(stored, proposed, conference, date, agree) -> None:
     result = shownotes_titles_agree(stored, proposed, conference, date)
     assert result is agree
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\ndate: 2024-03-06 23:30:00 -05:00\n---\n",  # YAML timestamp -> datetime
+        "---\ndate: 2024-03-06T01:30:00+02:00\n---\n",
+        "---\ndate: 2024-03-06 10:00:00\n---\n",
+        "---\ndate: 2024-03-06 10:00:00 -0500\n---\n",  # Jekyll's own spelling (a string)
+        '+++\ndate = 2024-03-06T07:32:00-08:00\n+++\n',  # TOML offset datetime
+    ],
+)
+def test_frontmatter_datetimes_give_the_written_date(text: str) -> None:
+    """A timestamp used to be ``unusable_metadata`` (the ``\\b`` after the day failed at 'T')."""
+    page = parse(text)
+    proposal = extract(page.data, page.body, "talk.md")
+    assert proposal.issues == []
+    assert proposal.fields["date"] == "2024-03-06"
