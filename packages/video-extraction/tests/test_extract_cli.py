@@ -376,3 +376,45 @@ def test_non_utf8_paths_are_refused_before_opencv_sees_them(
         assert result.returncode == 2, result.stderr[-500:]
         assert result.json["error"]["code"] == "path_not_utf8"
     assert snapshot_tree(vault.root) == before
+
+
+def test_sigterm_mid_run_cleans_up_like_ctrl_c(
+    tmp_path: Path, snapshot_tree: Callable[..., Any]
+) -> None:
+    import signal
+    import subprocess
+    import time
+
+    from rvault_testkit.plugin import console_script
+    from rvault_video_extraction.synthetic import write_mp4v
+
+    root = tmp_path / "vault"
+    (root / "slides-rebuild").mkdir(parents=True)
+    video = root / "slides-rebuild" / "long.mp4"
+    spec = TalkSpec(width=160, height=90, fps=10, segments=timeline(distinct_slides(4), 60))
+    write_mp4v(spec, video)
+    before = snapshot_tree(root)
+    outdir = root / "slides-rebuild" / "new" / "X"
+    process = subprocess.Popen(
+        [
+            console_script(SCRIPT),
+            "extract",
+            str(video),
+            str(outdir),
+            "X",
+            "--fps",
+            "5",
+            "--vault-root",
+            str(root),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    while not list(outdir.glob(".X.frames-*/sample-*.jpg")) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 1, err[-500:]
+    assert json.loads(out)["error"]["code"] == "interrupted"
+    assert snapshot_tree(root) == before  # no frames directory, no new OUTDIR

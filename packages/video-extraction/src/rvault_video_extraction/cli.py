@@ -7,6 +7,7 @@ one JSON document, progress goes to stderr (see ``rvault_contracts.cli``).
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
 from rvault_contracts import cli as contract_cli
@@ -39,8 +40,16 @@ def _printable(text: str) -> str:
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
+    # SIGTERM/SIGHUP unwind like Ctrl-C: the run's cleanup (intermediate frames, directories it
+    # created) happens and stdout carries the `interrupted` document instead of nothing.
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _interrupt)
     try:
         return contract_cli.run(build_parser(), arguments)
     except UnicodeEncodeError:
