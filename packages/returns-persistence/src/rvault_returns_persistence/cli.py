@@ -22,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description=(
             "The deterministic gate for AI worker returns: "
-            "pattern catalog, validation, persistence."
+            "pattern catalog, return scaffolds, validation (read-only: nothing is written)."
         ),
         epilog="Exit status: 0 success, 2 refused input or failed precondition, 1 internal error.",
     )
