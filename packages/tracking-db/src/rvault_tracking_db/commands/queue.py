@@ -40,7 +40,15 @@ def register(subparsers: Any) -> None:
     inspect = actions.add_parser("inspect", help="read-only view of statuses, claims v1-v5, epochs")
     inspect.set_defaults(handler=run_inspect)
 
-    normalize = actions.add_parser("normalize", help="derive source_capabilities; legacy statuses")
+    normalize = actions.add_parser(
+        "normalize",
+        help="derive source_capabilities; legacy statuses",
+        description=(
+            "Dry-run by default: prints the changes, input_sha256 and the output_sha256 of the "
+            "bytes --apply would install. --apply requires --expected-sha256 with the "
+            "dry-run's input_sha256. Needs database schema 1."
+        ),
+    )
     normalize.add_argument("--apply", action="store_true", help="install the changes")
     normalize.add_argument(
         "--expected-sha256", help="input SHA-256 from the dry-run (with --apply)"
@@ -48,9 +56,9 @@ def register(subparsers: Any) -> None:
     normalize.set_defaults(handler=run_normalize)
 
     claim = actions.add_parser("claim", help="claim a batch under schema v5 with one baseline")
-    claim.add_argument("--run-id")
-    claim.add_argument("--batch-id")
-    claim.add_argument("--now", help="timezone-aware ISO-8601 claim time")
+    claim.add_argument("--run-id", help="run identifier (required)")
+    claim.add_argument("--batch-id", help="batch identifier (required)")
+    claim.add_argument("--now", help="timezone-aware ISO-8601 claim time (required)")
     claim.add_argument("--limit", type=int, help="claim up to N claimable talks in database order")
     claim.add_argument(
         "--talk",
@@ -66,8 +74,8 @@ def register(subparsers: Any) -> None:
     claim.set_defaults(handler=run_claim)
 
     recover = actions.add_parser("recover", help="close a stranded batch and restore statuses")
-    recover.add_argument("--run-id")
-    recover.add_argument("--batch-id")
+    recover.add_argument("--run-id", help="run identifier of the batch (required)")
+    recover.add_argument("--batch-id", help="batch identifier (required)")
     recover.add_argument("--now", help="timezone-aware release time (default: current UTC time)")
     recover.set_defaults(handler=run_recover)
 
