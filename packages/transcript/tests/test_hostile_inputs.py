@@ -212,3 +212,29 @@ def test_oversized_vtt_is_refused_before_reading(
     assert result.returncode == 2, result.stdout
     assert result.json["error"]["code"] == "vtt_too_large"
     assert snapshot_tree(vault) == before
+
+
+@pytest.mark.parametrize(
+    ("content", "code"),
+    [(b"\xff\xfe not utf-8\n", "invalid_utf8"), (b"  \n", "existing_transcript_invalid")],
+)
+def test_existing_transcript_refusals_name_the_transcript(
+    vault: Path,
+    speech_wav: Path,
+    cli: Callable,
+    snapshot_tree: Callable,
+    content: bytes,
+    code: str,
+) -> None:
+    """These refusals used to carry ``path: null``."""
+    out = vault / "talk.txt"
+    out.write_bytes(content)
+    before = snapshot_tree(vault)
+    result = cli(
+        "rvault-transcript", "fetch", "talk", "--audio", speech_wav, "--out", out,
+        "--existing-source", "manual",
+    )  # fmt: skip
+    assert result.returncode == 2, result.stdout
+    assert result.json["error"]["code"] == code
+    assert result.json["error"]["path"] == str(out)
+    assert snapshot_tree(vault) == before

@@ -131,14 +131,15 @@ def _quality_trust(
     return {"kind": kind, **bind, "duration_seconds": probed}, "expected duration matches the probe"
 
 
-def _judge(data: bytes, min_words: int, code: str) -> int:
+def _judge(data: bytes, min_words: int, code: str, path: Path) -> int:
+    """Refusals name ``path``, the transcript the text is (or would be) written to."""
     try:
         text = decode_utf8(data)
         return judge_text(text, min_words).word_count
     except TextRefusal as refusal:
         if refusal.code == "invalid_utf8":
-            raise Refusal("invalid_utf8", refusal.message) from None
-        raise Refusal(code, refusal.message, None, reason=refusal.code) from None
+            raise Refusal("invalid_utf8", refusal.message, str(path)) from None
+        raise Refusal(code, refusal.message, str(path), reason=refusal.code) from None
 
 
 def _build_timing(
@@ -318,7 +319,7 @@ def _existing(args: argparse.Namespace, paths: BundlePaths, initial: Snapshot) -
     notes.append(note)
     duration = quality_provenance.get("duration_seconds")
     min_words = policy.effective_min_words(args.min_words, duration)
-    word_count = _judge(data, min_words, "existing_transcript_invalid")
+    word_count = _judge(data, min_words, "existing_transcript_invalid", paths.transcript)
     changes: dict[Path, bytes | None] = {}
     stored = read_quality(paths.transcript, transcript_bytes=data, owner=owner)
     reuse = (
@@ -406,7 +407,7 @@ def _commit_fresh(
 ) -> tuple[BundleReport, int, int, dict[str, Any]]:
     duration = quality_provenance.get("duration_seconds")
     min_words = policy.effective_min_words(args.min_words, duration)
-    word_count = _judge(data, min_words, "transcript_quality_failed")
+    word_count = _judge(data, min_words, "transcript_quality_failed", paths.transcript)
     quality = build_quality_receipt(data, min_words, quality_provenance)
     timing_bytes, _ = timing
     changes: dict[Path, bytes | None] = {
@@ -485,7 +486,7 @@ def _fresh_youtube(args: argparse.Namespace, paths: BundlePaths, initial: Snapsh
     try:
         track = fetch_captions(video_id, args.languages)
         data = transcript_bytes(track.segments)
-        _judge(data, min_words, "transcript_quality_failed")
+        _judge(data, min_words, "transcript_quality_failed", paths.transcript)
     except CaptionError as error:
         caption_problem = f"{error.code}: {error.message}"
     except Refusal as refusal:
