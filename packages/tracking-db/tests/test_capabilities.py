@@ -151,3 +151,26 @@ def test_stale_local_declaration_does_not_block_download_failed(tmp_path: Path) 
     caps = source_capabilities(talk, SourceRoots(tmp_path))
     assert terminal_skip_issues("skipped_download_failed", talk, caps) == []
     assert not (tmp_path / "transcripts" / "gone.txt").exists()
+
+
+def test_transcript_check_streams_in_chunks(tmp_path: Path, monkeypatch) -> None:
+    """The transcript checker used to read the whole file into memory; it now decodes in
+    chunks, so a multi-byte character split across chunks and a late invalid byte behave
+    exactly as a whole-file strict decode."""
+    import rvault_tracking_db.capabilities as capabilities
+
+    monkeypatch.setattr(capabilities, "TRANSCRIPT_CHUNK_BYTES", 3)
+    vault = tmp_path / "vault"
+    cases = {
+        "split.txt": ("  \n\u00e9t\u00e9 \u2014 ok\n".encode(), "local_transcript"),
+        "late-bad.txt": (b"hello world" + b"\xff", None),
+        "truncated.txt": (b"hello \xe2\x80", None),
+        "spaces.txt": (b" \n\t \n   ", None),
+        "empty.txt": (b"", None),
+    }
+    for name, (data, expected) in cases.items():
+        target = vault / "transcripts" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        kinds = _kinds({"transcript_path": f"transcripts/{name}"}, SourceRoots(vault, None))
+        assert kinds == ([expected] if expected else []), name

@@ -17,6 +17,7 @@ it for returns-persistence.
 
 from __future__ import annotations
 
+import codecs
 import os
 import stat
 import zipfile
@@ -159,16 +160,24 @@ def open_under_root(root: Path, relative: str) -> tuple[int | None, str | None]:
 # --- source-specific checkers ----------------------------------------------------
 
 
+TRANSCRIPT_CHUNK_BYTES = 1 << 20
+
+
 def _check_transcript(fd: int) -> str | None:
+    """Strict UTF-8 with some non-space text, decoded in chunks (bounded memory)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    has_text = False
     with os.fdopen(fd, "rb") as handle:
-        data = handle.read()
-    if not data:
-        return "empty"
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return "malformed"
-    return None if text.strip() else "empty"
+        while True:
+            chunk = handle.read(TRANSCRIPT_CHUNK_BYTES)
+            try:
+                text = decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError:
+                return "malformed"
+            has_text = has_text or bool(text.strip())
+            if not chunk:
+                break
+    return None if has_text else "empty"
 
 
 def _check_pdf(fd: int) -> str | None:
