@@ -3,10 +3,19 @@ codes that name the deck, refusals before the worker, nothing changed on disk.""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from rvault_testkit.plugin import console_script
 
 
 @pytest.mark.parametrize(
@@ -43,4 +52,61 @@ def test_out_into_a_missing_directory_is_refused_before_extracting(
         "path": str(parent),
     }
     assert "worker peak_rss_kib" not in result.stderr  # no extraction was run
+    assert snapshot_tree(tmp_path) == before
+
+
+def test_non_utf8_arguments_are_refused_before_anything_runs(
+    rich_deck: Path, tmp_path: Path, cli: Any, snapshot_tree: Any
+) -> None:
+    """A non-UTF-8 ``--out`` was written and then the report crashed (``internal_error``)."""
+    deck = tmp_path / os.fsdecode(b"\xff.pptx")
+    shutil.copyfile(rich_deck, deck)
+    before = snapshot_tree(tmp_path)
+    for args in (
+        (deck, "--no-ocr"),
+        (rich_deck, "--no-ocr", "--out", tmp_path / os.fsdecode(b"\xfe.json")),
+    ):
+        result = cli("rvault-pptx", "extract", *args)
+        assert result.returncode == 2, result.stderr
+        assert result.json["error"]["code"] == "argument_not_utf8"
+        assert result.json["error"]["path"].endswith(("\\xff.pptx", "\\xfe.json"))
+        assert snapshot_tree(tmp_path) == before
+
+
+def _wait_for_open(pid: int, path: Path, deadline: float = 60.0) -> None:
+    """Until process ``pid`` holds ``path`` open (so its signal handlers are installed)."""
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):
+                if fd.readlink() == path.resolve():
+                    return
+        time.sleep(0.02)
+    raise AssertionError(f"{path} was never opened")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_unwinds_like_ctrl_c(
+    rich_deck: Path, tmp_path: Path, snapshot_tree: Any, signum: int
+) -> None:
+    """SIGTERM used to kill the supervisor with an empty stdout."""
+    out = tmp_path / "talk.json"
+    lock = tmp_path / "talk.json.lock"
+    with lock.open("a") as held:
+        before = snapshot_tree(tmp_path)
+        fcntl.flock(held, fcntl.LOCK_EX)  # the run extracts, then waits for the writer lock
+        process = subprocess.Popen(
+            [console_script("rvault-pptx"), "extract", rich_deck, "--no-ocr", "--out", out],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            _wait_for_open(process.pid, lock)
+            process.send_signal(signum)
+            stdout, stderr = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert process.returncode == 1, stderr
+    assert json.loads(stdout)["error"]["code"] == "interrupted"
     assert snapshot_tree(tmp_path) == before

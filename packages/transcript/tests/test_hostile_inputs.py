@@ -3,15 +3,23 @@ keeps its stable code and leaves every byte and inode as it was."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import json
 import math
+import os
 import re
 import shutil
+import signal
+import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rvault_testkit.plugin import console_script
 from rvault_transcript.api import OwnerContext, read_evidence
 from rvault_transcript.receipts import build_quality_receipt, receipt_bytes
 from rvault_transcript.text import _TRACEBACK_PATTERNS, looks_like_traceback
@@ -238,3 +246,65 @@ def test_existing_transcript_refusals_name_the_transcript(
     assert result.json["error"]["code"] == code
     assert result.json["error"]["path"] == str(out)
     assert snapshot_tree(vault) == before
+
+
+def _wait_for_open(pid: int, path: Path, deadline: float = 60.0) -> None:
+    """Until process ``pid`` holds ``path`` open (so its signal handlers are installed)."""
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):
+                if fd.readlink() == path.resolve():
+                    return
+        time.sleep(0.02)
+    raise AssertionError(f"{path} was never opened")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_unwinds_like_ctrl_c(
+    vault: Path, cli: Callable, snapshot_tree: Callable, signum: int
+) -> None:
+    """SIGTERM used to kill the run with an empty stdout (and no writer cleanup)."""
+    vtt = vault / "talk.vtt"
+    vtt.write_text(VTT)
+    lock = vault / "talk.txt.lock"
+    with lock.open("a") as held:
+        before = snapshot_tree(vault)
+        fcntl.flock(held, fcntl.LOCK_EX)  # the run waits for the writer lock
+        process = subprocess.Popen(
+            [console_script("rvault-transcript"), "vtt-cleanup", vtt, vault / "talk.txt"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            _wait_for_open(process.pid, lock)
+            process.send_signal(signum)
+            out, err = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert process.returncode == 1, err
+    assert json.loads(out)["error"]["code"] == "interrupted"
+    assert snapshot_tree(vault) == before
+
+
+def test_non_utf8_arguments_are_refused_before_anything_runs(
+    vault: Path, speech_wav: Path, cli: Callable, snapshot_tree: Callable
+) -> None:
+    """They used to end in a traceback with an empty stdout (or ``internal_error``)."""
+    vtt = vault / os.fsdecode(b"\xff.vtt")
+    vtt.write_text(VTT)
+    before = snapshot_tree(vault)
+    runs = [
+        ("verify", vault / os.fsdecode(b"\xfe.txt")),
+        ("vtt-cleanup", vtt, vault / "talk.txt"),
+        ("fetch", "talk", "--audio", speech_wav, "--out", vault / os.fsdecode(b"\xfe.txt"),
+         "--existing-source", "none"),
+    ]  # fmt: skip
+    for args in runs:
+        result = cli("rvault-transcript", *args)
+        assert result.returncode == 2, result.stderr
+        assert result.json["error"]["code"] == "argument_not_utf8"
+        assert result.json["error"]["path"].endswith(("\\xff.vtt", "\\xfe.txt"))
+        assert "Traceback" not in result.stderr
+        assert snapshot_tree(vault) == before
