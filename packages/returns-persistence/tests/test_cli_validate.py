@@ -306,3 +306,20 @@ def test_malformed_database_fields_are_reported_not_internal_errors(
     scaffold = cli(CLI, "scaffold", "--db", db, "--talk", talks[0]["filename"])
     assert scaffold.returncode == 0, scaffold.stdout
     assert snapshot_tree(root) == before
+
+
+def test_oversized_returns_file_is_refused_unread(
+    cli: Callable[..., Any], vault: Any, snapshot_file: Any
+) -> None:
+    from rvault_returns_persistence.cmd_validate import MAX_RETURNS_BYTES
+
+    root, db, _ = vault
+    big = root / "returns.json"
+    with big.open("wb") as handle:
+        handle.truncate(MAX_RETURNS_BYTES + 1)
+    before = snapshot_file(db)
+    result = cli(CLI, "validate", big, "--db", db)
+    assert result.returncode == 2, result.stdout
+    assert result.json["error"]["code"] == "returns_too_large"
+    assert big.stat().st_size == MAX_RETURNS_BYTES + 1
+    assert snapshot_file(db) == before

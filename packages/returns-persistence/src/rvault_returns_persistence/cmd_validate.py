@@ -23,6 +23,9 @@ from rvault_returns_persistence.cmd_common import (
 )
 from rvault_returns_persistence.validator import BatchShapeError, validate_batch
 
+# A batch of returns is a few MiB; the bound keeps a hostile file from exhausting memory.
+MAX_RETURNS_BYTES = 64 * 1024 * 1024
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -44,11 +47,17 @@ def _read_returns(path: Path) -> object:
                 "returns_not_regular_file", "the returns file must be a regular file", str(path)
             )
         with open(path, "rb") as handle:
-            data = handle.read()
+            data = handle.read(MAX_RETURNS_BYTES + 1)
     except OSError as exc:
         raise Refusal(
             "returns_unreadable", f"cannot read the returns: {exc.strerror}", str(path)
         ) from None
+    if len(data) > MAX_RETURNS_BYTES:
+        raise Refusal(
+            "returns_too_large",
+            f"the returns file exceeds {MAX_RETURNS_BYTES} bytes; split the batch",
+            str(path),
+        )
     try:
         return loads_strict_any(data)
     except StrictJSONError as exc:
