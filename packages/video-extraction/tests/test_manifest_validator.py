@@ -216,6 +216,21 @@ def test_validate_reads_only_bounded_regular_files(cli: Callable[..., Any], tmp_
     assert no_root.json["error"]["code"] == "vault_root_missing"
 
 
+def test_nul_byte_in_a_schema_valid_path_is_an_issue_not_a_crash(
+    trusted: tuple[Path, dict[str, Any]],
+) -> None:
+    root, manifest = trusted
+    for mutate in (
+        lambda doc: doc.__setitem__("source_video_path", str(root.resolve()) + "/\x00"),
+        lambda doc: doc["artifacts"][1].__setitem__("path", doc["artifacts"][1]["path"] + "\x00"),
+    ):
+        broken = copy.deepcopy(manifest)
+        mutate(broken)
+        report = validate_manifest(broken, vault_root=root)
+        assert not report.usable and not report.trusted
+        assert "path_contains_nul" in report.codes
+
+
 def test_api_and_package_import_stay_light() -> None:
     code = (
         "import sys, rvault_video_extraction, rvault_video_extraction.api as api;"

@@ -106,6 +106,8 @@ def locate_in_vault(
 
 def descendant_issues(text: str, storage_root: Path) -> list[str]:
     """Filesystem problems of a manifest path: outside the root, symlinked, not a regular file."""
+    if "\x00" in text:
+        return []  # ``path_text_issues`` reports it; the OS cannot even be asked about it
     path = Path(text)
     try:
         parts = path.relative_to(storage_root).parts
