@@ -748,3 +748,28 @@ def test_plan_from_stdin_and_apply_race_is_refused(tmp_path: Path, snapshot_file
     )
     h.assert_refused(result.returncode, result.json, "expected_sha256_mismatch", "$")
     assert snapshot_file(db) == before
+
+
+def test_many_set_config_mutations_copy_the_config_once_and_keep_exact_receipts() -> None:
+    """Each set_config used to deep-copy the whole (growing) config: 8000 mutations took
+    ~18 s. The plan now copies it once; the input value and every receipt stay exact."""
+    from rvault_tracking_db.mutations import decode_plan
+    from rvault_tracking_db.mutations.engine import apply_plan
+
+    database = example_database()
+    pristine = copy.deepcopy(database)
+    mutations = [
+        {"kind": "set_config", "path": ["n", f"k{i}"], "expect": MISSING, "value": i}
+        for i in range(300)
+    ]
+    mutations += [
+        {"kind": "set_config", "path": ["n", "k1"], "expect": 1, "value": {"v": [1]}},
+        {"kind": "set_config", "path": ["n", "k1", "v"], "expect": [1], "value": [2]},
+        {"kind": "set_config", "path": ["n", "k1"], "expect": {"v": [2]}, "delete": True},
+    ]
+    plan = decode_plan(json.dumps({"schema_version": 1, "mutations": mutations}).encode())
+    candidate, changes = apply_plan(database, plan)
+    assert database == pristine  # the input is never modified
+    assert candidate["config"]["n"] == {f"k{i}": i for i in range(300) if i != 1}
+    assert [c.get("before") for c in changes[-3:]] == [1, [1], {"v": [2]}]
+    assert [c["after_exists"] for c in changes[-3:]] == [True, True, False]

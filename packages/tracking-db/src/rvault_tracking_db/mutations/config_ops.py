@@ -47,15 +47,22 @@ def initialize(mutation: Mutation) -> tuple[dict[str, Any], dict[str, Any]]:
     return database, change
 
 
-def set_config(database: dict[str, Any], mutation: Mutation) -> dict[str, Any]:
-    """Apply one set/delete to ``database["config"]`` (replaced by a copy)."""
+def set_config(
+    database: dict[str, Any], mutation: Mutation, *, copy_config: bool = True
+) -> dict[str, Any]:
+    """Apply one set/delete to ``database["config"]`` (replaced by a copy).
+
+    ``copy_config=False`` when this plan already replaced the config with its
+    own copy: copying it again for every mutation made a long plan quadratic.
+    """
     body = mutation.body
     keys: list[str] = body["path"]
     expect = body["expect"]
     config = database.get("config")
     if not isinstance(config, dict):
         raise PlanRefusal("config_missing", "the database has no config object", '$["config"]')
-    config = copy.deepcopy(config)
+    if copy_config:
+        config = copy.deepcopy(config)
     parent: dict[str, Any] | None = config
     for depth, key in enumerate(keys[:-1]):
         assert parent is not None
@@ -94,7 +101,8 @@ def set_config(database: dict[str, Any], mutation: Mutation) -> dict[str, Any]:
         "changed": before_exists != after_exists or not json_equal(before, after),
     }
     if before_exists:
-        change["before"] = before
+        # a snapshot: later mutations of this plan may edit the shared config in place
+        change["before"] = copy.deepcopy(before)
     if after_exists:
         change["after"] = after
     return change

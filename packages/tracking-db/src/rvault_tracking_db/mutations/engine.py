@@ -40,9 +40,11 @@ def apply_plan(
         )
     candidate = dict(database)
     changes: list[dict[str, Any]] = []
+    config_copied = False  # the candidate's config is this plan's own copy
     for mutation in plan.mutations:
         if mutation.kind == SET_CONFIG:
-            changes.append(set_config(candidate, mutation))
+            changes.append(set_config(candidate, mutation, copy_config=not config_copied))
+            config_copied = True
         elif mutation.kind in RECORD_KINDS:
             changes.append(record_upsert(candidate, mutation))
         elif mutation.kind == APPLY_REVIEWED_METADATA:
