@@ -54,9 +54,12 @@ def test_two_processes_read_modify_write_lose_no_update(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".staged")] == []
 
 
-def install_from_shared_snapshot(target: str, payload: bytes, start: Any, out: Any) -> None:
+def install_from_shared_snapshot(
+    target: str, payload: bytes, ready: Any, start: Any, out: Any
+) -> None:
     """Install against a snapshot taken before the race starts."""
     snap = read_snapshot(target)
+    ready.put(payload)
     start.wait()
     try:
         report = install(target, payload, expected=snap)
@@ -69,14 +72,17 @@ def test_concurrent_installs_from_the_same_read_serialize(tmp_path: Path) -> Non
     target = tmp_path / "db.json"
     target.write_bytes(b"base")
     start = CTX.Event()
-    out = CTX.Queue()
+    ready, out = CTX.Queue(), CTX.Queue()
     payloads = [b"from-a", b"from-b"]
     workers = [
-        CTX.Process(target=install_from_shared_snapshot, args=(str(target), p, start, out))
+        CTX.Process(target=install_from_shared_snapshot, args=(str(target), p, ready, start, out))
         for p in payloads
     ]
     for process in workers:
         process.start()
+    # both snapshots must be taken before either may install, however slowly
+    # a loaded machine schedules the children
+    assert sorted(ready.get(timeout=60) for _ in workers) == payloads
     start.set()
     results = [out.get(timeout=60) for _ in workers]
     for process in workers:
