@@ -773,3 +773,47 @@ def test_many_set_config_mutations_copy_the_config_once_and_keep_exact_receipts(
     assert candidate["config"]["n"] == {f"k{i}": i for i in range(300) if i != 1}
     assert [c.get("before") for c in changes[-3:]] == [1, [1], {"v": [2]}]
     assert [c["after_exists"] for c in changes[-3:]] == [True, True, False]
+
+
+def test_many_record_upserts_index_the_array_once_with_the_same_results() -> None:
+    """Each upsert used to copy and json-scan the whole array (8000 records: ~17 s)."""
+    from rvault_tracking_db.mutations import decode_plan
+    from rvault_tracking_db.mutations.engine import apply_plan
+    from rvault_tracking_db.mutations.plan import PlanRefusal
+
+    database = example_database()
+    pristine = copy.deepcopy(database)
+    stored = database["thumbnails"][0]
+    records = []
+    for i in range(200):
+        record = copy.deepcopy(stored)
+        record["talk_slug"] = f"s{i}"
+        records.append(record)
+    changed = dict(records[5], dimensions="640x360")
+    mutations = [{"kind": "record_thumbnail", "record": r, "expect": MISSING} for r in records]
+    mutations.append({"kind": "record_thumbnail", "record": changed, "expect": records[5]})
+    mutations.append({"kind": "record_thumbnail", "record": stored, "expect": stored})
+    plan = decode_plan(json.dumps({"schema_version": 1, "mutations": mutations}).encode())
+    candidate, changes = apply_plan(database, plan)
+    assert database == pristine
+    assert candidate["thumbnails"] == [stored, *records[:5], changed, *records[6:]]
+    assert changes[-2]["before"] == records[5] and changes[-2]["changed"] is True
+    assert changes[-1]["changed"] is False
+
+    again = decode_plan(
+        json.dumps({"schema_version": 1, "mutations": [mutations[0], mutations[0]]}).encode()
+    )
+    with pytest.raises(PlanRefusal) as refused:
+        apply_plan(database, again)
+    assert refused.value.code == "expectation_failed"
+
+    doubled = copy.deepcopy(database)
+    doubled["thumbnails"].append(copy.deepcopy(stored))
+    one = decode_plan(
+        json.dumps(
+            {"schema_version": 1, "mutations": [mutations[-1]]}
+        ).encode()
+    )
+    with pytest.raises(PlanRefusal) as ambiguous:
+        apply_plan(doubled, one)
+    assert ambiguous.value.code == "ambiguous_record_key"

@@ -18,7 +18,7 @@ from rvault_tracking_db.mutations.plan import (
     Plan,
     PlanRefusal,
 )
-from rvault_tracking_db.mutations.record_ops import RECORD_KINDS, record_upsert
+from rvault_tracking_db.mutations.record_ops import RECORD_KINDS, OwnedArray, record_upsert
 
 
 def apply_plan(
@@ -41,12 +41,13 @@ def apply_plan(
     candidate = dict(database)
     changes: list[dict[str, Any]] = []
     config_copied = False  # the candidate's config is this plan's own copy
+    owned_arrays: dict[str, OwnedArray] = {}  # record arrays this plan already copied
     for mutation in plan.mutations:
         if mutation.kind == SET_CONFIG:
             changes.append(set_config(candidate, mutation, copy_config=not config_copied))
             config_copied = True
         elif mutation.kind in RECORD_KINDS:
-            changes.append(record_upsert(candidate, mutation))
+            changes.append(record_upsert(candidate, mutation, owned_arrays))
         elif mutation.kind == APPLY_REVIEWED_METADATA:
             changes.append(apply_reviewed(candidate, mutation))
         else:  # pragma: no cover - decode_plan admits only the kinds above

@@ -85,22 +85,53 @@ def validate_record(kind: str, record: dict[str, Any], path: str) -> None:
             raise PlanRefusal("category_count_mismatch", problem, child(path, "item_count"))
 
 
-def record_upsert(database: dict[str, Any], mutation: Mutation) -> dict[str, Any]:
+@dataclass
+class OwnedArray:
+    """A record array this plan already copied, with an index of its string keys.
+
+    Copying and scanning the whole array for every upsert made a long plan
+    quadratic (8000 records: ~17 s); one copy and a dict lookup keep it linear.
+    """
+
+    records: list[Any]
+    by_key: dict[str, list[int]]
+
+    @classmethod
+    def copy_of(cls, records: list[Any], key: str) -> OwnedArray:
+        by_key: dict[str, list[int]] = {}
+        for i, existing in enumerate(records):
+            if isinstance(existing, dict) and type(existing.get(key)) is str:
+                by_key.setdefault(existing[key], []).append(i)
+        return cls(list(records), by_key)
+
+
+def record_upsert(
+    database: dict[str, Any], mutation: Mutation, owned: dict[str, OwnedArray] | None = None
+) -> dict[str, Any]:
+    """Upsert one record; ``owned`` carries the arrays this plan already copied."""
     spec = RECORD_KINDS[mutation.kind]
     record = mutation.body["record"]
     rpath = child(mutation.path, "record")
     validate_record(mutation.kind, record, rpath)
     key_value = record[spec.key]
-    records = database.get(spec.array)
-    if not isinstance(records, list):
-        raise PlanRefusal(
-            "missing_field", f"the database has no {spec.array} array", child("$", spec.array)
-        )
-    matches = [
-        i
-        for i, existing in enumerate(records)
-        if isinstance(existing, dict) and json_equal(existing.get(spec.key), key_value)
-    ]
+    owned = {} if owned is None else owned
+    array = owned.get(spec.array)
+    if array is None:
+        records = database.get(spec.array)
+        if not isinstance(records, list):
+            raise PlanRefusal(
+                "missing_field", f"the database has no {spec.array} array", child("$", spec.array)
+            )
+        array = owned[spec.array] = OwnedArray.copy_of(records, spec.key)
+    records = array.records
+    if type(key_value) is str:  # exact-type equality: only a string key can match
+        matches = list(array.by_key.get(key_value, []))
+    else:
+        matches = [
+            i
+            for i, existing in enumerate(records)
+            if isinstance(existing, dict) and json_equal(existing.get(spec.key), key_value)
+        ]
     if len(matches) > 1:
         raise PlanRefusal(
             "ambiguous_record_key",
@@ -119,13 +150,14 @@ def record_upsert(database: dict[str, Any], mutation: Mutation) -> dict[str, Any
         raise PlanRefusal(
             "expectation_failed", "the stored record differs from the expectation", epath
         )
-    updated = list(records)
     stored = copy.deepcopy(record)
     if matches:
-        updated[matches[0]] = stored
+        records[matches[0]] = stored
     else:
-        updated.append(stored)
-    database[spec.array] = updated
+        records.append(stored)
+        if type(key_value) is str:
+            array.by_key.setdefault(key_value, []).append(len(records) - 1)
+    database[spec.array] = records
     change: dict[str, Any] = {
         "kind": mutation.kind,
         "array": spec.array,
