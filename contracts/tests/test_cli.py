@@ -70,3 +70,30 @@ def test_missing_command_is_a_usage_error_document(capsys: pytest.CaptureFixture
     assert code == cli.EXIT_REFUSED
     assert json.loads(captured.out)["error"]["code"] == "usage_error"
     assert "usage: demo-tool" in captured.err
+
+
+def test_console_main_refuses_non_utf8_arguments_before_running(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ran: list[str] = []
+
+    def build() -> argparse.ArgumentParser:
+        parser = _parser()
+        ran.append("built")
+        return parser
+
+    bad = "caf" + b"\xe9".decode("utf-8", "surrogateescape")
+    code = cli.console_main(build, ["ok", bad])
+    document = json.loads(capsys.readouterr().out)
+    assert code == cli.EXIT_REFUSED
+    assert ran == []
+    assert document["error"] == {
+        "code": "argument_not_utf8",
+        "message": "a command-line argument (path or label) is not valid UTF-8",
+        "path": "caf\\xe9",
+    }
+
+
+def test_console_main_runs_valid_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.console_main(_parser, ["ok"]) == cli.EXIT_OK
+    assert json.loads(capsys.readouterr().out) == {"ok": True}

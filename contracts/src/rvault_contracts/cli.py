@@ -9,7 +9,9 @@ tool-specific context keys.
 
 from __future__ import annotations
 
+import signal
 import sys
+from collections.abc import Callable
 from typing import Any, NoReturn, TextIO
 
 from rvault_contracts.canonical import artifact_bytes
@@ -91,3 +93,42 @@ def run(parser: Any, argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - the contract is one JSON object, always
         emit(failure_document("internal_error", f"{type(exc).__name__}: {exc}"))
         return EXIT_INTERNAL
+
+
+def printable(text: str) -> str:
+    """``text`` with undecodable bytes (surrogate escapes) spelled as ``\\xNN``."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _unwind(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def console_main(build_parser: Callable[[], Any], argv: list[str] | None = None) -> int:
+    """The entry point every owner console script delegates to.
+
+    As a console script (``argv`` None), SIGTERM and SIGHUP unwind like
+    Ctrl-C, so writers roll back, workers are killed and stdout still carries
+    the ``interrupted`` document. Arguments that are not valid UTF-8 (they
+    reach Python as surrogate escapes) are refused before anything runs: no
+    JSON document could carry them, and failing only at the final emit would
+    come after a finished write.
+    """
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if argv is None:
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, _unwind)
+    for argument in arguments:
+        if printable(argument) != argument:
+            emit(
+                failure_document(
+                    "argument_not_utf8",
+                    "a command-line argument (path or label) is not valid UTF-8",
+                    printable(argument),
+                )
+            )
+            return EXIT_REFUSED
+    return run(build_parser(), arguments)

@@ -322,5 +322,5 @@ def test_non_utf8_vault_root_is_refused(
         "--enable-file-urls",
     )
     assert result.returncode == 2, result.stdout
-    assert result.json["error"]["code"] == "path_not_utf8"
+    assert result.json["error"]["code"] == "argument_not_utf8"
     assert snapshot_tree(vault) == before

@@ -374,7 +374,7 @@ def test_non_utf8_paths_are_refused_before_opencv_sees_them(
     for video, outdir in ((vault.video, new_outdir), (odd, vault.outdir)):
         result = cli(SCRIPT, "extract", video, outdir, "X", "--vault-root", vault.root)
         assert result.returncode == 2, result.stderr[-500:]
-        assert result.json["error"]["code"] == "path_not_utf8"
+        assert result.json["error"]["code"] == "argument_not_utf8"
     assert snapshot_tree(vault.root) == before
 
 

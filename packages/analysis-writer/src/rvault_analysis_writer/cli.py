@@ -27,4 +27,4 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return contract_cli.run(build_parser(), argv)
+    return contract_cli.console_main(build_parser, argv)

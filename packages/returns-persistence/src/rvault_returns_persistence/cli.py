@@ -7,7 +7,6 @@ one JSON document, progress goes to stderr (see ``rvault_contracts.cli``).
 from __future__ import annotations
 
 import argparse
-import sys
 
 from rvault_contracts import cli as contract_cli
 
@@ -34,24 +33,5 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _printable(text: str) -> str:
-    """``text`` with undecodable bytes (surrogate escapes) spelled as ``\\xNN``."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-
-
 def main(argv: list[str] | None = None) -> int:
-    arguments = sys.argv[1:] if argv is None else argv
-    try:
-        return contract_cli.run(build_parser(), arguments)
-    except UnicodeEncodeError:
-        # A non-UTF-8 argument (or file name) reached the JSON document, which
-        # cannot carry it: refuse with one document instead of a traceback.
-        bad = [arg for arg in arguments if _printable(arg) != arg]
-        contract_cli.emit(
-            contract_cli.failure_document(
-                "argument_not_utf8",
-                "a command-line argument or file name is not valid UTF-8",
-                _printable(bad[0]) if bad else None,
-            )
-        )
-        return contract_cli.EXIT_REFUSED
+    return contract_cli.console_main(build_parser, argv)
