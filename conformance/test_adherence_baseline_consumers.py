@@ -1,9 +1,13 @@
-"""adherence-baseline: tracking-db -> returns-persistence.
+"""adherence-baseline: tracking-db -> returns-persistence, analysis-writer.
 
 The baseline frozen into real claims by `rvault-db queue ... claim` is read
-as returns-persistence reads it: schema v2 by `$ref`, the public
+as its consumers read it: schema v2 by `$ref`, the public
 `rvault_tracking_db.api.baseline_issues` arithmetic check, and one
 identical snapshot per batch whose exclusion is the exact sorted batch.
+
+analysis-writer has no reader yet (its command arrives with a later issue);
+it is declared a consumer of the same contract and will read it through this
+same schema and public api, so one module proves both edges.
 """
 
 from __future__ import annotations
@@ -14,7 +18,10 @@ from _queue_producer import build_vault, claim, stored_claims
 from rvault_contracts.schemas import schema_issues
 from rvault_tracking_db import api
 
-COVERS = [("adherence-baseline", "tracking-db", "returns-persistence")]
+COVERS = [
+    ("adherence-baseline", "tracking-db", "returns-persistence"),
+    ("adherence-baseline", "tracking-db", "analysis-writer"),
+]
 
 
 def test_available_baseline_is_one_snapshot_of_the_exact_cohort(tmp_path: Path) -> None:

@@ -1,9 +1,13 @@
-"""queue-claim: tracking-db -> analysis-writer.
+"""queue-claim: tracking-db -> returns-persistence, analysis-writer.
 
 Real claims written by `rvault-db queue ... claim` (fresh, recovered and
-reclaimed) are read the way analysis-writer reads them: validated against the
+reclaimed) are read the way its consumers read them: validated against the
 registered schema of their own version, and deep-checked with the public
 `rvault_tracking_db.api.claim_issues` reader.
+
+analysis-writer has no reader yet (its command arrives with a later issue);
+it is declared a consumer of the same contract and will read it through this
+same schema and public api, so one module proves both edges.
 """
 
 from __future__ import annotations
@@ -14,7 +18,10 @@ from _queue_producer import build_vault, claim, recover, stored_claims
 from rvault_contracts.schemas import schema_issues
 from rvault_tracking_db import api
 
-COVERS = [("queue-claim", "tracking-db", "analysis-writer")]
+COVERS = [
+    ("queue-claim", "tracking-db", "returns-persistence"),
+    ("queue-claim", "tracking-db", "analysis-writer"),
+]
 
 
 def test_fresh_claims_are_v5_and_authorize_only_return_v5(tmp_path: Path) -> None:

@@ -1,10 +1,14 @@
-"""tracking-database and its records: tracking-db -> returns-persistence.
+"""tracking-database and its records: tracking-db -> returns-persistence, analysis-writer.
 
 A real database built with ``rvault-db mutate`` (initialize_database,
 set_config and every record writer) and one produced by ``rvault-db migrate``
-are read the way returns-persistence will read them: through the owner read report,
+are read the way its consumers read them: through the owner read report,
 validated against the registered database schema and each record against
 the registered schema of its own version.
+
+analysis-writer has no reader yet (its command arrives with a later issue);
+it is declared a consumer of the same contract and will read it through this
+same schema and public api, so one module proves both edges.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from pathlib import Path
 from _tracking_db_producer import RECORD_SCHEMAS, build_initialized, build_migrated, read_back
 from rvault_contracts.schemas import schema_issues
 
-CONSUMER = "returns-persistence"
+CONSUMERS = {"returns-persistence", "analysis-writer"}
 COVERS = [
     ("tracking-database", "tracking-db", "returns-persistence"),
     ("db-config", "tracking-db", "returns-persistence"),
@@ -26,6 +30,16 @@ COVERS = [
     ("db-confirmed-intent", "tracking-db", "returns-persistence"),
     ("db-improvement-goal", "tracking-db", "returns-persistence"),
     ("db-source-rejection", "tracking-db", "returns-persistence"),
+    ("tracking-database", "tracking-db", "analysis-writer"),
+    ("db-config", "tracking-db", "analysis-writer"),
+    ("db-talk", "tracking-db", "analysis-writer"),
+    ("db-pptx-catalog", "tracking-db", "analysis-writer"),
+    ("db-qr-code", "tracking-db", "analysis-writer"),
+    ("db-resource", "tracking-db", "analysis-writer"),
+    ("db-thumbnail", "tracking-db", "analysis-writer"),
+    ("db-confirmed-intent", "tracking-db", "analysis-writer"),
+    ("db-improvement-goal", "tracking-db", "analysis-writer"),
+    ("db-source-rejection", "tracking-db", "analysis-writer"),
 ]
 
 
@@ -69,4 +83,4 @@ def test_migrated_database_validates(tmp_path: Path) -> None:
 
 
 def test_every_declared_edge_names_this_consumer() -> None:
-    assert {edge[2] for edge in COVERS} == {CONSUMER}
+    assert {edge[2] for edge in COVERS} == CONSUMERS
