@@ -14,6 +14,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from rvault_contracts.strict_json import type_name as json_type  # noqa: F401 - re-exported
+
 Severity = Literal["fatal", "warning"]
 
 
@@ -75,21 +77,3 @@ def child(path: str, key: str | int) -> str:
 def is_int(value: Any) -> bool:
     """Exact integer: booleans and integral floats are not integers here."""
     return type(value) is int
-
-
-def json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if type(value) is int:
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
