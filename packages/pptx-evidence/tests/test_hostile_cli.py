@@ -3,19 +3,17 @@ codes that name the deck, refusals before the worker, nothing changed on disk.""
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
 import shutil
 import signal
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rvault_testkit.plugin import console_script
+from rvault_testkit.plugin import console_script, wait_until_open
 
 
 @pytest.mark.parametrize(
@@ -73,18 +71,6 @@ def test_non_utf8_arguments_are_refused_before_anything_runs(
         assert snapshot_tree(tmp_path) == before
 
 
-def _wait_for_open(pid: int, path: Path, deadline: float = 60.0) -> None:
-    """Until process ``pid`` holds ``path`` open (so its signal handlers are installed)."""
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
-        for fd in Path(f"/proc/{pid}/fd").iterdir():
-            with contextlib.suppress(OSError):
-                if fd.readlink() == path.resolve():
-                    return
-        time.sleep(0.02)
-    raise AssertionError(f"{path} was never opened")
-
-
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_sigterm_unwinds_like_ctrl_c(
     rich_deck: Path, tmp_path: Path, snapshot_tree: Any, signum: int
@@ -101,7 +87,7 @@ def test_sigterm_unwinds_like_ctrl_c(
             stderr=subprocess.PIPE,
         )
         try:
-            _wait_for_open(process.pid, lock)
+            wait_until_open(process.pid, lock)
             process.send_signal(signum)
             stdout, stderr = process.communicate(timeout=60)
         finally:

@@ -3,7 +3,6 @@ keeps its stable code and leaves every byte and inode as it was."""
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import math
@@ -12,14 +11,13 @@ import re
 import shutil
 import signal
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rvault_testkit.plugin import console_script
+from rvault_testkit.plugin import console_script, wait_until_open
 from rvault_transcript.api import OwnerContext, read_evidence
 from rvault_transcript.receipts import build_quality_receipt, receipt_bytes
 from rvault_transcript.text import _TRACEBACK_PATTERNS, looks_like_traceback
@@ -248,18 +246,6 @@ def test_existing_transcript_refusals_name_the_transcript(
     assert snapshot_tree(vault) == before
 
 
-def _wait_for_open(pid: int, path: Path, deadline: float = 60.0) -> None:
-    """Until process ``pid`` holds ``path`` open (so its signal handlers are installed)."""
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
-        for fd in Path(f"/proc/{pid}/fd").iterdir():
-            with contextlib.suppress(OSError):
-                if fd.readlink() == path.resolve():
-                    return
-        time.sleep(0.02)
-    raise AssertionError(f"{path} was never opened")
-
-
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_sigterm_unwinds_like_ctrl_c(
     vault: Path, cli: Callable, snapshot_tree: Callable, signum: int
@@ -277,7 +263,7 @@ def test_sigterm_unwinds_like_ctrl_c(
             stderr=subprocess.PIPE,
         )
         try:
-            _wait_for_open(process.pid, lock)
+            wait_until_open(process.pid, lock)
             process.send_signal(signum)
             out, err = process.communicate(timeout=60)
         finally:

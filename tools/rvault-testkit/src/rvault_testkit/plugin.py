@@ -117,3 +117,23 @@ def snapshot_file() -> Callable[[str | os.PathLike[str]], FileState]:
 @pytest.fixture
 def snapshot_tree() -> Callable[[str | os.PathLike[str]], dict[str, FileState | str]]:
     return tree_state
+
+
+def wait_until_open(pid: int, path: str | os.PathLike[str], deadline: float = 60.0) -> None:
+    """Block until process ``pid`` holds ``path`` open.
+
+    Signal tests use it to know the child got far enough (its handlers are
+    installed, it is waiting on a lock) before they send the signal.
+    """
+    import contextlib
+    import time
+
+    target = Path(path).resolve()
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):
+                if fd.readlink() == target:
+                    return
+        time.sleep(0.02)
+    raise AssertionError(f"{path} was never opened by process {pid}")
