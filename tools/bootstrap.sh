@@ -14,6 +14,10 @@ log() { printf 'bootstrap: %s\n' "$*" >&2; }
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   missing=()
+  # Debian's own python3 ships venv/ensurepip separately.
+  if ! "$PYTHON" -c "import ensurepip, venv" >/dev/null 2>&1; then
+    APT_PACKAGES+=(python3-venv)
+  fi
   for pkg in "${APT_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
   done
@@ -28,6 +32,10 @@ else
   done
 fi
 
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+  log "error: $PYTHON is $("$PYTHON" --version 2>&1); rhetoric-vault needs Python 3.11 or newer"
+  exit 2
+fi
 if [ ! -x "$VENV/bin/python" ]; then
   log "creating $VENV"
   "$PYTHON" -m venv "$VENV"
