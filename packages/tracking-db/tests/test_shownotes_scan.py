@@ -109,7 +109,9 @@ def test_every_disposition_and_an_exact_apply(tmp_path: Path, snapshot_file) -> 
     assert schema_issues("shownotes-scan-report", 3, report) == []
     assert snapshot_file(db) == before
     assert report["mode"] == "dry-run" and report["database_written"] is False
-    assert report["input_sha256"] == report["output_sha256"] == before_sha(before)
+    assert report["input_sha256"] == before_sha(before)
+    # with mutations planned, the dry-run names the digest apply will install
+    assert report["output_sha256"] != report["input_sha256"]
     entries = _entries(report)
     assert report["scanned_file_count"] == 12 == len(report["entries"])
     fill = entries["2024-01-01-fill.md"]
@@ -166,7 +168,7 @@ def test_every_disposition_and_an_exact_apply(tmp_path: Path, snapshot_file) -> 
     applied = result.json
     assert schema_issues("shownotes-scan-report", 3, applied) == []
     assert applied["database_written"] is True and applied["durability_state"] == "durable"
-    assert applied["output_sha256"] == qb.sha(db.read_bytes())
+    assert applied["output_sha256"] == qb.sha(db.read_bytes()) == report["output_sha256"]
     assert {e["filename"] for e in applied["entries"] if e["applied"]} == {
         "2024-01-01-fill.md",
         "2024-06-01-new.md",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from rvault_contracts.canonical import sha256_bytes
 from rvault_contracts.cli import emit
 from rvault_contracts.writer import WriteReport
 
@@ -44,15 +45,20 @@ def run_scan(args: argparse.Namespace) -> int:
         warnings: list[str] = []
         scanned = 0
         write: WriteReport | None = None
+        planned: bytes | None = None
         if source.operation == "scan":
             assert source.talks_directory is not None
             plan = plan_scan(
                 result.database, source.talks_directory, talk_schema_version=CURRENT_TALK_VERSION
             )
             entries, warnings, scanned = plan.entries, plan.warnings, plan.scanned_file_count
-            candidate = apply_plan(result.database, plan) if args.apply else None
-            if candidate is not None:
+            candidate = apply_plan(result.database, plan)
+            if candidate is not None and args.apply:
                 write = store.commit(result, candidate, lock)
+            elif candidate is not None and store.root_version(result) == 1:
+                # the dry-run reports the digest apply would install, like mutate
+                # (a legacy root has no installable candidate: apply refuses it)
+                planned = store.candidate_bytes(result, candidate)
     counts = {name: 0 for name in DISPOSITIONS}
     for entry in entries:
         counts[entry["disposition"]] += 1
@@ -67,7 +73,7 @@ def run_scan(args: argparse.Namespace) -> int:
         "apply_requested": bool(args.apply),
         "database_written": written["database_written"],
         "input_sha256": result.sha256,
-        "output_sha256": written["output_sha256"],
+        "output_sha256": sha256_bytes(planned) if planned is not None else written["output_sha256"],
         "durability_state": written["durability_state"] if args.apply else "dry_run",
         "warnings": warnings + written["warnings"],
         "mutation_count": counts["add"] + counts["update"],
