@@ -191,28 +191,36 @@ def _check_vtt_artifact(transcript_path: Path, provenance: Mapping[str, Any]) ->
         raise ReceiptError("artifact_hash_mismatch", f"{relative} changed since the receipt")
 
 
+def _check_video_owner(provenance: dict[str, Any], owner: OwnerContext) -> None:
+    if owner.video_id is None:
+        raise ReceiptError("owner_context_missing", "the owning YouTube id was not supplied")
+    if provenance["video_id"] != owner.video_id:
+        raise ReceiptError(
+            "owner_mismatch",
+            "the receipt belongs to another YouTube video",
+            "$.provenance.video_id",
+        )
+
+
+def _check_media_owner(provenance: dict[str, Any], owner: OwnerContext) -> None:
+    if owner.media_sha256 is None:
+        raise ReceiptError("owner_context_missing", "the owning media digest was not supplied")
+    if provenance["media_sha256"] != owner.media_sha256:
+        raise ReceiptError(
+            "media_mismatch",
+            "the receipt belongs to other media bytes",
+            "$.provenance.media_sha256",
+        )
+
+
 def check_timing_owner(receipt: TimingReceipt, transcript_path: Path, owner: OwnerContext) -> None:
     """Bind a structurally valid timing receipt to its owner; raise ReceiptError otherwise."""
     provenance = receipt.provenance
     kind = provenance["kind"]
     if kind in ("youtube_captions", "youtube_whisper"):
-        if owner.video_id is None:
-            raise ReceiptError("owner_context_missing", "the owning YouTube id was not supplied")
-        if provenance["video_id"] != owner.video_id:
-            raise ReceiptError(
-                "owner_mismatch",
-                "the receipt belongs to another YouTube video",
-                "$.provenance.video_id",
-            )
+        _check_video_owner(provenance, owner)
     elif kind == "local_media_whisper":
-        if owner.media_sha256 is None:
-            raise ReceiptError("owner_context_missing", "the owning media digest was not supplied")
-        if provenance["media_sha256"] != owner.media_sha256:
-            raise ReceiptError(
-                "media_mismatch",
-                "the receipt belongs to other media bytes",
-                "$.provenance.media_sha256",
-            )
+        _check_media_owner(provenance, owner)
     else:
         _check_vtt_artifact(transcript_path, provenance)
     if "duration_seconds" in provenance and _duration_drift(
@@ -227,23 +235,9 @@ def check_quality_owner(receipt: QualityReceipt, owner: OwnerContext) -> None:
     provenance = receipt.provenance
     kind = provenance["kind"]
     if kind == "youtube_duration":
-        if owner.video_id is None:
-            raise ReceiptError("owner_context_missing", "the owning YouTube id was not supplied")
-        if provenance["video_id"] != owner.video_id:
-            raise ReceiptError(
-                "owner_mismatch",
-                "the receipt belongs to another YouTube video",
-                "$.provenance.video_id",
-            )
+        _check_video_owner(provenance, owner)
     elif kind == "local_media_duration":
-        if owner.media_sha256 is None:
-            raise ReceiptError("owner_context_missing", "the owning media digest was not supplied")
-        if provenance["media_sha256"] != owner.media_sha256:
-            raise ReceiptError(
-                "media_mismatch",
-                "the receipt belongs to other media bytes",
-                "$.provenance.media_sha256",
-            )
+        _check_media_owner(provenance, owner)
     recorded = receipt.duration_seconds
     if recorded is not None and _duration_drift(recorded, owner.duration_seconds):
         raise ReceiptError(

@@ -397,30 +397,49 @@ def _caption_enrichment(
 # --------------------------------------------------------------------------- fresh
 
 
-def _commit_fresh(
+def _fresh_outcome(
     args: argparse.Namespace,
     paths: BundlePaths,
     initial: Snapshot,
     data: bytes,
+    *,
+    method: str,
+    language: str | None,
+    timing_provenance: dict[str, Any] | None,
+    segments: list[Segment] | None,
     quality_provenance: dict[str, Any],
-    timing: tuple[bytes | None, dict[str, Any]],
-) -> tuple[BundleReport, int, int, dict[str, Any]]:
+    source: dict[str, Any],
+    notes: list[str],
+) -> Outcome:
+    """Judge freshly acquired text, write its bundle, and describe the result.
+
+    Every fresh acquisition (captions, YouTube Whisper, local Whisper) ends
+    the same way; only the method, language and provenances differ.
+    """
+    timing_bytes, timing_status = _build_timing(data, method, timing_provenance, segments)
     duration = quality_provenance.get("duration_seconds")
     min_words = policy.effective_min_words(args.min_words, duration)
     word_count = _judge(data, min_words, "transcript_quality_failed", paths.transcript)
     quality = build_quality_receipt(data, min_words, quality_provenance)
-    timing_bytes, _ = timing
     changes: dict[Path, bytes | None] = {
         paths.transcript: data,
         paths.quality: receipt_bytes(quality),
         paths.timing: timing_bytes,
     }
     report = write_bundle(paths, changes, transcript_read_as=initial, fault=bundle_fault)
-    return (
-        report,
+    return Outcome(
+        method,
+        language,
         word_count,
         min_words,
+        duration,
+        source,
+        timing_status,
         _status(True, "quality_current", "quality receipt v1 written"),
+        timing_bytes is not None,
+        True,
+        report,
+        notes,
     )
 
 
@@ -447,23 +466,18 @@ def _fresh_local(args: argparse.Namespace, paths: BundlePaths, initial: Snapshot
         "media_sha256": local.sha256,
         "duration_seconds": local.duration,
     }
-    timing = _build_timing(data, "whisper", provenance, segments)
-    report, words, min_words, quality_status = _commit_fresh(
-        args, paths, initial, data, quality_provenance, timing
-    )
-    return Outcome(
-        "whisper",
-        result.language,
-        words,
-        min_words,
-        quality_provenance.get("duration_seconds"),
-        local.source,
-        timing[1],
-        quality_status,
-        timing[0] is not None,
-        True,
-        report,
-        notes,
+    return _fresh_outcome(
+        args,
+        paths,
+        initial,
+        data,
+        method="whisper",
+        language=result.language,
+        timing_provenance=provenance,
+        segments=segments,
+        quality_provenance=quality_provenance,
+        source=local.source,
+        notes=notes,
     )
 
 
@@ -497,23 +511,18 @@ def _fresh_youtube(args: argparse.Namespace, paths: BundlePaths, initial: Snapsh
             if probed is None
             else {"kind": "youtube_captions", "video_id": video_id, "duration_seconds": probed}
         )
-        timing = _build_timing(data, "captions", provenance, track.segments)
-        report, words, min_words, quality_status = _commit_fresh(
-            args, paths, initial, data, quality_provenance, timing
-        )
-        return Outcome(
-            "captions",
-            track.language,
-            words,
-            min_words,
-            quality_provenance.get("duration_seconds"),
-            source,
-            timing[1],
-            quality_status,
-            timing[0] is not None,
-            True,
-            report,
-            notes,
+        return _fresh_outcome(
+            args,
+            paths,
+            initial,
+            data,
+            method="captions",
+            language=track.language,
+            timing_provenance=provenance,
+            segments=track.segments,
+            quality_provenance=quality_provenance,
+            source=source,
+            notes=notes,
         )
     progress(f"fetch: captions unavailable ({caption_problem}); falling back to local Whisper")
     notes.append(f"captions unavailable: {caption_problem}")
@@ -553,21 +562,16 @@ def _youtube_whisper(
         if probed is None
         else {"kind": "youtube_whisper", "video_id": args.id, "duration_seconds": probed}
     )
-    timing = _build_timing(data, "whisper", provenance, segments)
-    report, words, min_words, quality_status = _commit_fresh(
-        args, paths, initial, data, quality_provenance, timing
-    )
-    return Outcome(
-        "whisper",
-        result.language,
-        words,
-        min_words,
-        quality_provenance.get("duration_seconds"),
-        source,
-        timing[1],
-        quality_status,
-        timing[0] is not None,
-        True,
-        report,
-        notes,
+    return _fresh_outcome(
+        args,
+        paths,
+        initial,
+        data,
+        method="whisper",
+        language=result.language,
+        timing_provenance=provenance,
+        segments=segments,
+        quality_provenance=quality_provenance,
+        source=source,
+        notes=notes,
     )
