@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from _support import pending_talk, write_current_database
 from rvault_testkit.plugin import run_cli
 
 FP = "f" * 64
@@ -44,31 +45,8 @@ def build_vault(root: Path, *, mixed: bool = False) -> Path:
     if mixed:
         talks.append(_processed("2023-09-01-other.md", 5, "e" * 64, "undetected"))
     for name in ("2024-01-01-a.md", "2024-02-01-b.md"):
-        (vault / "transcripts" / f"{name}.txt").write_text(
-            "a real transcript line\n", encoding="utf-8"
-        )
-        talks.append(
-            {
-                "schema_version": 5,
-                "filename": name,
-                "status": "pending",
-                "transcript_path": f"transcripts/{name}.txt",
-            }
-        )
-    database = {
-        "schema_version": 1,
-        "config": {"schema_version": 2, "pptx_directory_exclusions": []},
-        "talks": talks,
-        "pptx_catalog": [],
-        "qr_codes": [],
-        "resources": [],
-        "thumbnails": [],
-        "confirmed_intents": [],
-        "improvement_goals": [],
-    }
-    path = vault / "tracking-database.json"
-    path.write_text(json.dumps(database, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    return path
+        talks.append(pending_talk(vault, name, "a real transcript line\n"))
+    return write_current_database(vault, talks)
 
 
 def claim(db: Path, now: str, batch: str = "b1") -> dict[str, Any]:

@@ -9,10 +9,10 @@ the validator asks for, and a consistent score.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from _support import pending_talk, write_current_database
 from rvault_returns_persistence.catalog import load_catalog
 from rvault_testkit.plugin import run_cli
 
@@ -26,30 +26,8 @@ def claimed_vault(root: Path) -> tuple[Path, list[str]]:
     names = ["2024-01-01-a.md", "2024-02-01-b.md"]
     for name in names:
         lines = [f"{QUOTE} number {n}" for n in range(1, 31)]
-        (vault / "transcripts" / f"{name}.txt").write_text(
-            "\n".join(lines) + "\n", encoding="utf-8"
-        )
-        talks.append(
-            {
-                "schema_version": 5,
-                "filename": name,
-                "status": "pending",
-                "transcript_path": f"transcripts/{name}.txt",
-            }
-        )
-    database = {
-        "schema_version": 1,
-        "config": {"schema_version": 2, "pptx_directory_exclusions": []},
-        "talks": talks,
-        "pptx_catalog": [],
-        "qr_codes": [],
-        "resources": [],
-        "thumbnails": [],
-        "confirmed_intents": [],
-        "improvement_goals": [],
-    }
-    db = vault / "tracking-database.json"
-    db.write_text(json.dumps(database, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        talks.append(pending_talk(vault, name, "\n".join(lines) + "\n"))
+    db = write_current_database(vault, talks)
     claimed = run_cli(
         "rvault-db",
         "queue",

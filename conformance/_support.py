@@ -44,3 +44,33 @@ def case_files() -> list[Path]:
 
 def load_cases(path: Path) -> list[dict[str, Any]]:
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def pending_talk(vault: Path, filename: str, transcript: str) -> dict[str, Any]:
+    """A current pending talk whose transcript file exists under ``vault``."""
+    (vault / "transcripts").mkdir(parents=True, exist_ok=True)
+    (vault / "transcripts" / f"{filename}.txt").write_text(transcript, encoding="utf-8")
+    return {
+        "schema_version": 5,
+        "filename": filename,
+        "status": "pending",
+        "transcript_path": f"transcripts/{filename}.txt",
+    }
+
+
+def write_current_database(vault: Path, talks: list[dict[str, Any]]) -> Path:
+    """Write a schema-1 database (config v2, every owned array present) with ``talks``."""
+    database = {
+        "schema_version": 1,
+        "config": {"schema_version": 2, "pptx_directory_exclusions": []},
+        "talks": talks,
+        "pptx_catalog": [],
+        "qr_codes": [],
+        "resources": [],
+        "thumbnails": [],
+        "confirmed_intents": [],
+        "improvement_goals": [],
+    }
+    path = vault / "tracking-database.json"
+    path.write_text(json.dumps(database, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return path
