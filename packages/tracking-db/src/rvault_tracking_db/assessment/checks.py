@@ -175,3 +175,19 @@ def check_string_list(
             )
     if unique and len({v for v in value if isinstance(v, str)}) != len(value):
         issues.fatal(INVALID_VALUE, kpath, f"{key} items must be unique")
+
+
+def record_version(
+    record: Any,
+    path: str,
+    supported: Iterable[int],
+    issues: Issues,
+    *,
+    missing: int | None,
+    what: str,
+) -> int | None:
+    """An independently versioned record's schema version, or ``None`` after
+    recording why it cannot be assessed (not an object, or no usable version)."""
+    if not require_object(record, path, issues, what):
+        return None
+    return version_of(record, path, supported, issues, missing=missing, what=what)

@@ -103,9 +103,7 @@ def is_vault_relative(path: str) -> bool:
 
 
 def assess_pptx(record: Any, path: str, issues: Issues, *, missing_version: int | None) -> None:
-    if not checks.require_object(record, path, issues, "pptx_catalog record"):
-        return
-    version = checks.version_of(
+    version = checks.record_version(
         record, path, PPTX_VERSIONS, issues, missing=missing_version, what="pptx_catalog record"
     )
     if version is None:

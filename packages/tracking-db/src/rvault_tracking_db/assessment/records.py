@@ -34,9 +34,7 @@ _QR_V1_FIELDS = (
 
 
 def assess_qr(record: Any, path: str, issues: Issues, *, missing_version: int | None) -> None:
-    if not checks.require_object(record, path, issues, "qr_codes record"):
-        return
-    version = checks.version_of(
+    version = checks.record_version(
         record, path, QR_VERSIONS, issues, missing=missing_version, what="qr_codes record"
     )
     if version is None:
@@ -116,10 +114,8 @@ def _assess_qr_artifacts(record: dict[str, Any], path: str, issues: Issues) -> N
 
 
 def assess_resource(record: Any, path: str, issues: Issues, *, missing_version: int | None) -> None:
-    if not checks.require_object(record, path, issues, "resources record"):
-        return
     if (
-        checks.version_of(
+        checks.record_version(
             record, path, (1,), issues, missing=missing_version, what="resources record"
         )
         is None
@@ -178,10 +174,8 @@ _THUMBNAIL_OPTIONAL = (
 def assess_thumbnail(
     record: Any, path: str, issues: Issues, *, missing_version: int | None
 ) -> None:
-    if not checks.require_object(record, path, issues, "thumbnails record"):
-        return
     if (
-        checks.version_of(
+        checks.record_version(
             record, path, (1,), issues, missing=missing_version, what="thumbnails record"
         )
         is None
@@ -223,10 +217,8 @@ def assess_thumbnail(
 def assess_confirmed_intent(
     record: Any, path: str, issues: Issues, *, missing_version: int | None
 ) -> None:
-    if not checks.require_object(record, path, issues, "confirmed_intents record"):
-        return
     if (
-        checks.version_of(
+        checks.record_version(
             record, path, (1,), issues, missing=missing_version, what="confirmed_intents record"
         )
         is None
@@ -276,9 +268,7 @@ _GOAL_FIELDS = (
 
 
 def assess_goal(record: Any, path: str, issues: Issues, *, missing_version: int | None) -> None:
-    if not checks.require_object(record, path, issues, "improvement_goals record"):
-        return
-    version = checks.version_of(
+    version = checks.record_version(
         record, path, (1, 2), issues, missing=missing_version, what="improvement_goals record"
     )
     if version is None:
@@ -394,10 +384,8 @@ SOURCE_REJECTION_REASONS = ("non_delivery_clip", "wrong_delivery", "unrelated_re
 def assess_source_rejection(
     record: Any, path: str, issues: Issues, *, missing_version: int | None
 ) -> None:
-    if not checks.require_object(record, path, issues, "source_rejections record"):
-        return
     if (
-        checks.version_of(
+        checks.record_version(
             record, path, (1,), issues, missing=missing_version, what="source_rejections record"
         )
         is None
