@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from rvault_contracts.canonical import sha256_bytes
+from rvault_contracts.schemas import schema_issues
 from rvault_contracts.strict_json import StrictJSONError, loads_strict_any
 from rvault_contracts.writer import WriterError, read_snapshot
 
@@ -32,7 +33,6 @@ from rvault_transcript.receipts import (
     validate_quality,
     validate_timing,
 )
-from rvault_transcript.schema_check import schema_issues
 
 __all__ = [
     "EvidenceReport",

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from rvault_contracts.canonical import artifact_bytes, is_sha256_hex, sha256_bytes
+from rvault_contracts.schemas import schema_issues
 
 from rvault_transcript import policy
-from rvault_transcript.schema_check import schema_issues
 from rvault_transcript.text import TextRefusal, collapse_whitespace, decode_utf8, judge_text
 
 TIMING_SCHEMA_VERSION = 2
