@@ -23,11 +23,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rvault_contracts.canonical import payload_sha256
 from rvault_contracts.schemas import schema_issues
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
-from rvault_pptx_evidence.versions import ARTIFACT_ID, SCHEMA_VERSION
+from rvault_pptx_evidence.audit import native_deck_audit
+from rvault_pptx_evidence.versions import (
+    ARTIFACT_ID,
+    SCHEMA_VERSION,
+)
 
 CURRENT = "current"
 TIMING_UNKNOWN = "timing_unknown"
@@ -60,23 +63,6 @@ class ExtractionReading:
             "usable_for_current_analysis": self.usable_for_current_analysis,
             "issues": list(self.issues),
         }
-
-
-def _expected_native_deck_audit(document: dict[str, Any]) -> dict[str, Any]:
-    receipt = {key: value for key, value in document.items() if key != "native_deck_audit"}
-    required = [s for s in document["per_slide_visual"] if s["render_required"]]
-    return {
-        "extraction_schema_version": document["schema_version"],
-        "extraction_pipeline_version": document["pipeline_version"],
-        "source_pptx_sha256": document["input_fingerprint"]["digest"],
-        "source_pptx_size_bytes": document["input_fingerprint"]["size_bytes"],
-        "slide_count": document["slide_count"],
-        "render_required_slide_numbers": [s["slide_number"] for s in required],
-        "render_required_reasons": {
-            str(s["slide_number"]): s["render_required_reasons"] for s in required
-        },
-        "extraction_receipt_sha256": payload_sha256(receipt),
-    }
 
 
 def _ocr_receipt_issues(slide: dict[str, Any], where: str) -> list[str]:
@@ -165,7 +151,8 @@ def binding_issues(document: dict[str, Any]) -> list[str]:
             if status == "available" and record is not None:
                 issues.append(f"{where}: recovered asset {part_name} is reported as available")
         issues.extend(_ocr_receipt_issues(slide, where))
-    expected = _expected_native_deck_audit(document)
+    expected = native_deck_audit(document)
+    del expected["schema_version"]  # the schema pins it
     audit = document["native_deck_audit"]
     for key, value in expected.items():
         if audit.get(key) != value:

@@ -15,11 +15,11 @@ from typing import Any
 
 from lxml import etree
 from pptx.exc import PackageNotFoundError
-from rvault_contracts.canonical import payload_sha256
 from rvault_contracts.cli import Refusal
 
 from rvault_pptx_evidence import refusals
 from rvault_pptx_evidence.archive import OpenedArchive, open_archive
+from rvault_pptx_evidence.audit import native_deck_audit
 from rvault_pptx_evidence.background import AssetIndex, resolve_background
 from rvault_pptx_evidence.geometry import PlaceholderGeometry, placeholder_of
 from rvault_pptx_evidence.limits import DEFAULT_LIMITS, Limits
@@ -31,7 +31,6 @@ from rvault_pptx_evidence.source import SourceDeck, read_source
 from rvault_pptx_evidence.theme import Theme, load_theme
 from rvault_pptx_evidence.timing import native_timing_summary, slide_native_timing
 from rvault_pptx_evidence.versions import (
-    NATIVE_DECK_AUDIT_SCHEMA_VERSION,
     PIPELINE_VERSION,
     SCHEMA_VERSION,
 )
@@ -296,30 +295,6 @@ class DeckExtractor:
         }
         document["native_deck_audit"] = native_deck_audit(document)
         return document
-
-
-def native_deck_audit(document: dict[str, Any]) -> dict[str, Any]:
-    """The audit record bound to the exact deck and to this extraction's payload.
-
-    ``extraction_receipt_sha256`` is the canonical payload SHA-256 of the
-    document without its ``native_deck_audit`` key. No rendered-page
-    inspection is bound by this pipeline (no ``--rendered-pdf`` yet).
-    """
-    receipt = {key: value for key, value in document.items() if key != "native_deck_audit"}
-    required = [s for s in document["per_slide_visual"] if s["render_required"]]
-    return {
-        "schema_version": NATIVE_DECK_AUDIT_SCHEMA_VERSION,
-        "extraction_schema_version": document["schema_version"],
-        "extraction_pipeline_version": document["pipeline_version"],
-        "source_pptx_sha256": document["input_fingerprint"]["digest"],
-        "source_pptx_size_bytes": document["input_fingerprint"]["size_bytes"],
-        "slide_count": document["slide_count"],
-        "render_required_slide_numbers": [s["slide_number"] for s in required],
-        "render_required_reasons": {
-            str(s["slide_number"]): s["render_required_reasons"] for s in required
-        },
-        "extraction_receipt_sha256": payload_sha256(receipt),
-    }
 
 
 def extract_source(
