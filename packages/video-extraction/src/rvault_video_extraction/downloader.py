@@ -28,7 +28,13 @@ from typing import Any
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
 from rvault_video_extraction.errors import VideoExtractionError
-from rvault_video_extraction.vault_paths import locate_in_vault, require_utf8, resolve_vault_root
+from rvault_video_extraction.vault_paths import (
+    locate_in_vault,
+    make_directories,
+    remove_created,
+    require_utf8,
+    resolve_vault_root,
+)
 
 FORMAT = (
     "bestvideo[height<=720][ext=mp4]+bestaudio[ext=m4a]"
@@ -172,7 +178,7 @@ def download_video(
                 "not_regular_file", "the target exists and is not a regular file", str(target)
             )
         return DownloadResult(youtube_id, "already_present", str(target), info.st_size)
-    created = _make_parents(target.parent)
+    created = make_directories(target.parent, "target_dir_unwritable", "the download directory")
     done = False
     try:
         locate_in_vault(target.parent, storage, storage, must_exist=True)
@@ -180,39 +186,8 @@ def download_video(
         done = True
     finally:
         if not done:
-            _remove_created(created)
+            remove_created(created)
     return result
-
-
-def _make_parents(directory: Path) -> list[Path]:
-    """Create ``directory`` and missing parents; return those created, deepest first.
-
-    A failed download removes exactly these again (when still empty), so a
-    refusal leaves no new directory in the vault.
-    """
-    missing: list[Path] = []
-    current = directory
-    while not os.path.lexists(current):
-        missing.append(current)
-        current = current.parent
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        _remove_created(missing)
-        raise VideoExtractionError(
-            "target_dir_unwritable",
-            f"cannot create the download directory: {exc.strerror}",
-            str(directory),
-        ) from None
-    return missing
-
-
-def _remove_created(created: list[Path]) -> None:
-    for directory in created:
-        try:
-            directory.rmdir()
-        except OSError:
-            return
 
 
 def _run_ytdlp(

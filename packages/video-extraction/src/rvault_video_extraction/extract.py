@@ -31,7 +31,13 @@ from rvault_video_extraction.manifest import ManifestInputs, build_manifest
 from rvault_video_extraction.pdf_writer import JpegPage, write_jpeg_pdf
 from rvault_video_extraction.region import to_pixels
 from rvault_video_extraction.sampling import JPEG_QUALITY, SampledVideo, remove_frames, sample_video
-from rvault_video_extraction.vault_paths import locate_in_vault, require_utf8, resolve_vault_root
+from rvault_video_extraction.vault_paths import (
+    locate_in_vault,
+    make_directories,
+    remove_created,
+    require_utf8,
+    resolve_vault_root,
+)
 from rvault_video_extraction.versioning import PDF_PRODUCER
 
 VIDEO_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -173,7 +179,7 @@ def extract(
             "VIDEO is one of the files extract would replace; move it or pick another OUTDIR",
             str(video),
         )
-    created = _make_outdir(outdir)
+    created = make_directories(outdir, "outdir_unwritable", "OUTDIR")
     installed = False
     try:
         outdir = locate_in_vault(outdir, storage, storage, must_exist=True)
@@ -191,39 +197,10 @@ def extract(
         installed = True
     finally:
         if not installed:
-            _remove_created(created)
+            remove_created(created)
     if progress is not None:
         progress(summary)
     return manifest
-
-
-def _make_outdir(outdir: Path) -> list[Path]:
-    """Create OUTDIR and its missing parents; return the ones created, deepest first.
-
-    A refused or failed run removes exactly these again, so a refusal leaves
-    no new directory behind.
-    """
-    missing: list[Path] = []
-    current = outdir
-    while not os.path.lexists(current):
-        missing.append(current)
-        current = current.parent
-    try:
-        outdir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        _remove_created(missing)
-        raise VideoExtractionError(
-            "outdir_unwritable", f"cannot create OUTDIR: {exc.strerror}", str(outdir)
-        ) from None
-    return missing
-
-
-def _remove_created(created: list[Path]) -> None:
-    for directory in created:
-        try:
-            directory.rmdir()
-        except OSError:
-            return
 
 
 def _extract_into(

@@ -129,3 +129,34 @@ def descendant_issues(text: str, storage_root: Path) -> list[str]:
         if index == len(parts) - 1 and not stat.S_ISREG(info.st_mode):
             return ["path_not_regular_file"]
     return []
+
+
+def make_directories(directory: Path, code: str, what: str) -> list[Path]:
+    """Create ``directory`` and missing parents; return those created, deepest first.
+
+    A refused or failed run removes exactly these again with
+    :func:`remove_created`, so a refusal leaves no new directory behind.
+    Failure to create raises ``VideoExtractionError(code)``.
+    """
+    missing: list[Path] = []
+    current = directory
+    while not os.path.lexists(current):
+        missing.append(current)
+        current = current.parent
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        remove_created(missing)
+        raise VideoExtractionError(
+            code, f"cannot create {what}: {exc.strerror}", str(directory)
+        ) from None
+    return missing
+
+
+def remove_created(created: list[Path]) -> None:
+    """Remove directories this run created (deepest first) while they are empty."""
+    for directory in created:
+        try:
+            directory.rmdir()
+        except OSError:
+            return
