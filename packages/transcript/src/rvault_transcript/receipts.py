@@ -158,6 +158,24 @@ def _check_segments(raw: Any) -> list[Segment]:
     return segments
 
 
+def _check_owner_ids(provenance: Any) -> None:
+    """The owner identifiers a provenance may carry are well formed."""
+    if "video_id" in provenance and (
+        not isinstance(provenance["video_id"], str) or not YOUTUBE_ID.match(provenance["video_id"])
+    ):
+        raise ReceiptError(
+            "invalid_provenance",
+            "video_id must be an 11-character YouTube id",
+            "$.provenance.video_id",
+        )
+    if "media_sha256" in provenance and not is_sha256_hex(provenance["media_sha256"]):
+        raise ReceiptError(
+            "invalid_provenance",
+            "media_sha256 must be 64 lowercase hex",
+            "$.provenance.media_sha256",
+        )
+
+
 def _check_timing_provenance(raw: Any, source: Any) -> Mapping[str, Any]:
     if not isinstance(raw, dict) or raw.get("kind") not in TIMING_PROVENANCE_KEYS:
         raise ReceiptError("invalid_provenance", "unknown timing provenance kind", "$.provenance")
@@ -169,20 +187,7 @@ def _check_timing_provenance(raw: Any, source: Any) -> Mapping[str, Any]:
             f"source {source!r} is incompatible with provenance {kind}",
             "$.source",
         )
-    if "video_id" in raw and (
-        not isinstance(raw["video_id"], str) or not YOUTUBE_ID.match(raw["video_id"])
-    ):
-        raise ReceiptError(
-            "invalid_provenance",
-            "video_id must be an 11-character YouTube id",
-            "$.provenance.video_id",
-        )
-    if "media_sha256" in raw and not is_sha256_hex(raw["media_sha256"]):
-        raise ReceiptError(
-            "invalid_provenance",
-            "media_sha256 must be 64 lowercase hex",
-            "$.provenance.media_sha256",
-        )
+    _check_owner_ids(raw)
     if "duration_seconds" in raw:
         _positive(raw["duration_seconds"], "$.provenance.duration_seconds")
     if kind == "vtt_artifact":
@@ -370,21 +375,7 @@ def validate_quality(document: Any, transcript_bytes: bytes) -> QualityReceipt:
                 "provenance must repeat the policy duration exactly",
                 "$.provenance.duration_seconds",
             )
-        if "video_id" in provenance and (
-            not isinstance(provenance["video_id"], str)
-            or not YOUTUBE_ID.match(provenance["video_id"])
-        ):
-            raise ReceiptError(
-                "invalid_provenance",
-                "video_id must be an 11-character YouTube id",
-                "$.provenance.video_id",
-            )
-        if "media_sha256" in provenance and not is_sha256_hex(provenance["media_sha256"]):
-            raise ReceiptError(
-                "invalid_provenance",
-                "media_sha256 must be 64 lowercase hex",
-                "$.provenance.media_sha256",
-            )
+        _check_owner_ids(provenance)
     floor = policy.derived_floor(None if duration is None else float(duration))
     if min_words < floor:
         raise ReceiptError(
