@@ -45,9 +45,13 @@ ERROR_CODES = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class StrictJSONError(Exception):
-    """A refused document. ``path`` is a JSON path ("$" is the root)."""
+    """A refused document. ``path`` is a JSON path ("$" is the root).
+
+    Not frozen: the interpreter and ``contextlib`` assign ``__traceback__``
+    while an exception unwinds, which a frozen dataclass refuses.
+    """
 
     code: str
     message: str

@@ -227,7 +227,12 @@ def test_non_canonical_file_still_reports_its_exact_value(tmp_path: Path, capsys
 def test_a_database_path_that_is_not_utf8_is_refused_not_an_internal_error(
     tmp_path: Path, capsys, snapshot_file, argv: list[str]
 ) -> None:
-    """Undecodable path bytes reach Python as surrogates that no JSON report can carry."""
+    """Undecodable path bytes reach Python as surrogates that no JSON report can carry.
+
+    The shared console entry point refuses such an argument before any
+    command runs (as every owner tool does); the reader's own
+    ``path_not_utf8`` guard covers library callers.
+    """
     vault = tmp_path / os.fsdecode(b"caf\xe9")
     vault.mkdir()
     db = h.write_db(vault, {"schema_version": 1})
@@ -236,6 +241,19 @@ def test_a_database_path_that_is_not_utf8_is_refused_not_an_internal_error(
     code, document = h.invoke(
         capsys, *[{"DB": db, "PLAN": plan}.get(a, a) for a in argv]
     )
-    h.assert_refused(code, document, "path_not_utf8", "$")
-    assert "caf\\xe9" in document["error"]["message"]
+    assert code == 2, document
+    assert document["error"]["code"] == "argument_not_utf8"
+    assert "caf\\xe9" in document["error"]["path"]
     assert snapshot_file(db) == before
+
+
+def test_the_reader_refuses_an_undecodable_path_for_library_callers(tmp_path: Path) -> None:
+    from rvault_tracking_db.reader import DatabaseRefusal, read_database
+
+    vault = tmp_path / os.fsdecode(b"caf\xe9")
+    vault.mkdir()
+    db = h.write_db(vault, {"schema_version": 1})
+    with pytest.raises(DatabaseRefusal) as refused:
+        read_database(db)
+    assert refused.value.code == "path_not_utf8"
+    assert "caf\\xe9" in refused.value.message

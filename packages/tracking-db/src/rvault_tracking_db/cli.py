@@ -16,6 +16,7 @@ from rvault_tracking_db.commands import mutate as mutate_command
 from rvault_tracking_db.commands import queue as queue_command
 from rvault_tracking_db.commands import read as read_command
 from rvault_tracking_db.commands import scan_shownotes as scan_shownotes_command
+from rvault_tracking_db.decoding import collector_paused
 
 PROG = "rvault-db"
 
@@ -43,4 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return contract_cli.run(build_parser(), argv)
+    """Run one command with the cyclic collector paused.
+
+    Every command is short and holds the whole database as one large acyclic
+    tree; left running, the collector would traverse that tree again and again
+    (a third of a 10,000-talk read). Reference counting frees it as usual.
+    """
+    with collector_paused():
+        return contract_cli.console_main(build_parser, argv)

@@ -11,17 +11,20 @@ database value at all.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rvault_contracts.canonical import sha256_bytes
 from rvault_contracts.cli import Refusal
-from rvault_contracts.strict_json import StrictJSONError, loads_strict
+from rvault_contracts.strict_json import StrictJSONError
 from rvault_contracts.writer import Snapshot, WriterError, read_snapshot
 
 from rvault_tracking_db.assessment import Assessment, Issue, assess_database
 from rvault_tracking_db.assessment.storage_path import database_parent
+from rvault_tracking_db.decoding import decode_database
 
 READ_REPORT_VERSION = 1
 MAX_REPORTED_ISSUES = 50
@@ -45,10 +48,8 @@ class ReadResult:
     snapshot: Snapshot
     database: dict[str, Any] | None
     assessment: Assessment | None
-
-    @property
-    def sha256(self) -> str | None:
-        return self.snapshot.sha256
+    sha256: str | None
+    """SHA-256 of the exact bytes read (``None`` when the file is missing)."""
 
     @property
     def exists(self) -> bool:
@@ -110,13 +111,22 @@ def read_database(
     if snapshot.data is None:
         if not allow_missing:
             raise DatabaseRefusal(DATABASE_MISSING, f"{database_path} does not exist", "$")
-        return ReadResult(target, database_path, snapshot, None, None)
+        return ReadResult(target, database_path, snapshot, None, None, None)
+    # hashlib releases the GIL on large buffers, so the digest of a big
+    # database costs nothing next to decoding it on the other core.
+    data = snapshot.data
+    digest: list[str] = []
+    hasher = threading.Thread(target=lambda: digest.append(sha256_bytes(data)), daemon=True)
+    hasher.start()
     try:
-        document = loads_strict(snapshot.data)
-    except StrictJSONError as exc:
-        raise DatabaseRefusal(exc.code, exc.message, exc.path) from None
-    assessment = assess_database(document, database_parent=database_parent(database_path))
-    blocking = [i for i in assessment.fatal if tolerate is None or not tolerate(i)]
-    if blocking:
-        raise issue_refusal(blocking)
-    return ReadResult(target, database_path, snapshot, document, assessment)
+        try:
+            document = decode_database(data)
+        except StrictJSONError as exc:
+            raise DatabaseRefusal(exc.code, exc.message, exc.path) from None
+        assessment = assess_database(document, database_parent=database_parent(database_path))
+        blocking = [i for i in assessment.fatal if tolerate is None or not tolerate(i)]
+        if blocking:
+            raise issue_refusal(blocking)
+    finally:
+        hasher.join()
+    return ReadResult(target, database_path, snapshot, document, assessment, digest[0])

@@ -7,8 +7,6 @@ from typing import Any
 
 from rvault_contracts import cli as contract_cli
 
-from rvault_tracking_db.migration import run_migration
-
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -28,5 +26,7 @@ def register(subparsers: Any) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from rvault_tracking_db.migration import run_migration  # on use: keeps startup light
+
     contract_cli.emit(run_migration(args.database, apply=args.apply, expected=args.expected_sha256))
     return contract_cli.EXIT_OK

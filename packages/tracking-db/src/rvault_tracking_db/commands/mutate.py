@@ -10,8 +10,6 @@ from typing import Any
 from rvault_contracts import cli as contract_cli
 from rvault_contracts.cli import Refusal
 
-from rvault_tracking_db.mutations import decode_plan, run_mutation
-
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -48,13 +46,13 @@ def read_plan_bytes(source: str) -> bytes:
             "plan_unreadable", f"cannot read the plan: {exc.strerror or exc}", None
         ) from None
     if len(data) > MAX_PLAN_BYTES:
-        raise Refusal(
-            "plan_too_large", f"the plan is larger than {MAX_PLAN_BYTES} bytes", "$"
-        )
+        raise Refusal("plan_too_large", f"the plan is larger than {MAX_PLAN_BYTES} bytes", "$")
     return data
 
 
 def handle(args: argparse.Namespace) -> int:
+    from rvault_tracking_db.mutations import decode_plan, run_mutation  # on use
+
     plan = decode_plan(read_plan_bytes(args.plan))
     report = run_mutation(args.database, plan, apply=args.apply, expected=args.expected_sha256)
     contract_cli.emit(report)

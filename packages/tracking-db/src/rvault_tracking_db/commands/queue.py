@@ -7,23 +7,11 @@ The queue commands are the only writers of ``_queue_claim`` and
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
-from rvault_contracts.canonical import sha256_bytes
-from rvault_contracts.cli import Refusal, emit
-from rvault_contracts.writer import WriteReport
+from rvault_tracking_db.commands.lazy import lazy_handler
 
-from rvault_tracking_db.capabilities import SourceRoots
-from rvault_tracking_db.queue import store
-from rvault_tracking_db.queue.claim import ClaimRequest, plan_claim
-from rvault_tracking_db.queue.inspect import inspect_queue
-from rvault_tracking_db.queue.normalize import plan_normalize
-from rvault_tracking_db.queue.recover import plan_recover
-from rvault_tracking_db.queue.timestamps import canonicalize, parse_aware, utc_now
-from rvault_tracking_db.reader import read_database
-
-REPORT_VERSION = 1
+_RUN = "rvault_tracking_db.commands.queue_run"
 
 
 def register(subparsers: Any) -> None:
@@ -33,12 +21,10 @@ def register(subparsers: Any) -> None:
         description="Queue claims v5 with baselines v2, recovery and source capabilities.",
     )
     parser.add_argument("database", help="path of tracking-database.json")
-    actions = parser.add_subparsers(
-        title="actions", metavar="ACTION", dest="action", required=True
-    )
+    actions = parser.add_subparsers(title="actions", metavar="ACTION", dest="action", required=True)
 
     inspect = actions.add_parser("inspect", help="read-only view of statuses, claims v1-v5, epochs")
-    inspect.set_defaults(handler=run_inspect)
+    inspect.set_defaults(handler=lazy_handler(_RUN, "run_inspect"))
 
     normalize = actions.add_parser(
         "normalize",
@@ -53,7 +39,7 @@ def register(subparsers: Any) -> None:
     normalize.add_argument(
         "--expected-sha256", help="input SHA-256 from the dry-run (with --apply)"
     )
-    normalize.set_defaults(handler=run_normalize)
+    normalize.set_defaults(handler=lazy_handler(_RUN, "run_normalize"))
 
     claim = actions.add_parser("claim", help="claim a batch under schema v5 with one baseline")
     claim.add_argument("--run-id", help="run identifier (required)")
@@ -71,169 +57,10 @@ def register(subparsers: Any) -> None:
         "--catalog-fingerprint",
         help="pattern catalog SHA-256 of the baseline (default: the one the current talks name)",
     )
-    claim.set_defaults(handler=run_claim)
+    claim.set_defaults(handler=lazy_handler(_RUN, "run_claim"))
 
     recover = actions.add_parser("recover", help="close a stranded batch and restore statuses")
     recover.add_argument("--run-id", help="run identifier of the batch (required)")
     recover.add_argument("--batch-id", help="batch identifier (required)")
     recover.add_argument("--now", help="timezone-aware release time (default: current UTC time)")
-    recover.set_defaults(handler=run_recover)
-
-
-def _base(command: str, result: Any) -> dict[str, Any]:
-    return {
-        "schema_version": REPORT_VERSION,
-        "ok": True,
-        "command": command,
-        "database_path": result.database_path,
-        "root_schema_version": store.root_version(result),
-    }
-
-
-def _required(value: str | None, flag: str) -> str:
-    if value is None or not value.strip():
-        raise Refusal("missing_argument", f"{flag} is required", flag)
-    return value
-
-
-def _now(value: str | None, flag: str = "--now") -> str:
-    if value is None:
-        raise Refusal("missing_argument", f"{flag} is required", flag)
-    if parse_aware(value) is None:
-        raise Refusal(
-            "now_not_timezone_aware",
-            f"{flag} must be a timezone-aware ISO-8601 timestamp (e.g. 2026-07-31T18:00:00+00:00)",
-            flag,
-        )
-    try:
-        canonical = canonicalize(value)
-    except OverflowError:
-        # e.g. 9999-12-31T23:59:59-23:59: aware, but with no UTC spelling.
-        raise Refusal(
-            "now_not_timezone_aware",
-            f"{flag} is outside the representable UTC range (years 1-9999)",
-            flag,
-        ) from None
-    assert canonical is not None
-    return canonical
-
-
-def run_inspect(args: argparse.Namespace) -> int:
-    result = read_database(args.database)
-    assert result.database is not None
-    report = _base("inspect", result)
-    report["input_sha256"] = result.sha256
-    report.update(inspect_queue(result.database))
-    emit(report)
-    return 0
-
-
-def run_normalize(args: argparse.Namespace) -> int:
-    if args.apply and not args.expected_sha256:
-        raise Refusal(
-            "expected_sha256_required", "--apply needs --expected-sha256", "--expected-sha256"
-        )
-    if args.expected_sha256 and not args.apply:
-        raise Refusal(
-            "apply_required", "--expected-sha256 is only meaningful with --apply", "--apply"
-        )
-    with store.locked_read(args.database) as (result, lock):
-        assert result.database is not None
-        store.require_current_root(result, "normalize")
-        if args.apply and args.expected_sha256 != result.sha256:
-            raise Refusal(
-                "expected_sha256_mismatch",
-                f"the database is {result.sha256}, not the reviewed {args.expected_sha256}",
-                "--expected-sha256",
-            )
-        roots = SourceRoots.from_config(store.vault_root(result), result.database.get("config"))
-        outcome = plan_normalize(result.database, roots)
-        write: WriteReport | None = None
-        planned: bytes | None = None
-        if args.apply and outcome.database is not None:
-            write = store.commit(result, outcome.database, lock, changed=outcome.changed)
-        elif outcome.database is not None:
-            planned = store.candidate_bytes(result, outcome.database, changed=outcome.changed)
-    report = _base("normalize", result)
-    report["mode"] = "apply" if args.apply else "dry-run"
-    report["apply_requested"] = bool(args.apply)
-    report.update(store.write_fields(write, result))
-    if not args.apply:
-        report["durability_state"] = "dry_run"
-        if planned is not None:
-            report["output_sha256"] = sha256_bytes(planned)
-    report["change_count"] = len(outcome.changes)
-    report["changes"] = outcome.changes
-    report["review"] = outcome.review
-    report["skipped"] = outcome.skipped
-    emit(report)
-    return 0
-
-
-def run_claim(args: argparse.Namespace) -> int:
-    run_id = _required(args.run_id, "--run-id")
-    batch_id = _required(args.batch_id, "--batch-id")
-    claimed_at = _now(args.now)
-    if args.limit is not None and args.talk:
-        raise Refusal("selection_conflict", "use either --limit or --talk, not both", "--talk")
-    if args.limit is None and not args.talk:
-        raise Refusal("selection_required", "name --limit N or at least one --talk", "--limit")
-    if args.limit is not None and args.limit < 1:
-        raise Refusal("invalid_argument", "--limit must be a positive integer", "--limit")
-    request = ClaimRequest(
-        run_id=run_id,
-        batch_id=batch_id,
-        claimed_at=claimed_at,
-        limit=args.limit,
-        talks=tuple(args.talk) if args.talk else None,
-        catalog_fingerprint=args.catalog_fingerprint,
-    )
-    with store.locked_read(args.database) as (result, lock):
-        assert result.database is not None
-        store.require_current_root(result, "claim")
-        roots = SourceRoots.from_config(store.vault_root(result), result.database.get("config"))
-        outcome = plan_claim(result.database, request, roots)
-        write = None
-        if outcome.database is not None:
-            write = store.commit(result, outcome.database, lock, changed=outcome.changed)
-    report = _base("claim", result)
-    report.update(store.write_fields(write, result))
-    report.update(
-        {
-            "run_id": run_id,
-            "batch_id": batch_id,
-            "claimed_at": outcome.members[0][1]["claimed_at"] if outcome.members else claimed_at,
-            "replayed": outcome.replayed,
-            "member_count": len(outcome.members),
-            "members": [{"filename": name, "claim": claim} for name, claim in outcome.members],
-            "adherence_baseline": outcome.baseline,
-            "baseline_exclusions": [e.to_dict() for e in outcome.exclusions],
-            "skipped": outcome.skipped,
-        }
-    )
-    emit(report)
-    return 0
-
-
-def run_recover(args: argparse.Namespace) -> int:
-    run_id = _required(args.run_id, "--run-id")
-    batch_id = _required(args.batch_id, "--batch-id")
-    released_at = _now(args.now) if args.now is not None else utc_now()
-    with store.locked_read(args.database) as (result, lock):
-        assert result.database is not None
-        outcome = plan_recover(
-            result.database, run_id=run_id, batch_id=batch_id, released_at=released_at
-        )
-        write = store.commit(result, outcome.database, lock, changed=outcome.changed)
-    report = _base("recover", result)
-    report.update(store.write_fields(write, result))
-    report.update(
-        {
-            "run_id": run_id,
-            "batch_id": batch_id,
-            "released_at": released_at,
-            "released": outcome.released,
-        }
-    )
-    emit(report)
-    return 0
+    recover.set_defaults(handler=lazy_handler(_RUN, "run_recover"))

@@ -11,7 +11,7 @@ from rvault_contracts.canonical import artifact_bytes
 
 from rvault_tracking_db.reader import ReadResult, read_database
 
-_JSON_WHITESPACE = b" \t\n\r"
+_JSON_WHITESPACE = frozenset(b" \t\n\r")
 
 
 def register(subparsers: Any) -> None:
@@ -28,28 +28,49 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=handle)
 
 
-def report_bytes(result: ReadResult) -> bytes:
-    """The read report with the verified database bytes embedded verbatim.
+def report_chunks(result: ReadResult) -> list[bytes | memoryview]:
+    """The read report, with the verified database bytes embedded verbatim.
 
     The bytes were strictly decoded and assessed, so their text *is* the
     reported value; re-encoding a large vault would cost more than the read
     itself. Nested lines gain two spaces of indentation (raw newlines cannot
     occur inside JSON strings), so for a database stored in the canonical
-    artifact encoding, as every toolkit writer stores it, the output is
-    byte-identical to ``emit(result.report())``.
+    artifact encoding, as every toolkit writer stores it, the joined chunks
+    are byte-identical to ``emit(result.report())``. The database is handed
+    out as a view instead of being concatenated: at 74 MB every extra copy
+    costs about a tenth of a second.
     """
-    assert result.snapshot.data is not None
+    data = result.snapshot.data
+    assert data is not None
     report = result.report()
     del report["database"]
     rest = artifact_bytes(report)  # b'{\n  "database_path": ...}\n'; "database" sorts first
-    body = result.snapshot.data.strip(_JSON_WHITESPACE).replace(b"\n", b"\n  ")
-    return b'{\n  "database": ' + body + b",\n" + rest[2:]
+    start, end = _value_bounds(data)
+    # Trailing whitespace is short, so only the body pays for the indentation.
+    body = (data if start == 0 else data[start:]).replace(b"\n", b"\n  ")
+    trailing = data[end:]
+    cut = len(body) - len(trailing) - 2 * trailing.count(b"\n")
+    return [b'{\n  "database": ', memoryview(body)[:cut], b",\n", rest[2:]]
+
+
+def _value_bounds(data: bytes) -> tuple[int, int]:
+    """Where the JSON value starts and ends, without copying the file to strip it."""
+    start, end = 0, len(data)
+    while start < end and data[start] in _JSON_WHITESPACE:
+        start += 1
+    while end > start and data[end - 1] in _JSON_WHITESPACE:
+        end -= 1
+    return start, end
+
+
+def report_bytes(result: ReadResult) -> bytes:
+    return b"".join(report_chunks(result))
 
 
 def handle(args: argparse.Namespace) -> int:
     result = read_database(args.database)
     out = sys.stdout
     out.flush()
-    out.buffer.write(report_bytes(result))
+    out.buffer.writelines(report_chunks(result))
     out.buffer.flush()
     return contract_cli.EXIT_OK

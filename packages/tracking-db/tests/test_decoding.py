@@ -1,0 +1,164 @@
+"""The fast database decode must agree exactly with the strict decoder.
+
+``decode_artifact_exact`` may only answer for bytes it has proven to be the
+artifact encoding of its own parse; everything else falls back to
+``loads_strict``, so refusals keep their codes and paths.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rvault_contracts.canonical import artifact_bytes
+from rvault_contracts.strict_json import MAX_DEPTH, StrictJSONError, json_equal, loads_strict
+from rvault_tracking_db.decoding import collector_paused, decode_artifact_exact, decode_database
+from rvault_tracking_db.samples import realistic_database
+
+text = st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=8)
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | text
+)
+documents = st.dictionaries(
+    text,
+    st.recursive(
+        scalars,
+        lambda children: (
+            st.lists(children, max_size=4) | st.dictionaries(text, children, max_size=4)
+        ),
+        max_leaves=25,
+    ),
+    max_size=6,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(documents)
+def test_the_fast_path_answers_only_with_the_strict_value(document: dict) -> None:
+    data = artifact_bytes(document)
+    fast = decode_artifact_exact(data)
+    strict = loads_strict(data)
+    if fast is not None:
+        assert json_equal(fast, strict)
+    assert json_equal(decode_database(data), strict)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.dictionaries(
+        text,
+        st.recursive(
+            st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | text,
+            lambda c: st.lists(c, max_size=4) | st.dictionaries(text, c, max_size=4),
+            max_leaves=25,
+        ),
+        max_size=6,
+    )
+)
+def test_float_free_artifacts_always_take_the_fast_path(document: dict) -> None:
+    assert decode_artifact_exact(artifact_bytes(document)) is not None
+
+
+def test_a_realistic_database_takes_the_fast_path() -> None:
+    database = realistic_database(3)
+    assert json_equal(decode_artifact_exact(artifact_bytes(database)), database)
+
+
+def _artifact_text(members: str) -> bytes:
+    """An object in the artifact layout with hand-written members (one per line)."""
+    return ("{\n" + ",\n".join(f"  {m}" for m in members.split("|")) + "\n}\n").encode()
+
+
+@pytest.mark.parametrize(
+    ("data", "code"),
+    [
+        (_artifact_text('"a": 1|"a": 2'), "duplicate_key"),
+        (_artifact_text('"a": {\n    "k": 1,\n    "k": 1\n  }'), "duplicate_key"),
+        (_artifact_text('"a": 1e400'), "non_finite_number"),
+        (_artifact_text('"a": NaN'), "non_finite_number"),
+        (
+            _artifact_text('"a": 3.14159265358979323846264338327950288'),
+            "number_not_round_trippable",
+        ),
+        (_artifact_text('"a": "\\ud800"'), "unpaired_surrogate"),
+        (b"\xef\xbb\xbf" + _artifact_text('"a": 1'), "utf8_bom"),
+        (_artifact_text('"a": "\xff"').replace(b"\xc3\xbf", b"\xff"), "invalid_utf8"),
+        (b"[\n  1\n]\n", "root_not_object"),
+        (_artifact_text('"a": 1,'), "invalid_json"),
+    ],
+)
+def test_refusals_fall_back_to_the_strict_decoder(data: bytes, code: str) -> None:
+    assert decode_artifact_exact(data) is None
+    with pytest.raises(StrictJSONError) as refused:
+        decode_database(data)
+    with pytest.raises(StrictJSONError) as expected:
+        loads_strict(data)
+    assert (refused.value.code, refused.value.path) == (expected.value.code, expected.value.path)
+    assert refused.value.code == code
+
+
+@pytest.mark.parametrize(
+    "literal",
+    ["99999999999999999999999", "-0", "1E2", "1e-05", "0.10", "1.0e0"],
+)
+def test_values_the_fast_path_cannot_prove_still_decode_exactly(literal: str) -> None:
+    """Big integers, -0, and float spellings orjson writes differently are not proven."""
+    data = _artifact_text(f'"a": {literal}')
+    assert decode_artifact_exact(data) is None
+    assert json_equal(decode_database(data), loads_strict(data))
+
+
+def _nested(depth: int) -> dict:
+    value: dict = {}
+    for _ in range(depth - 1):
+        value = {"n": value}
+    return value
+
+
+@pytest.mark.parametrize("depth", [MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1])
+def test_nesting_at_the_limit_is_decided_exactly(depth: int) -> None:
+    data = json.dumps(_nested(depth), indent=2).encode() + b"\n"
+    if depth <= MAX_DEPTH:
+        assert json_equal(decode_database(data), _nested(depth))
+    else:
+        with pytest.raises(StrictJSONError) as refused:
+            decode_database(data)
+        assert refused.value.code == "nesting_too_deep"
+    # the innermost {} of depth d sits at indent 2(d - 1): proven up to the limit
+    fast = decode_artifact_exact(data)
+    if depth > MAX_DEPTH:
+        assert fast is None
+    else:
+        assert json_equal(fast, _nested(depth))
+
+
+def test_non_artifact_layouts_are_decoded_by_the_strict_decoder() -> None:
+    document = {"b": [1, {"c": "é"}], "a": None}
+    for data in (
+        json.dumps(document).encode(),  # compact, unsorted
+        artifact_bytes(document).rstrip(b"\n"),  # no final LF
+        artifact_bytes(document) + b"\n",  # extra whitespace
+        json.dumps(document, indent=2, sort_keys=True).encode() + b"\n",  # \\u escapes
+    ):
+        assert decode_artifact_exact(data) is None
+        assert json_equal(decode_database(data), document)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_collector_state_is_restored_even_on_failure(enabled: bool) -> None:
+    was = gc.isenabled()
+    try:
+        gc.enable() if enabled else gc.disable()
+        with pytest.raises(StrictJSONError), collector_paused():
+            assert not gc.isenabled()
+            decode_database(b"{")
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
