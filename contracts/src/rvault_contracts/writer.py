@@ -42,6 +42,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -155,8 +156,9 @@ class Snapshot:
     def exists(self) -> bool:
         return self.data is not None
 
-    @property
+    @cached_property
     def sha256(self) -> str | None:
+        """Computed once: a large database is hashed by the reader and the writer."""
         return None if self.data is None else _sha256(self.data)
 
 
@@ -260,15 +262,20 @@ def _open_dir(path: Path) -> int:
 
 
 def _read_fd(fd: int) -> bytes:
-    """All bytes of a regular file descriptor, from offset 0, position-independent."""
+    """All bytes of a regular file descriptor, from offset 0, position-independent.
+
+    The first read asks for the whole file plus one byte, so a stable file
+    (the usual case) arrives in one buffer with no join copy; a file that
+    grows meanwhile is still read to its end.
+    """
     chunks: list[bytes] = []
     offset = 0
-    while True:
-        chunk = os.pread(fd, 1 << 20, offset)
-        if not chunk:
-            return b"".join(chunks)
+    want = max(os.fstat(fd).st_size + 1, 1 << 16)
+    while chunk := os.pread(fd, want, offset):
         chunks.append(chunk)
         offset += len(chunk)
+        want = 1 << 20
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -555,6 +562,7 @@ def _stage(
     shown: str,
     fault: FaultHook | None,
     step_prefix: str = "",
+    sha256: str | None = None,
 ) -> _Staged:
     """Create a unique staged file (``O_EXCL``, no-follow), write and fsync it."""
     staged_name = _staged_name(name, kind)
@@ -572,7 +580,8 @@ def _stage(
     except BaseException:
         os.close(fd)
         raise
-    staged = _Staged(dir_fd, staged_name, fd, _identity(st), data, _sha256(data))
+    digest = _sha256(data) if sha256 is None else sha256
+    staged = _Staged(dir_fd, staged_name, fd, _identity(st), data, digest)
     try:
         if mode is not None:
             os.fchmod(fd, mode)
@@ -923,13 +932,15 @@ def install(
         _call_fault(fault, "after_lock")
         current = _read_current(dir_fd, name, shown)
         _compare_input(current, expected, shown)
-        input_sha = None if current.data is None else _sha256(current.data)
+        input_sha = expected.sha256  # the bytes are equal; the digest is cached
         if current.data is not None and current.data == data:
             os.close(dir_fd)
             if owned_lock:
                 held.release()
             return WriteReport(shown, "unchanged", False, input_sha, output_sha, (), None)
-        staged = _stage(dir_fd, name, data, current.mode, "staged", shown, fault)
+        staged = _stage(
+            dir_fd, name, data, current.mode, "staged", shown, fault, sha256=output_sha
+        )
         if backup_dir is not None and current.data is not None:
             backup = _write_backup(Path(backup_dir), name, current.data)
         _call_fault(fault, "after_backup")

@@ -127,6 +127,10 @@ def measure(talks: int, outcomes: int, repeat: int, workdir: Path) -> list[Measu
                 ],
             ),
         ):
+            # Flush the setup's own writes (the database just written, the
+            # previous command's 80 MB of stdout) so their writeback is not
+            # charged to the measured command.
+            os.sync()
             wall, rss, code = run_measured(argv, out)
             if code != 0:
                 raise SystemExit(f"{label} failed ({code}): {out.read_text()[:500]}")

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rvault_contracts.canonical import sha256_bytes
 from rvault_contracts.cli import Refusal
 from rvault_contracts.strict_json import StrictJSONError
 from rvault_contracts.writer import Snapshot, WriterError, read_snapshot
@@ -115,8 +114,7 @@ def read_database(
     # hashlib releases the GIL on large buffers, so the digest of a big
     # database costs nothing next to decoding it on the other core.
     data = snapshot.data
-    digest: list[str] = []
-    hasher = threading.Thread(target=lambda: digest.append(sha256_bytes(data)), daemon=True)
+    hasher = threading.Thread(target=lambda: snapshot.sha256, daemon=True)  # cached on it
     hasher.start()
     try:
         try:
@@ -129,4 +127,4 @@ def read_database(
             raise issue_refusal(blocking)
     finally:
         hasher.join()
-    return ReadResult(target, database_path, snapshot, document, assessment, digest[0])
+    return ReadResult(target, database_path, snapshot, document, assessment, snapshot.sha256)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
 
 from rvault_contracts.strict_json import type_name as json_type  # noqa: F401 - re-exported
@@ -67,11 +68,20 @@ class Assessment:
         return self.ok and self.root_version == 1
 
 
+@lru_cache(maxsize=1024)
+def _member(key: str) -> str:
+    return f"[{json.dumps(key)}]"
+
+
 def child(path: str, key: str | int) -> str:
-    """The JSON path of one member, in the notation ``strict_json`` uses."""
+    """The JSON path of one member, in the notation ``strict_json`` uses.
+
+    Paths are built eagerly for every record checked (100,000 times for a
+    10,000-talk vault) over a small vocabulary of keys, hence the cache.
+    """
     if isinstance(key, int):
         return f"{path}[{key}]"
-    return f"{path}[{json.dumps(key)}]"
+    return path + _member(key)
 
 
 def is_int(value: Any) -> bool:

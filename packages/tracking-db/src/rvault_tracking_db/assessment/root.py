@@ -8,6 +8,7 @@ owner record, so nothing current is ever inferred.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rvault_tracking_db.assessment import checks
@@ -52,12 +53,19 @@ def assess_database(
     *,
     database_parent: str | None = None,
     claim_checker: ClaimChecker | bool | None = True,
+    derived_from: tuple[dict[str, Any], Assessment] | None = None,
 ) -> Assessment:
     """Assess a strictly decoded database. Never raises on bad data.
 
     ``database_parent`` enables the ``vault_storage_path`` equality check;
     ``claim_checker`` is the queue owner's deep claim validator (``True``
     looks it up, ``None``/``False`` checks only the version axes).
+
+    ``derived_from`` is the (document, assessment) a candidate was built
+    from, assessed with the same claim checker. A talk's issues depend only
+    on the talk, its index and the root version, so a talk that is still the
+    very same object at the same index and had no issue there is not walked
+    again: a typed plan over a large vault re-assesses only what it touched.
     """
     checker: ClaimChecker | None
     if claim_checker is True:
@@ -95,7 +103,7 @@ def assess_database(
     talks = document.get("talks")
     if "talks" in document:
         if isinstance(talks, list):
-            _assess_talks(talks, issues, missing, checker)
+            _assess_talks(talks, issues, missing, checker, _clean_talks(derived_from, version))
         else:
             issues.fatal(checks.WRONG_TYPE, '$["talks"]', "talks must be an array")
     for key, assess in RECORD_ARRAYS.items():
@@ -111,13 +119,40 @@ def assess_database(
     return Assessment(version, tuple(issues.items))
 
 
+_TALK_PATH = re.compile(r'\$\["talks"\]\[(\d+)\]')
+
+
+def _clean_talks(
+    derived_from: tuple[dict[str, Any], Assessment] | None, version: int
+) -> dict[int, Any]:
+    """index -> talk object of the prior document that was assessed without issue."""
+    if derived_from is None:
+        return {}
+    prior, assessment = derived_from
+    talks = prior.get("talks")
+    if assessment.root_version != version or not isinstance(talks, list):
+        return {}
+    flagged: set[int] = set()
+    for issue in assessment.issues:
+        if issue.path == '$["talks"]':
+            return {}
+        if matched := _TALK_PATH.match(issue.path):
+            flagged.add(int(matched.group(1)))
+    return {i: talk for i, talk in enumerate(talks) if i not in flagged}
+
+
 def _assess_talks(
-    talks: list[Any], issues: Issues, missing: int | None, checker: ClaimChecker | None
+    talks: list[Any],
+    issues: Issues,
+    missing: int | None,
+    checker: ClaimChecker | None,
+    clean: dict[int, Any],
 ) -> None:
     seen: set[str] = set()
     for index, talk in enumerate(talks):
         path = f'$["talks"][{index}]'
-        assess_talk(talk, path, issues, missing_version=missing, claim_checker=checker)
+        if index not in clean or clean[index] is not talk:
+            assess_talk(talk, path, issues, missing_version=missing, claim_checker=checker)
         filename = talk.get("filename") if isinstance(talk, dict) else None
         if isinstance(filename, str):
             if filename in seen:

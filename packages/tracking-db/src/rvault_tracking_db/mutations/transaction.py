@@ -96,7 +96,12 @@ def _run_locked(
         assert expected is not None
         check_expected_matches(expected, result.sha256)
     candidate, changes = apply_plan(result.database, plan)
-    verdict = assess_database(candidate, database_parent=database_parent(result.database_path))
+    prior = None
+    if result.database is not None and result.assessment is not None:
+        prior = (result.database, result.assessment)
+    verdict = assess_database(
+        candidate, database_parent=database_parent(result.database_path), derived_from=prior
+    )
     if verdict.fatal:
         first = verdict.fatal[0]
         raise Refusal(
