@@ -344,18 +344,18 @@ def test_unstable_staged_generation_exhausts_attempts(
 ) -> None:
     target = vault / "db.json"
     before = snapshot_file(target)
-    real_read = writer_module._read_fd
+    real_compare = writer_module._stream_equal
     touches: list[int] = []
 
-    def read_and_touch(fd: int) -> bytes:
-        data = real_read(fd)
+    def read_and_touch(fd: int, expected: bytes, digest: object = None) -> bool:
+        equal = real_compare(fd, expected, digest)
         if str(Path(f"/proc/self/fd/{fd}").readlink()).endswith(".staged"):
             st = os.fstat(fd)
             os.utime(fd, ns=(st.st_atime_ns, st.st_mtime_ns + 1))
             touches.append(fd)
-        return data
+        return equal
 
-    monkeypatch.setattr(writer_module, "_read_fd", read_and_touch)
+    monkeypatch.setattr(writer_module, "_stream_equal", read_and_touch)
     with pytest.raises(StagedCandidateConflictError) as info:
         install(target, b"v2", expected=read_snapshot(target))
     assert info.value.invariant == "staged_generation_unstable"

