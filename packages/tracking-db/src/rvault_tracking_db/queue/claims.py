@@ -12,6 +12,7 @@ validator the owner schema assessment calls for every stored claim.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from rvault_contracts.canonical import is_sha256_hex
@@ -66,6 +67,7 @@ def is_supported(claim: object) -> bool:
     return version in CLAIM_VERSIONS
 
 
+@lru_cache(maxsize=64)
 def allowed_fields(version: int, state: str) -> frozenset[str]:
     fields = set(_BASE) | {"schema_version"}
     if version >= 3:
@@ -79,6 +81,7 @@ def allowed_fields(version: int, state: str) -> frozenset[str]:
     return frozenset(fields)
 
 
+@lru_cache(maxsize=64)
 def required_fields(version: int, state: str) -> frozenset[str]:
     fields = allowed_fields(version, state)
     if version == 1:

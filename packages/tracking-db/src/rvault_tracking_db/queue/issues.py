@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 @dataclass(frozen=True)
@@ -29,9 +30,18 @@ def is_nonempty_str(value: object) -> bool:
     return isinstance(value, str) and bool(value.strip())
 
 
+@lru_cache(maxsize=1024)
+def _member(key: str) -> str:
+    return f"[{json.dumps(key)}]"
+
+
 def jp(base: str, *keys: str | int) -> str:
-    """A JSON path in the notation ``strict_json`` and the owner assessment use."""
+    """A JSON path in the notation ``strict_json`` and the owner assessment use.
+
+    Built for every validated claim field over a small vocabulary of keys,
+    hence the cached member spelling.
+    """
     out = base
     for key in keys:
-        out += f"[{key}]" if isinstance(key, int) else f"[{json.dumps(key)}]"
+        out += f"[{key}]" if isinstance(key, int) else _member(key)
     return out

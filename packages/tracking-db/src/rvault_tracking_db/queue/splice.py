@@ -28,29 +28,37 @@ def _encode_talk(talk: Any) -> bytes:
     return ("    " + text.replace("\n", "\n    ")).encode("utf-8")
 
 
+_SEPARATOR = _CLOSE + b",\n" + _ELEMENT_START
+_LAST = _CLOSE + b"\n  ]"
+
+
 def talk_spans(data: bytes, count: int) -> list[tuple[int, int]] | None:
     """``[start, end)`` of every talk object in canonical bytes, or ``None``.
 
-    Works on the bytes themselves (``bytes.find`` is a C scan): decoding a
-    100 MB vault to text and encoding it back would cost more than the claim.
+    Works on the bytes themselves: decoding a 100 MB vault to text and
+    encoding it back would cost more than the claim. Consecutive talks are
+    found by their whole ``\n    },\n    {\n`` separator (a line at indent 4
+    inside a talk is impossible in the canonical layout), which
+    ``bytes.find`` skips to about twice as fast as the bare ``\n    }``.
     """
     opening = data.find(_OPEN)
     if opening < 0 or count == 0:
         return None
     position = opening + len(_OPEN)
+    if not data.startswith(_ELEMENT_START, position):
+        return None
     spans: list[tuple[int, int]] = []
-    for index in range(count):
-        if not data.startswith(_ELEMENT_START, position):
+    for _ in range(count - 1):
+        boundary = data.find(_SEPARATOR, position)
+        if boundary < 0:
             return None
-        end = data.find(_CLOSE, position)
-        if end < 0:
-            return None
-        end += len(_CLOSE)
+        end = boundary + len(_CLOSE)
         spans.append((position, end))
-        separator = b",\n" if index < count - 1 else b"\n  ]"
-        if not data.startswith(separator, end):
-            return None
-        position = end + len(separator)
+        position = boundary + len(_SEPARATOR) - len(_ELEMENT_START)
+    last = data.find(_LAST, position)
+    if last < 0:
+        return None
+    spans.append((position, last + len(_CLOSE)))
     return spans
 
 
