@@ -77,7 +77,7 @@ def average(total: int, count: int) -> float | None:
 
 def _nested_score(observations: Mapping[str, Any]) -> Any:
     nested = observations.get("pattern_score")
-    if isinstance(nested, Mapping):
+    if isinstance(nested, dict):
         return nested.get("score")
     return nested
 
@@ -116,7 +116,7 @@ def _eligibility(
     if not is_int(version) or version != scoring_schema:
         return "", None
     observations = talk.get("pattern_observations")
-    if not isinstance(observations, Mapping):
+    if not isinstance(observations, dict):
         return "missing_pattern_observations", None
     promoted = talk.get("pattern_score")
     nested = _nested_score(observations)
@@ -162,7 +162,7 @@ def build_baseline(
     else:
         identity = next(iter(identities))
         evaluable = any(
-            isinstance(row, Mapping) and row.get("outcome") in EVALUABLE_OUTCOMES
+            isinstance(row, dict) and row.get("outcome") in EVALUABLE_OUTCOMES
             for _, obs, _ in cohort
             for row in (obs.get("pattern_outcomes") or [])
         )
@@ -195,12 +195,12 @@ def build_baseline(
 
 
 def baseline_version(baseline: object) -> object:
-    return baseline.get("schema_version") if isinstance(baseline, Mapping) else None
+    return baseline.get("schema_version") if isinstance(baseline, dict) else None
 
 
 def baseline_issues(baseline: object, *, path: str = "$") -> list[Issue]:
     """Deep validation of an adherence baseline v1 or v2 (shape and arithmetic)."""
-    if not isinstance(baseline, Mapping):
+    if not isinstance(baseline, dict):
         return [Issue("baseline_not_object", path, "adherence_baseline must be an object")]
     version = baseline.get("schema_version")
     if not is_int(version) or version not in BASELINE_VERSIONS:

@@ -42,26 +42,26 @@ def talks_of(database: Mapping[str, Any]) -> list[Any]:
 
 def live_claim(talk: Any) -> Mapping[str, Any] | None:
     """The talk's current claim when it is still held (state ``claimed``)."""
-    if not isinstance(talk, Mapping):
+    if not isinstance(talk, dict):
         return None
     claim = talk.get("_queue_claim")
-    if isinstance(claim, Mapping) and claim.get("state") == STATE_CLAIMED:
+    if isinstance(claim, dict) and claim.get("state") == STATE_CLAIMED:
         return claim
     return None
 
 
 def iter_claims(database: Mapping[str, Any]) -> Iterator[Member]:
     for index, talk in enumerate(talks_of(database)):
-        if not isinstance(talk, Mapping):
+        if not isinstance(talk, dict):
             continue
         filename = str(talk.get("filename"))
         current = talk.get("_queue_claim")
-        if isinstance(current, Mapping):
+        if isinstance(current, dict):
             yield Member(index, filename, "current", None, current)
         history = talk.get("_queue_claim_history")
         if isinstance(history, list):
             for h_index, old in enumerate(history):
-                if isinstance(old, Mapping):
+                if isinstance(old, dict):
                     yield Member(index, filename, "history", h_index, old)
 
 
@@ -69,17 +69,17 @@ def _matching(database: Mapping[str, Any], wanted: Any, *, current_only: bool) -
     """Claims satisfying ``wanted(claim)``; Member objects are built only for hits."""
     hits: list[Member] = []
     for index, talk in enumerate(talks_of(database)):
-        if not isinstance(talk, Mapping):
+        if not isinstance(talk, dict):
             continue
         current = talk.get("_queue_claim")
-        if isinstance(current, Mapping) and wanted(current):
+        if isinstance(current, dict) and wanted(current):
             hits.append(Member(index, str(talk.get("filename")), "current", None, current))
         if current_only:
             continue
         history = talk.get("_queue_claim_history")
         if isinstance(history, list):
             for h_index, old in enumerate(history):
-                if isinstance(old, Mapping) and wanted(old):
+                if isinstance(old, dict) and wanted(old):
                     hits.append(Member(index, str(talk.get("filename")), "history", h_index, old))
     return hits
 

@@ -61,7 +61,7 @@ def claim_version(claim: Mapping[str, Any]) -> int | None:
 
 
 def is_supported(claim: object) -> bool:
-    if not isinstance(claim, Mapping):
+    if not isinstance(claim, dict):
         return False
     version = claim_version(claim)
     return version in CLAIM_VERSIONS
@@ -97,7 +97,7 @@ def claim_issues(claim: object, *, path: str = "$", filename: str | None = None)
     with itself). An unknown future version yields only
     ``unsupported_claim_version``: its shape is never interpreted.
     """
-    if not isinstance(claim, Mapping):
+    if not isinstance(claim, dict):
         return [Issue("claim_not_object", path, "a queue claim must be an object")]
     version = claim_version(claim)
     if version is None:
@@ -199,7 +199,7 @@ def claim_issues(claim: object, *, path: str = "$", filename: str | None = None)
         baseline = claim["adherence_baseline"]
         nested = baseline_issues(baseline, path=jp(path, "adherence_baseline"))
         issues.extend(nested)
-        if not nested and isinstance(baseline, Mapping):
+        if not nested and isinstance(baseline, dict):
             issues.extend(_baseline_binding_issues(claim, baseline, version, path, filename))
     return issues
 
@@ -293,7 +293,7 @@ def release_claim(claim: Mapping[str, Any], *, released_at: str, reason: str) ->
 
 
 def _deep_copy(value: Any) -> Any:
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         return {k: _deep_copy(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_deep_copy(v) for v in value]

@@ -19,7 +19,7 @@ class Issue:
 
 def is_int(value: object) -> bool:
     """An exact JSON integer (booleans are not integers here)."""
-    return isinstance(value, int) and not isinstance(value, bool)
+    return type(value) is int
 
 
 def is_number(value: object) -> bool:
