@@ -29,4 +29,4 @@ def handle(args: argparse.Namespace) -> int:
     from rvault_tracking_db.migration import run_migration  # on use: keeps startup light
 
     contract_cli.emit(run_migration(args.database, apply=args.apply, expected=args.expected_sha256))
-    return contract_cli.EXIT_OK
+    return contract_cli.finish(contract_cli.EXIT_OK)

@@ -56,4 +56,4 @@ def handle(args: argparse.Namespace) -> int:
     plan = decode_plan(read_plan_bytes(args.plan))
     report = run_mutation(args.database, plan, apply=args.apply, expected=args.expected_sha256)
     contract_cli.emit(report)
-    return contract_cli.EXIT_OK
+    return contract_cli.finish(contract_cli.EXIT_OK)

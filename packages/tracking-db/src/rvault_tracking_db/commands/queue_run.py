@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from rvault_contracts.canonical import sha256_bytes
-from rvault_contracts.cli import Refusal, emit
+from rvault_contracts.cli import Refusal, emit, finish
 from rvault_contracts.writer import WriteReport
 
 from rvault_tracking_db.capabilities import SourceRoots
@@ -66,7 +66,7 @@ def run_inspect(args: argparse.Namespace) -> int:
     report["input_sha256"] = result.sha256
     report.update(inspect_queue(result.database))
     emit(report)
-    return 0
+    return finish(0)
 
 
 def run_normalize(args: argparse.Namespace) -> int:
@@ -108,7 +108,7 @@ def run_normalize(args: argparse.Namespace) -> int:
     report["review"] = outcome.review
     report["skipped"] = outcome.skipped
     emit(report)
-    return 0
+    return finish(0)
 
 
 def run_claim(args: argparse.Namespace) -> int:
@@ -153,7 +153,7 @@ def run_claim(args: argparse.Namespace) -> int:
         }
     )
     emit(report)
-    return 0
+    return finish(0)
 
 
 def run_recover(args: argparse.Namespace) -> int:
@@ -177,4 +177,4 @@ def run_recover(args: argparse.Namespace) -> int:
         }
     )
     emit(report)
-    return 0
+    return finish(0)

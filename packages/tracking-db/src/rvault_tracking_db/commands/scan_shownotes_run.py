@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from rvault_contracts.canonical import sha256_bytes
-from rvault_contracts.cli import emit
+from rvault_contracts.cli import emit, finish
 from rvault_contracts.writer import WriteReport
 
 from rvault_tracking_db.assessment.talks import CURRENT_TALK_VERSION
@@ -67,4 +67,4 @@ def run_scan(args: argparse.Namespace) -> int:
         "entries": entries,
     }
     emit(report)
-    return 0
+    return finish(0)

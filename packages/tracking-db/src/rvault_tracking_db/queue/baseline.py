@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
+from functools import lru_cache
 from typing import Any
 
 from rvault_contracts.canonical import is_sha256_hex
@@ -65,6 +66,7 @@ _V2_FIELDS = (
 FIELDS = {1: frozenset(_V1_FIELDS), 2: frozenset(_V2_FIELDS)}
 
 
+@lru_cache(maxsize=4096)  # a batch's members all carry the same aggregates
 def average(total: int, count: int) -> float | None:
     """``total / count`` with decimal ROUND_HALF_EVEN to two places; ``None`` for no talks."""
     if count <= 0:
@@ -212,16 +214,27 @@ def baseline_issues(baseline: object, *, path: str = "$") -> list[Issue]:
                 f"adherence baseline version {version!r} is not supported",
             )
         ]
-    issues: list[Issue] = []
     allowed = FIELDS[version]
+    if baseline.keys() != allowed:
+        return _field_set_issues(baseline, allowed, version, path)
+    return _value_issues(baseline, version, path)
+
+
+def _field_set_issues(
+    baseline: Mapping[str, Any], allowed: frozenset[str], version: int, path: str
+) -> list[Issue]:
+    issues: list[Issue] = []
     for key in sorted(set(baseline) - allowed):
         issues.append(
             Issue("unknown_field", jp(path, key), f"{key} is not a baseline v{version} field")
         )
     for key in sorted(allowed - set(baseline)):
         issues.append(Issue("missing_field", jp(path, key), f"baseline v{version} requires {key}"))
-    if issues:
-        return issues
+    return issues
+
+
+def _value_issues(baseline: Mapping[str, Any], version: int, path: str) -> list[Issue]:
+    issues: list[Issue] = []
 
     def bad(field_name: str, code: str, message: str) -> None:
         issues.append(Issue(code, jp(path, field_name), message))
@@ -307,9 +320,15 @@ def baseline_issues(baseline: object, *, path: str = "$") -> list[Issue]:
 
 
 def _same_average(actual: object, expected: float | None) -> bool:
+    """Numeric equality of a stored average (int or float) with the expected one.
+
+    Python compares int and float exactly, and two floats are equal exactly
+    when their shortest reprs denote the same decimal, so this is the
+    decimal comparison of the written values without building Decimals.
+    """
     if expected is None or actual is None:
         return actual is None and expected is None
-    return Decimal(str(actual)) == Decimal(str(expected))
+    return actual == expected
 
 
 def _v2_aggregate_issues(baseline: Mapping[str, Any], path: str) -> list[Issue]:

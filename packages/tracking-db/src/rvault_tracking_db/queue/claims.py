@@ -122,23 +122,10 @@ def claim_issues(claim: object, *, path: str = "$", filename: str | None = None)
         return [
             Issue("invalid_claim_state", jp(path, "state"), f"state must be one of {list(STATES)}")
         ]
-    allowed = allowed_fields(version, state)
-    present = set(claim)
-    for key in sorted(present - allowed):
-        code = (
-            "suffix_field_while_claimed"
-            if key in SUFFIX_FIELDS and state == STATE_CLAIMED
-            else "unknown_field"
-        )
-        issues.append(
-            Issue(code, jp(path, key), f"{key} is not allowed on a {state} v{version} claim")
-        )
-    for key in sorted(required_fields(version, state) - present):
-        issues.append(
-            Issue("missing_field", jp(path, key), f"a {state} v{version} claim requires {key}")
-        )
-    if issues:
-        return issues
+    if claim.keys() != allowed_fields(version, state):  # else every field is there
+        issues = _field_set_issues(claim, version, state, path)
+        if issues:
+            return issues
 
     def bad(field_name: str, code: str, message: str) -> None:
         issues.append(Issue(code, jp(path, field_name), message))
@@ -201,6 +188,27 @@ def claim_issues(claim: object, *, path: str = "$", filename: str | None = None)
         issues.extend(nested)
         if not nested and isinstance(baseline, dict):
             issues.extend(_baseline_binding_issues(claim, baseline, version, path, filename))
+    return issues
+
+
+def _field_set_issues(
+    claim: Mapping[str, Any], version: int, state: str, path: str
+) -> list[Issue]:
+    issues: list[Issue] = []
+    present = set(claim)
+    for key in sorted(present - allowed_fields(version, state)):
+        code = (
+            "suffix_field_while_claimed"
+            if key in SUFFIX_FIELDS and state == STATE_CLAIMED
+            else "unknown_field"
+        )
+        issues.append(
+            Issue(code, jp(path, key), f"{key} is not allowed on a {state} v{version} claim")
+        )
+    for key in sorted(required_fields(version, state) - present):
+        issues.append(
+            Issue("missing_field", jp(path, key), f"a {state} v{version} claim requires {key}")
+        )
     return issues
 
 
