@@ -97,3 +97,40 @@ def test_console_main_refuses_non_utf8_arguments_before_running(
 def test_console_main_runs_valid_arguments(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.console_main(_parser, ["ok"]) == cli.EXIT_OK
     assert json.loads(capsys.readouterr().out) == {"ok": True}
+
+
+def test_finish_returns_the_code_in_process() -> None:
+    assert cli.finish(0) == 0
+    assert cli.finish(2) == 2
+
+
+_CONSOLE_SCRIPT = """
+import argparse, sys
+from rvault_contracts import cli
+
+def build():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("code", type=int)
+    def handler(args):
+        kept = [[i] for i in range(200_000)]  # never freed: the process ends in finish
+        cli.emit({"ok": True, "kept": len(kept)})
+        sys.stderr.write("progress line")  # unflushed: finish must flush it
+        return cli.finish(args.code)
+    parser.set_defaults(handler=handler)
+    return parser
+
+sys.exit(cli.console_main(build))
+"""
+
+
+@pytest.mark.parametrize("code", [0, 2])
+def test_finish_ends_a_console_script_with_flushed_output(code: int) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _CONSOLE_SCRIPT, str(code)], capture_output=True, check=False
+    )
+    assert done.returncode == code
+    assert json.loads(done.stdout) == {"kept": 200_000, "ok": True}
+    assert done.stderr == b"progress line"
