@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rvault_contracts.canonical import artifact_bytes
 from rvault_contracts.strict_json import MAX_DEPTH, StrictJSONError, json_equal, loads_strict
+from rvault_tracking_db.cli import main
 from rvault_tracking_db.decoding import collector_paused, decode_artifact_exact, decode_database
 from rvault_tracking_db.samples import realistic_database
 
@@ -162,3 +163,55 @@ def test_the_collector_state_is_restored_even_on_failure(enabled: bool) -> None:
         assert gc.isenabled() is enabled
     finally:
         gc.enable() if was else gc.disable()
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: object) -> dict:
+    capsys.readouterr()
+    code = main([str(a) for a in args])
+    document = json.loads(capsys.readouterr().out)
+    assert code == 0, document
+    return document
+
+
+def test_every_owner_write_stays_on_the_fast_path(tmp_path, capsys) -> None:
+    """What this owner writes, it reads back through the proven fast path.
+
+    Guards the fast path against drifting away from the writers (a changed
+    encoding would only make reads slow, never wrong, so only a test notices).
+    """
+    db = tmp_path / "tracking-database.json"
+    plan = tmp_path / "plan.json"
+
+    def apply(*mutations: dict) -> None:
+        plan.write_bytes(artifact_bytes({"schema_version": 1, "mutations": list(mutations)}))
+        expected = _run(capsys, "mutate", db, plan)["input_sha256"] if db.exists() else "missing"
+        _run(capsys, "mutate", db, plan, "--apply", "--expected-sha256", expected)
+        assert decode_artifact_exact(db.read_bytes()) is not None
+
+    apply({"kind": "initialize_database"})
+    apply({"kind": "set_config", "path": ["python_path"], "expect": {"$missing": True},
+           "value": "/usr/bin/python3"})  # fmt: skip
+
+    legacy = tmp_path / "legacy" / "tracking-database.json"
+    legacy.parent.mkdir()
+    schema_zero = {
+        "config": {"vault_root": "~/vault", "custom": {"kept": [1, 2.5]}},
+        "talks": [{"filename": "2019-01-01-old.md", "transcript_source": "manual"}],
+    }
+    legacy.write_bytes(artifact_bytes(schema_zero))
+    digest = _run(capsys, "migrate", legacy)["input_sha256"]
+    _run(capsys, "migrate", legacy, "--apply", "--expected-sha256", digest)
+    assert decode_artifact_exact(legacy.read_bytes()) is not None
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    talk = {"schema_version": 5, "filename": "2024-01-01-a.md", "title": "A",
+            "status": "pending", "transcript_path": "a.txt"}  # fmt: skip
+    (vault / "a.txt").write_text("transcript\n", encoding="utf-8")
+    queued = vault / "tracking-database.json"
+    queued.write_bytes(artifact_bytes(dict(json.loads(db.read_bytes()), talks=[talk])))
+    claim = ("queue", queued, "claim", "--run-id", "r", "--batch-id", "b")
+    now = ("--now", "2026-07-31T18:00:00+00:00", "--catalog-fingerprint", "a" * 64)
+    _run(capsys, *claim, *now, "--limit", "1")
+    assert "_queue_claim" in json.loads(queued.read_bytes())["talks"][0]
+    assert decode_artifact_exact(queued.read_bytes()) is not None
