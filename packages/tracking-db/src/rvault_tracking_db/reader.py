@@ -47,8 +47,11 @@ class ReadResult:
     snapshot: Snapshot
     database: dict[str, Any] | None
     assessment: Assessment | None
-    sha256: str | None
-    """SHA-256 of the exact bytes read (``None`` when the file is missing)."""
+
+    @property
+    def sha256(self) -> str | None:
+        """SHA-256 of the exact bytes read (``None`` when the file is missing)."""
+        return self.snapshot.sha256
 
     @property
     def exists(self) -> bool:
@@ -110,11 +113,11 @@ def read_database(
     if snapshot.data is None:
         if not allow_missing:
             raise DatabaseRefusal(DATABASE_MISSING, f"{database_path} does not exist", "$")
-        return ReadResult(target, database_path, snapshot, None, None, None)
+        return ReadResult(target, database_path, snapshot, None, None)
     # hashlib releases the GIL on large buffers, so the digest of a big
     # database costs nothing next to decoding it on the other core.
     data = snapshot.data
-    hasher = threading.Thread(target=lambda: snapshot.sha256, daemon=True)  # cached on it
+    hasher = threading.Thread(target=lambda: snapshot.sha256, daemon=True)  # cached there
     hasher.start()
     try:
         try:
@@ -127,4 +130,4 @@ def read_database(
             raise issue_refusal(blocking)
     finally:
         hasher.join()
-    return ReadResult(target, database_path, snapshot, document, assessment, snapshot.sha256)
+    return ReadResult(target, database_path, snapshot, document, assessment)
