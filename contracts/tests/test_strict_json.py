@@ -240,3 +240,28 @@ def _depth(value: object) -> int:
     if isinstance(value, list):
         return 1 + max((_depth(v) for v in value), default=0)
     return 0
+
+
+def test_json_path_notation() -> None:
+    assert sj.json_path("$") == "$"
+    assert sj.json_path("$", "talks", 0, "filename") == '$["talks"][0]["filename"]'
+    assert sj.json_path('$["a"]', 'say "hi"\n', 12) == '$["a"]["say \\"hi\\"\\n"][12]'
+
+
+@pytest.mark.parametrize(
+    ("value", "integer", "number", "nonblank"),
+    [
+        (1, True, True, False),
+        (-0, True, True, False),
+        (1.0, False, True, False),
+        (True, False, False, False),
+        (None, False, False, False),
+        ("1", False, False, True),
+        (" \t", False, False, False),
+        ("", False, False, False),
+    ],
+)
+def test_json_value_predicates(value: object, integer: bool, number: bool, nonblank: bool) -> None:
+    assert sj.is_integer(value) is integer
+    assert sj.is_number(value) is number
+    assert sj.is_nonblank_string(value) is nonblank

@@ -20,6 +20,8 @@ from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from rvault_contracts.strict_json import json_path
+
 SCHEMA_ID_PREFIX = "urn:rvault:"
 
 
@@ -105,10 +107,7 @@ class SchemaIssue:
 
 
 def _json_path(error: ValidationError) -> str:
-    parts = ["$"]
-    for item in error.absolute_path:
-        parts.append(f"[{item}]" if isinstance(item, int) else f"[{json.dumps(item)}]")
-    return "".join(parts)
+    return json_path("$", *error.absolute_path)
 
 
 def schema_issues(artifact: str, version: int, document: Any) -> list[SchemaIssue]:

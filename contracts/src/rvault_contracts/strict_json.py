@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any
 
 MAX_DEPTH = 200
@@ -131,7 +132,7 @@ def _walk(value: Any) -> Iterator[tuple[str, Any, int]]:
             depth += 1
             yield path, node, depth
             for key, child in node.items():
-                stack.append((f"{path}[{json.dumps(key)}]", child, depth))
+                stack.append((json_path(path, key), child, depth))
         elif isinstance(node, list):
             depth += 1
             yield path, node, depth
@@ -253,6 +254,39 @@ def _skip_ws(text: str, index: int) -> int:
     while index < length and text[index] in _WS:
         index += 1
     return index
+
+
+@lru_cache(maxsize=1024)
+def _member(key: str) -> str:
+    return f"[{json.dumps(key)}]"
+
+
+def json_path(base: str, *keys: str | int) -> str:
+    """The path of ``keys`` below ``base`` in the one notation every report uses.
+
+    ``json_path("$", "talks", 0, "filename")`` is ``$["talks"][0]["filename"]``:
+    member names as JSON strings, array indices bare. Owners build a path for
+    every record they check (100,000 times for a 10,000-talk vault) over a
+    small vocabulary of keys, hence the cached member spelling.
+    """
+    for key in keys:
+        base += f"[{key}]" if isinstance(key, int) else _member(key)
+    return base
+
+
+def is_integer(value: object) -> bool:
+    """A JSON integer: booleans are never integers in a vault contract."""
+    return type(value) is int
+
+
+def is_number(value: object) -> bool:
+    """A JSON number (integer or float), never a boolean."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def is_nonblank_string(value: object) -> bool:
+    """A string with at least one non-whitespace character."""
+    return isinstance(value, str) and bool(value.strip())
 
 
 def type_name(value: Any) -> str:

@@ -7,8 +7,14 @@ tools can match on without parsing prose.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
+
+from rvault_contracts.strict_json import is_integer as is_int
+from rvault_contracts.strict_json import is_nonblank_string as is_text
+from rvault_contracts.strict_json import is_number
+from rvault_contracts.strict_json import json_path as child
+
+__all__ = ["Collector", "Issue", "child", "is_int", "is_number", "is_text"]
 
 
 @dataclass(frozen=True, order=True)
@@ -19,11 +25,6 @@ class Issue:
 
     def to_dict(self) -> dict[str, str]:
         return {"code": self.code, "message": self.message, "path": self.path}
-
-
-def child(path: str, key: str | int) -> str:
-    """The JSON path of ``key`` below ``path`` (same notation as rvault_contracts.schemas)."""
-    return f"{path}[{key}]" if isinstance(key, int) else f"{path}[{json.dumps(key)}]"
 
 
 class Collector:
@@ -37,17 +38,3 @@ class Collector:
 
     def __len__(self) -> int:
         return len(self.items)
-
-
-def is_int(value: object) -> bool:
-    """A JSON integer (booleans are not numbers in any rvault contract)."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def is_number(value: object) -> bool:
-    return (isinstance(value, int | float)) and not isinstance(value, bool)
-
-
-def is_text(value: object) -> bool:
-    """A string with at least one non-whitespace character."""
-    return isinstance(value, str) and bool(value.strip())
