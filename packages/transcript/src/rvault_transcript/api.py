@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from rvault_contracts.schemas import schema_issues
 from rvault_contracts.strict_json import StrictJSONError, loads_strict_any
 from rvault_contracts.writer import WriterError, read_snapshot
 
-from rvault_transcript.policy import DURATION_TOLERANCE_SECONDS
+from rvault_transcript.policy import durations_match
 from rvault_transcript.receipts import (
     QualityReceipt,
     ReceiptError,
@@ -119,7 +119,6 @@ class EvidenceReport:
     quality: QualityReading
     timing: TimingReading
     word_count: int | None = None
-    notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def plain_quote(self) -> bool:
@@ -149,10 +148,6 @@ def _read(path: Path) -> bytes | None:
     return snapshot.data
 
 
-def _decode_receipt(data: bytes) -> Any:
-    return loads_strict_any(data)
-
-
 def _is_archival_timing(document: Any) -> bool:
     if isinstance(document, list):
         return True  # a "minimal" sidecar: a bare array of segments
@@ -167,7 +162,7 @@ def _is_archival_timing(document: Any) -> bool:
 
 def _duration_drift(recorded: float, owner: float | None) -> bool:
     """Fail closed: a NaN owner duration compares false with everything, so it drifts."""
-    return owner is not None and not abs(recorded - owner) <= DURATION_TOLERANCE_SECONDS
+    return owner is not None and not durations_match(recorded, owner)
 
 
 def _check_vtt_artifact(transcript_path: Path, provenance: Mapping[str, Any]) -> None:
@@ -267,7 +262,7 @@ def read_timing(
     if transcript_bytes is None:
         return TimingReading("invalid", "transcript_missing", "the transcript does not exist")
     try:
-        document = _decode_receipt(data)
+        document = loads_strict_any(data)
     except StrictJSONError as error:
         return TimingReading("invalid", error.code, error.message)
     if _is_archival_timing(document):
@@ -307,7 +302,7 @@ def read_quality(
     if transcript_bytes is None:
         return QualityReading("invalid", "transcript_missing", "the transcript does not exist")
     try:
-        receipt = validate_quality(_decode_receipt(data), transcript_bytes)
+        receipt = validate_quality(loads_strict_any(data), transcript_bytes)
         check_quality_owner(receipt, owner)
     except StrictJSONError as error:
         return QualityReading("invalid", error.code, error.message)

@@ -18,7 +18,6 @@ or a rolled-back bundle; nothing changed); 1 internal error.
 from __future__ import annotations
 
 import argparse
-import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +30,7 @@ from rvault_transcript import policy
 from rvault_transcript.api import OwnerContext, read_quality, read_timing
 from rvault_transcript.bundle import BundlePaths, write_bundle
 from rvault_transcript.receipts import (
+    YOUTUBE_ID,
     ReceiptError,
     Segment,
     build_quality_receipt,
@@ -40,7 +40,6 @@ from rvault_transcript.receipts import (
 from rvault_transcript.segments import normalize, transcript_bytes
 from rvault_transcript.text import TextRefusal, decode_utf8, equal_modulo_whitespace, judge_text
 
-YOUTUBE_ID = re.compile(r"^[A-Za-z0-9_-]{11}$")
 EXISTING_SOURCES = ("youtube_auto", "whisper", "manual", "none", "unknown")
 TRANSCRIPT_SOURCE = {"captions": "youtube_auto", "whisper": "whisper", "existing": None}
 
@@ -129,6 +128,13 @@ def _quality_trust(
             "kind": "fixed_default"
         }, f"expected duration {claimed}s ignored: the probe says {probed}s"
     return {"kind": kind, **bind, "duration_seconds": probed}, "expected duration matches the probe"
+
+
+def _youtube_timing(kind: str, video_id: str, probed: float | None) -> dict[str, Any] | None:
+    """Timing provenance of a YouTube source: only a probed duration can bind it."""
+    if probed is None:
+        return None
+    return {"kind": kind, "video_id": video_id, "duration_seconds": probed}
 
 
 def _judge(data: bytes, min_words: int, code: str, path: Path) -> int:
@@ -386,11 +392,7 @@ def _caption_enrichment(
         return None, _status(
             False, "caption_text_mismatch", "captions differ from the existing text"
         )
-    provenance = (
-        None
-        if probed is None
-        else {"kind": "youtube_captions", "video_id": args.id, "duration_seconds": probed}
-    )
+    provenance = _youtube_timing("youtube_captions", args.id, probed)
     return _build_timing(data, "captions", provenance, track.segments)
 
 
@@ -506,11 +508,6 @@ def _fresh_youtube(args: argparse.Namespace, paths: BundlePaths, initial: Snapsh
     except Refusal as refusal:
         caption_problem = f"caption text refused ({refusal.code}): {refusal.message}"
     else:
-        provenance = (
-            None
-            if probed is None
-            else {"kind": "youtube_captions", "video_id": video_id, "duration_seconds": probed}
-        )
         return _fresh_outcome(
             args,
             paths,
@@ -518,7 +515,7 @@ def _fresh_youtube(args: argparse.Namespace, paths: BundlePaths, initial: Snapsh
             data,
             method="captions",
             language=track.language,
-            timing_provenance=provenance,
+            timing_provenance=_youtube_timing("youtube_captions", video_id, probed),
             segments=track.segments,
             quality_provenance=quality_provenance,
             source=source,
@@ -557,11 +554,6 @@ def _youtube_whisper(
         result = _transcribe(str(audio), args.model)
     segments = normalize(result.segments)
     data = transcript_bytes(segments) if segments else b""
-    provenance = (
-        None
-        if probed is None
-        else {"kind": "youtube_whisper", "video_id": args.id, "duration_seconds": probed}
-    )
     return _fresh_outcome(
         args,
         paths,
@@ -569,7 +561,7 @@ def _youtube_whisper(
         data,
         method="whisper",
         language=result.language,
-        timing_provenance=provenance,
+        timing_provenance=_youtube_timing("youtube_whisper", args.id, probed),
         segments=segments,
         quality_provenance=quality_provenance,
         source=source,

@@ -20,7 +20,13 @@ from rvault_contracts.canonical import artifact_bytes, is_sha256_hex, sha256_byt
 from rvault_contracts.schemas import schema_issues
 
 from rvault_transcript import policy
-from rvault_transcript.text import TextRefusal, collapse_whitespace, decode_utf8, judge_text
+from rvault_transcript.text import (
+    TextRefusal,
+    collapse_whitespace,
+    decode_utf8,
+    equal_modulo_whitespace,
+    judge_text,
+)
 
 TIMING_SCHEMA_VERSION = 2
 QUALITY_SCHEMA_VERSION = 1
@@ -123,6 +129,15 @@ def _schema_version(document: Mapping[str, Any], expected: int, code: str) -> No
     if isinstance(value, bool) or value != expected or not isinstance(value, int):
         raise ReceiptError(
             code, f"schema_version must be the integer {expected}", "$.schema_version"
+        )
+
+
+def _check_transcript_hash(document: Mapping[str, Any], transcript_bytes: bytes) -> None:
+    if document["transcript_sha256"] != sha256_bytes(transcript_bytes):
+        raise ReceiptError(
+            "transcript_hash_mismatch",
+            "the transcript bytes changed since the receipt",
+            "$.transcript_sha256",
         )
 
 
@@ -243,17 +258,12 @@ def validate_timing(document: Any, transcript_bytes: bytes) -> TimingReceipt:
     issues = schema_issues(TIMING_ARTIFACT, TIMING_SCHEMA_VERSION, envelope)
     if issues:
         raise ReceiptError("schema_violation", issues[0].message, issues[0].path)
-    if document["transcript_sha256"] != sha256_bytes(transcript_bytes):
-        raise ReceiptError(
-            "transcript_hash_mismatch",
-            "the transcript bytes changed since the receipt",
-            "$.transcript_sha256",
-        )
+    _check_transcript_hash(document, transcript_bytes)
     provenance = _check_timing_provenance(document["provenance"], document["source"])
     segments = _check_segments(document["segments"])
     text = decode_utf8_receipt(transcript_bytes)
     joined = " ".join(segment.text for segment in segments)
-    if collapse_whitespace(joined) != collapse_whitespace(text):
+    if not equal_modulo_whitespace(joined, text):
         raise ReceiptError(
             "segment_text_mismatch",
             "joined segment text differs from the transcript beyond whitespace",
@@ -330,12 +340,7 @@ def validate_quality(document: Any, transcript_bytes: bytes) -> QualityReceipt:
     issues = schema_issues(QUALITY_ARTIFACT, QUALITY_SCHEMA_VERSION, document)
     if issues:
         raise ReceiptError("schema_violation", issues[0].message, issues[0].path)
-    if document["transcript_sha256"] != sha256_bytes(transcript_bytes):
-        raise ReceiptError(
-            "transcript_hash_mismatch",
-            "the transcript bytes changed since the receipt",
-            "$.transcript_sha256",
-        )
+    _check_transcript_hash(document, transcript_bytes)
     raw_policy = _exact_keys(document["policy"], POLICY_KEYS, "$.policy", "invalid_policy")
     _schema_version(raw_policy, policy.POLICY_SCHEMA_VERSION, "unsupported_policy_version")
     min_words = raw_policy["min_words"]

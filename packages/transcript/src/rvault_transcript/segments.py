@@ -24,6 +24,15 @@ def normalize(raw: Iterable[tuple[str, float, float]]) -> list[Segment]:
             end_ms = max(start_ms, round(end * 1000))
             items.append((start_ms, end_ms, clean))
     items.sort(key=lambda item: item[0])
+    return from_millis(items)
+
+
+def from_millis(items: list[tuple[int, int, str]]) -> list[Segment]:
+    """Start-ordered (start_ms, end_ms, text) -> segments that never overlap.
+
+    A segment starts no earlier than the previous one ends and ends no later
+    than the next one starts.
+    """
     segments: list[Segment] = []
     previous_end = 0
     for index, (start_ms, end_ms, text) in enumerate(items):

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from rvault_transcript.receipts import Segment
+from rvault_transcript.segments import from_millis
 from rvault_transcript.text import collapse_whitespace
 
 _TIMESTAMP = r"(?:(\d+):)?([0-5]\d):([0-5]\d)[.,](\d{3})"
@@ -132,16 +133,7 @@ def cues_to_segments(cues: list[Cue]) -> list[Segment]:
         previous_lines = cue.lines
         if fresh:
             pieces.append((cue.start_ms, cue.end_ms, " ".join(fresh)))
-    segments: list[Segment] = []
-    previous_end = 0
-    for position, (start, end, text) in enumerate(pieces):
-        start = max(start, previous_end)
-        if position + 1 < len(pieces):
-            end = min(end, max(start, pieces[position + 1][0]))
-        end = max(end, start)
-        segments.append(Segment(text, start / 1000, end / 1000))
-        previous_end = end
-    return segments
+    return from_millis(pieces)
 
 
 def vtt_to_segments(data: str) -> list[Segment]:
