@@ -2,22 +2,25 @@
 
 They come from the specification and its supplement; keeping them in one
 module means the validator, the scaffold and the JSON Schemas in contracts/
-cannot drift apart silently (a test compares them).
+cannot drift apart silently. The vocabularies the ``pattern-catalog-entry``
+v1 contract already states (underlying sources, evidence channels,
+dimensions, talk-metadata fields) are read from that schema; the others are
+the source ``scripts/build_schemas.py`` generates the worker-return and
+report schemas from (``--check`` is run by the tests).
 """
 
 from __future__ import annotations
 
-EVIDENCE_SOURCES: tuple[str, ...] = ("transcript", "static_slides", "native_deck", "delivery_video")
+from rvault_contracts.schemas import load_schema
+
+_CATALOG_ENTRY = load_schema("pattern-catalog-entry", 1)
+
+EVIDENCE_SOURCES: tuple[str, ...] = tuple(_CATALOG_ENTRY["$defs"]["source"]["enum"])
 COMPARISON = "source_comparison"
 EVIDENCE_SOURCE_NAMES: tuple[str, ...] = (*EVIDENCE_SOURCES, COMPARISON)
 
-CHANNELS: tuple[str, ...] = (
-    "transcript",
-    "timed_transcript",
-    "slides",
-    "slide_sequence",
-    "video",
-    "talk_metadata",
+CHANNELS: tuple[str, ...] = tuple(
+    _CATALOG_ENTRY["properties"]["evidence_channels"]["items"]["enum"]
 )
 
 SOURCE_CHANNELS: dict[str, frozenset[str]] = {
@@ -62,23 +65,7 @@ ENGINE_CITATION_FIELDS = frozenset(
     }
 )
 
-TALK_METADATA_FIELDS: tuple[str, ...] = (
-    "filename",
-    "title",
-    "conference",
-    "date",
-    "slides_url",
-    "video_url",
-    "youtube_id",
-    "google_drive_id",
-    "pptx_path",
-    "transcript_path",
-    "transcript_source",
-    "slide_source",
-    "slide_count",
-    "co_presenter",
-    "delivery_language",
-)
+TALK_METADATA_FIELDS: tuple[str, ...] = tuple(_CATALOG_ENTRY["$defs"]["metadata_field"]["enum"])
 
 INSPECTION_FIELDS: dict[str, frozenset[str]] = {
     "transcript": frozenset({"source", "line_ranges"}),
@@ -144,22 +131,7 @@ NOT_EVALUABLE_REASONS: tuple[str, ...] = (
     "source_gate_pending_owner_review",
 )
 
-DIMENSIONS: tuple[str, ...] = (
-    "Opening Pattern",
-    "Narrative Structure",
-    "Humor & Wit",
-    "Audience Interaction",
-    "Transition Techniques",
-    "Closing Pattern",
-    "Verbal Signatures",
-    "Slide-to-Speech Relationship",
-    "Persuasion Techniques",
-    "Cultural & Pop-Culture References",
-    "Technical Content Delivery",
-    "Pacing Clues",
-    "Slide Design Patterns",
-    "Reflection: Areas for Improvement",
-)
+DIMENSIONS: tuple[str, ...] = tuple(_CATALOG_ENTRY["$defs"]["dimension"]["enum"])
 
 STATUSES_PROCESSED: tuple[str, ...] = ("processed", "processed_partial")
 STATUSES_SKIPPED: tuple[str, ...] = (
