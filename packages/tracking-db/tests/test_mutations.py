@@ -809,11 +809,7 @@ def test_many_record_upserts_index_the_array_once_with_the_same_results() -> Non
 
     doubled = copy.deepcopy(database)
     doubled["thumbnails"].append(copy.deepcopy(stored))
-    one = decode_plan(
-        json.dumps(
-            {"schema_version": 1, "mutations": [mutations[-1]]}
-        ).encode()
-    )
+    one = decode_plan(json.dumps({"schema_version": 1, "mutations": [mutations[-1]]}).encode())
     with pytest.raises(PlanRefusal) as ambiguous:
         apply_plan(doubled, one)
     assert ambiguous.value.code == "ambiguous_record_key"

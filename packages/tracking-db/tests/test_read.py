@@ -238,9 +238,7 @@ def test_a_database_path_that_is_not_utf8_is_refused_not_an_internal_error(
     db = h.write_db(vault, {"schema_version": 1})
     plan = h.write_json(tmp_path / "plan.json", h.plan({"kind": "initialize_database"}))
     before = snapshot_file(db)
-    code, document = h.invoke(
-        capsys, *[{"DB": db, "PLAN": plan}.get(a, a) for a in argv]
-    )
+    code, document = h.invoke(capsys, *[{"DB": db, "PLAN": plan}.get(a, a) for a in argv])
     assert code == 2, document
     assert document["error"]["code"] == "argument_not_utf8"
     assert "caf\\xe9" in document["error"]["path"]

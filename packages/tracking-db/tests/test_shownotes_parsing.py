@@ -132,7 +132,7 @@ def test_title_agreement_is_a_closed_boolean(stored, proposed, conference, date,
         "---\ndate: 2024-03-06T01:30:00+02:00\n---\n",
         "---\ndate: 2024-03-06 10:00:00\n---\n",
         "---\ndate: 2024-03-06 10:00:00 -0500\n---\n",  # Jekyll's own spelling (a string)
-        '+++\ndate = 2024-03-06T07:32:00-08:00\n+++\n',  # TOML offset datetime
+        "+++\ndate = 2024-03-06T07:32:00-08:00\n+++\n",  # TOML offset datetime
     ],
 )
 def test_frontmatter_datetimes_give_the_written_date(text: str) -> None:

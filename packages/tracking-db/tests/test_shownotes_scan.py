@@ -341,9 +341,7 @@ def test_hostile_frontmatter_is_malformed_not_a_crash_or_a_hang(
     entries = _entries(report)
     for name in ("2024-01-01-bomb.md", "2024-01-02-yaml.md", "2024-01-03-toml.md"):
         assert [i["code"] for i in entries[name]["issues"]] == ["frontmatter_malformed"], name
-    assert [i["code"] for i in entries["2024-01-04-json.md"]["issues"]] == [
-        "frontmatter_malformed"
-    ]
+    assert [i["code"] for i in entries["2024-01-04-json.md"]["issues"]] == ["frontmatter_malformed"]
     assert entries["2024-01-05-ok.md"]["disposition"] == "add"
     assert (snapshot_tree(d), snapshot_file(db)) == before
 
@@ -368,7 +366,7 @@ def test_hostile_lines_and_oversized_pages_stay_linear_and_bounded(
         d,
         "2024-02-08-ok.md",
         "# Fine Talk ##\n\n- **Conference:** DevConf  \n"
-        "**Video:** [watch](https://youtu.be/dQw4w9WgXcQ \"T\")\n",
+        '**Video:** [watch](https://youtu.be/dQw4w9WgXcQ "T")\n',
     )
     before = (snapshot_tree(d), snapshot_file(db))
     code, report = _scan(db)

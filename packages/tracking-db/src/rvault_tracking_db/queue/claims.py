@@ -191,9 +191,7 @@ def claim_issues(claim: object, *, path: str = "$", filename: str | None = None)
     return issues
 
 
-def _field_set_issues(
-    claim: Mapping[str, Any], version: int, state: str, path: str
-) -> list[Issue]:
+def _field_set_issues(claim: Mapping[str, Any], version: int, state: str, path: str) -> list[Issue]:
     issues: list[Issue] = []
     present = set(claim)
     for key in sorted(present - allowed_fields(version, state)):

@@ -42,9 +42,7 @@ _LABEL_LINE = re.compile(
     r"[*_]{0,2}\s*:\s*[*_]{0,2}\s*(.+)$",
     re.IGNORECASE,
 )
-_MD_LINK = re.compile(
-    r"\[([^\[\]]*+)\]\(\s*+<?([^)\s>\[]++)>?(?:\s++\"[^\"]*+\")?\s*+\)"
-)
+_MD_LINK = re.compile(r"\[([^\[\]]*+)\]\(\s*+<?([^)\s>\[]++)>?(?:\s++\"[^\"]*+\")?\s*+\)")
 _ANGLE = re.compile(r"<(https?://[^<>\s]++)>")
 _BARE = re.compile(r"https?://[^\s)>\]]+")
 _H1 = re.compile(r"^#\s+(.+)$")

@@ -122,9 +122,7 @@ def discover(directory: str) -> tuple[list[Page], list[str]]:
                 pages.append(Page(filename, relative, None, f"unreadable: {exc.strerror}"))
                 continue
             if len(data) > MAX_PAGE_BYTES:
-                pages.append(
-                    Page(filename, relative, None, f"larger than {MAX_PAGE_BYTES} bytes")
-                )
+                pages.append(Page(filename, relative, None, f"larger than {MAX_PAGE_BYTES} bytes"))
                 continue
             try:
                 pages.append(Page(filename, relative, data.decode("utf-8")))
