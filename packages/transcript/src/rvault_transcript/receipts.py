@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rvault_contracts.canonical import artifact_bytes, is_sha256_hex, sha256_bytes
-from rvault_contracts.schemas import schema_issues
+from rvault_contracts.schemas import load_schema, schema_issues
 
 from rvault_transcript import policy
 from rvault_transcript.text import (
@@ -34,29 +34,29 @@ TIMING_ARTIFACT = "transcript-timing"
 QUALITY_ARTIFACT = "transcript-quality"
 BOUND_TOLERANCE_SECONDS = 1.0
 
-TIMING_KEYS = frozenset({"schema_version", "transcript_sha256", "source", "provenance", "segments"})
-QUALITY_KEYS = frozenset({"schema_version", "transcript_sha256", "policy", "provenance"})
-SEGMENT_KEYS = frozenset({"text", "start_seconds", "end_seconds"})
+# Field lists, provenance kinds and the YouTube id pattern are read from the
+# contract schemas, so the checks below (stable codes) cannot drift from them.
+_TIMING_SCHEMA = load_schema(TIMING_ARTIFACT, TIMING_SCHEMA_VERSION)
+_QUALITY_SCHEMA = load_schema(QUALITY_ARTIFACT, QUALITY_SCHEMA_VERSION)
 
-TIMING_PROVENANCE_KEYS: dict[str, frozenset[str]] = {
-    "youtube_captions": frozenset({"kind", "video_id", "duration_seconds"}),
-    "youtube_whisper": frozenset({"kind", "video_id", "duration_seconds"}),
-    "local_media_whisper": frozenset({"kind", "media_sha256", "duration_seconds"}),
-    "vtt_artifact": frozenset({"kind", "artifact_path", "artifact_sha256", "cue_extent_seconds"}),
-}
+
+def _keys_by_kind(variants: list[dict[str, Any]]) -> dict[str, frozenset[str]]:
+    return {v["properties"]["kind"]["const"]: frozenset(v["required"]) for v in variants}
+
+
+TIMING_KEYS = frozenset(_TIMING_SCHEMA["required"])
+QUALITY_KEYS = frozenset(_QUALITY_SCHEMA["required"])
+SEGMENT_KEYS = frozenset(_TIMING_SCHEMA["$defs"]["segment"]["required"])
+POLICY_KEYS = frozenset(_QUALITY_SCHEMA["properties"]["policy"]["required"])
+TIMING_PROVENANCE_KEYS = _keys_by_kind(_TIMING_SCHEMA["properties"]["provenance"]["oneOf"])
+QUALITY_PROVENANCE_KEYS = _keys_by_kind(_QUALITY_SCHEMA["properties"]["provenance"]["oneOf"])
 SOURCE_FOR_KIND = {
     "youtube_captions": "captions",
     "youtube_whisper": "whisper",
     "local_media_whisper": "whisper",
     "vtt_artifact": "vtt",
 }
-QUALITY_PROVENANCE_KEYS: dict[str, frozenset[str]] = {
-    "fixed_default": frozenset({"kind"}),
-    "youtube_duration": frozenset({"kind", "video_id", "duration_seconds"}),
-    "local_media_duration": frozenset({"kind", "media_sha256", "duration_seconds"}),
-}
-POLICY_KEYS = frozenset({"schema_version", "min_words", "duration_seconds"})
-YOUTUBE_ID = re.compile(r"^[A-Za-z0-9_-]{11}$")
+YOUTUBE_ID = re.compile(_TIMING_SCHEMA["$defs"]["video_id"]["pattern"])
 
 
 class ReceiptError(Exception):
