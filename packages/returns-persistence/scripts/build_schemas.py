@@ -323,7 +323,7 @@ def worker_return(version: int) -> dict[str, Any]:
                 "reprocess_generation": {"minimum": 0, "type": "integer"},
                 "run_id": {"type": "string"},
             },
-            ["run_id", "batch_id", "reprocess_generation"],
+            list(v.QUEUE_CLAIM_KEYS),
         ),
         "status": {"enum": list(v.STATUSES)},
         "slide_source": {"enum": list(v.SLIDE_SOURCES)},
@@ -351,19 +351,6 @@ def worker_return(version: int) -> dict[str, Any]:
         top["adherence_comparison"] = {"type": "object"}
     if version == 5:
         top["catalog_feedback"] = _feedback()
-    required_processed = [
-        "slide_source",
-        "rhetoric_notes",
-        "areas_for_improvement",
-        "adherence_assessment",
-        "new_patterns",
-        "summary_updates",
-        "structured_data",
-        "verbatim_examples",
-        "pattern_observations",
-    ]
-    if version == 5:
-        required_processed.append("catalog_feedback")
     schema: dict[str, Any] = {
         "$id": f"urn:rvault:worker-return:v{version}",
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -391,7 +378,7 @@ def worker_return(version: int) -> dict[str, Any]:
                     "required": ["status"],
                 },
                 "then": {"propertyNames": {"enum": sorted(v.SKIPPED_KEYS)}},
-                "else": {"required": sorted(required_processed)},
+                "else": {"required": sorted(v.required_processed(version))},
             }
         ],
     }

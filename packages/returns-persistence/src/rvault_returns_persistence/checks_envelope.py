@@ -16,34 +16,13 @@ from rvault_returns_persistence.issues import child, is_int, is_text
 from rvault_returns_persistence.vocabulary import (
     CLEARABLE_ROOTS,
     CLEARABLE_TOP_LEVEL,
+    QUEUE_CLAIM_KEYS,
     SKIPPED_KEYS,
     SLIDE_SOURCES,
     TRANSCRIPT_SOURCES,
+    required_processed,
 )
 
-REQUIRED_PROCESSED_V5 = (
-    "slide_source",
-    "rhetoric_notes",
-    "areas_for_improvement",
-    "adherence_assessment",
-    "new_patterns",
-    "summary_updates",
-    "structured_data",
-    "verbatim_examples",
-    "pattern_observations",
-    "catalog_feedback",
-)
-REQUIRED_PROCESSED_V2_V4 = (
-    "slide_source",
-    "rhetoric_notes",
-    "areas_for_improvement",
-    "adherence_assessment",
-    "new_patterns",
-    "summary_updates",
-    "structured_data",
-    "verbatim_examples",
-    "pattern_observations",
-)
 TOP_LEVEL_KEYS = frozenset(
     {
         "filename",
@@ -85,7 +64,7 @@ def check_queue_claim(ctx: ReturnContext) -> None:
     if not isinstance(supplied, dict):
         ctx.add(path, "wrong_type", "queue_claim must be an object")
         return
-    for key in sorted(set(supplied) - {"run_id", "batch_id", "reprocess_generation"}):
+    for key in sorted(set(supplied) - set(QUEUE_CLAIM_KEYS)):
         ctx.add(child(path, key), "unknown_field", f"queue_claim does not carry {key!r}")
     if claim is None:
         return
@@ -115,10 +94,9 @@ def check_skipped(ctx: ReturnContext) -> None:
 
 
 def check_required(ctx: ReturnContext) -> None:
-    required = REQUIRED_PROCESSED_V5 if ctx.version == 5 else REQUIRED_PROCESSED_V2_V4
     if ctx.version == 1:
         return
-    for key in required:
+    for key in required_processed(ctx.version):
         if key not in ctx.ret:
             ctx.add(
                 child(ctx.path, key),

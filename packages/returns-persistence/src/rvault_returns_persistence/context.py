@@ -31,10 +31,6 @@ class ReturnContext:
         self.issues.add(path, code, message)
 
     @property
-    def processed(self) -> bool:
-        return self.status in ("processed", "processed_partial")
-
-    @property
     def non_english(self) -> bool:
         """Preclaim metadata or the return itself names a non-English delivery."""
         languages = [self.talk.get("delivery_language")]

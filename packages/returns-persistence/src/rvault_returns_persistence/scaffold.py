@@ -20,7 +20,12 @@ from rvault_returns_persistence.catalog import Catalog
 from rvault_returns_persistence.checks_inspection import Inspection
 from rvault_returns_persistence.checks_patterns import expected_reason
 from rvault_returns_persistence.gates import applicability_complete
-from rvault_returns_persistence.vocabulary import FEEDBACK_LANES, TRANSCRIPT_SOURCES
+from rvault_returns_persistence.vocabulary import (
+    FEEDBACK_LANES,
+    QUEUE_CLAIM_KEYS,
+    SLIDE_SOURCES,
+    TRANSCRIPT_SOURCES,
+)
 
 
 class ScaffoldError(Exception):
@@ -95,15 +100,9 @@ def build_scaffold(
     skeleton: dict[str, Any] = {
         "filename": talk["filename"],
         "return_schema_version": 5,
-        "queue_claim": {
-            "run_id": claim["run_id"],
-            "batch_id": claim["batch_id"],
-            "reprocess_generation": claim["reprocess_generation"],
-        },
+        "queue_claim": {key: claim[key] for key in QUEUE_CLAIM_KEYS},
         "status": "processed",
-        "slide_source": slide_source
-        if slide_source in ("pptx", "pdf", "both", "video_extracted", "none")
-        else "none",
+        "slide_source": slide_source if slide_source in SLIDE_SOURCES else "none",
         "rhetoric_notes": "",
         "areas_for_improvement": "",
         "adherence_assessment": "",

@@ -44,7 +44,6 @@ from rvault_returns_persistence.video_manifest import assess
 from rvault_returns_persistence.vocabulary import STATUSES
 
 RETURN_ARTIFACT = "worker-return"
-REPORT_ARTIFACT = "returns-validation-report"
 REPORT_VERSION = 1
 KNOWN_RETURN_VERSIONS = (1, 2, 3, 4, 5)
 

@@ -141,6 +141,25 @@ STATUSES_SKIPPED: tuple[str, ...] = (
 )
 STATUSES: tuple[str, ...] = (*STATUSES_PROCESSED, *STATUSES_SKIPPED)
 SKIPPED_KEYS = frozenset({"filename", "return_schema_version", "queue_claim", "status"})
+QUEUE_CLAIM_KEYS: tuple[str, ...] = ("run_id", "batch_id", "reprocess_generation")
+# Blocks a processed return v2-v4 must carry; v5 adds catalog_feedback.
+REQUIRED_PROCESSED: tuple[str, ...] = (
+    "slide_source",
+    "rhetoric_notes",
+    "areas_for_improvement",
+    "adherence_assessment",
+    "new_patterns",
+    "summary_updates",
+    "structured_data",
+    "verbatim_examples",
+    "pattern_observations",
+)
+
+
+def required_processed(version: int) -> tuple[str, ...]:
+    """The blocks a processed return of ``version`` (2-5) must carry."""
+    return (*REQUIRED_PROCESSED, "catalog_feedback") if version == 5 else REQUIRED_PROCESSED
+
 
 SLIDE_SOURCES: tuple[str, ...] = ("pptx", "pdf", "both", "video_extracted", "none")
 TRANSCRIPT_SOURCES: tuple[str, ...] = ("youtube_auto", "whisper", "manual")
