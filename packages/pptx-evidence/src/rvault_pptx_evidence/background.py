@@ -22,6 +22,14 @@ FILL_TYPES = {
     qn("a:pattFill"): "pattern",
     qn("a:blipFill"): "image",
 }
+# The record when no fill can be resolved; a resolved fill overwrites its fields.
+UNKNOWN_BACKGROUND: dict[str, Any] = {
+    "background_type": "unknown",
+    "background_color_hex": None,
+    "background_asset_status": "not_applicable",
+    "background_part_name": None,
+    "background_asset_sha256": None,
+}
 
 
 class AssetIndex:
@@ -89,13 +97,7 @@ def resolve_background(slide: Any, theme: Theme, assets: AssetIndex) -> dict[str
             continue
         fill, placeholder, from_theme = _fill_of(bg, theme)
         kind = FILL_TYPES.get(fill.tag) if fill is not None else None
-        record: dict[str, Any] = {
-            "background_type": "unknown",
-            "background_color_hex": None,
-            "background_asset_status": "not_applicable",
-            "background_part_name": None,
-            "background_asset_sha256": None,
-        }
+        record = dict(UNKNOWN_BACKGROUND)
         if kind == "solid":
             record["background_type"] = "solid" + suffix
             record["background_color_hex"] = theme.fill_color_hex(fill, placeholder)
@@ -120,10 +122,4 @@ def resolve_background(slide: Any, theme: Theme, assets: AssetIndex) -> dict[str
                 background_asset_sha256=digest,
             )
         return record
-    return {
-        "background_type": "unknown",
-        "background_color_hex": None,
-        "background_asset_status": "not_applicable",
-        "background_part_name": None,
-        "background_asset_sha256": None,
-    }
+    return dict(UNKNOWN_BACKGROUND)

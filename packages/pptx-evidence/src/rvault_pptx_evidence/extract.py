@@ -153,10 +153,8 @@ class DeckExtractor:
         self.geometry = PlaceholderGeometry()
         self.fonts: Counter[str] = Counter()
         self.shape_types: Counter[str] = Counter()
-        width = int(prs.slide_width or 0)
-        height = int(prs.slide_height or 0)
-        self.slide_width = width
-        self.slide_height = height
+        self.slide_width = int(prs.slide_width or 0)
+        self.slide_height = int(prs.slide_height or 0)
 
     def theme_for(self, slide: Any) -> Theme:
         master = slide.slide_layout.slide_master

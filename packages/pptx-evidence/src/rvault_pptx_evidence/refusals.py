@@ -26,28 +26,3 @@ PACKAGE_UNREADABLE = "package_unreadable"
 WORKER_RESOURCE_LIMIT = "worker_resource_limit"
 WORKER_TIMEOUT = "worker_timeout"
 WORKER_FAILED = "worker_failed"
-
-ALL_CODES = frozenset(
-    {
-        INPUT_MISSING,
-        SYMLINK_REFUSED,
-        NOT_REGULAR_FILE,
-        INPUT_UNREADABLE,
-        INPUT_CHANGED,
-        WORKER_PROTOCOL,
-        EMPTY_INPUT,
-        INPUT_TOO_LARGE,
-        ENCRYPTED_PACKAGE,
-        NOT_A_ZIP,
-        TRUNCATED_ARCHIVE,
-        ARCHIVE_LIMIT_EXCEEDED,
-        UNSAFE_MEMBER_NAME,
-        XML_DTD_REFUSED,
-        STRUCTURAL_MEMBER_CORRUPT,
-        NOT_A_PRESENTATION,
-        PACKAGE_UNREADABLE,
-        WORKER_RESOURCE_LIMIT,
-        WORKER_TIMEOUT,
-        WORKER_FAILED,
-    }
-)

@@ -79,6 +79,10 @@ def _request(path: Path, ocr_mode: str, limits: Limits) -> dict[str, Any]:
     }
 
 
+def _refused(code: str, message: str, path: str | None) -> dict[str, Any]:
+    return {"ok": False, "refusal": {"code": code, "message": message, "path": path}}
+
+
 def _child_payload(
     path: Path, pptx_path: str, ocr_mode: str, limits: Limits, request: dict[str, Any]
 ) -> bytes:
@@ -96,28 +100,19 @@ def _child_payload(
         )
         payload: dict[str, Any] = {"ok": True, "document": document}
     except Refusal as refusal:
-        payload = {
-            "ok": False,
-            "refusal": {"code": refusal.code, "message": refusal.message, "path": refusal.path},
-        }
+        payload = _refused(refusal.code, refusal.message, refusal.path)
     except MemoryError:
-        payload = {
-            "ok": False,
-            "refusal": {
-                "code": refusals.WORKER_RESOURCE_LIMIT,
-                "message": "the extraction exceeded the worker memory limit",
-                "path": str(path),
-            },
-        }
+        payload = _refused(
+            refusals.WORKER_RESOURCE_LIMIT,
+            "the extraction exceeded the worker memory limit",
+            str(path),
+        )
     except RecursionError:
-        payload = {
-            "ok": False,
-            "refusal": {
-                "code": refusals.WORKER_RESOURCE_LIMIT,
-                "message": "the package nests deeper than the extractor's recursion limit",
-                "path": str(path),
-            },
-        }
+        payload = _refused(
+            refusals.WORKER_RESOURCE_LIMIT,
+            "the package nests deeper than the extractor's recursion limit",
+            str(path),
+        )
     except Exception as exc:  # noqa: BLE001 - reported to the supervisor as an internal failure
         payload = {"ok": False, "internal": f"{type(exc).__name__}: {exc}"}
     payload["peak_rss_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
