@@ -8,8 +8,6 @@ rules and cross-record bindings (render-required slides, degraded archives).
 
 from __future__ import annotations
 
-import io
-import zipfile
 from pathlib import Path
 
 from rvault_contracts.schemas import is_valid
@@ -53,8 +51,7 @@ def test_native_deck_audit_names_render_required_slides(tmp_path: Path) -> None:
 
 def test_recovered_archive_is_degraded_not_scoreable(tmp_path: Path) -> None:
     raw = sample_decks.picture_deck()
-    with zipfile.ZipFile(io.BytesIO(raw)) as zf:
-        member = next(n for n in zf.namelist() if n.startswith("ppt/media/"))
+    member = sample_decks.first_media_member(raw)
     deck = tmp_path / "damaged.pptx"
     deck.write_bytes(sample_decks.corrupt_member_crc(raw, member))
     reading = _extract(deck, tmp_path / "damaged.extraction.json")

@@ -19,36 +19,17 @@ import os
 import re
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
 import psutil
-from pptx import Presentation
 from rvault_pptx_evidence import sample_decks
+from rvault_testkit.plugin import console_script
 
 TARGETS = {"200-slide": (1.2, 150.0), "1-slide": (0.35, 150.0)}
 RSS_LINE = re.compile(r"worker peak_rss_kib=(\d+) supervisor peak_rss_kib=(\d+)")
-
-
-def one_slide_deck() -> bytes:
-    import io
-
-    prs = Presentation()
-    slide = prs.slides.add_slide(prs.slide_layouts[1])
-    slide.shapes.title.text = "One slide"
-    slide.placeholders[1].text = "Body"
-    slide.notes_slide.notes_text_frame.text = "Notes"
-    buffer = io.BytesIO()
-    prs.save(buffer)
-    return buffer.getvalue()
-
-
-def _script() -> str:
-    candidate = Path(sys.executable).parent / "rvault-pptx"
-    return str(candidate) if candidate.exists() else "rvault-pptx"
 
 
 def measure(deck: Path, workdir: Path) -> tuple[float, float, float, float, int]:
@@ -59,7 +40,9 @@ def measure(deck: Path, workdir: Path) -> tuple[float, float, float, float, int]
     with out_path.open("wb") as out, err_path.open("wb") as err:
         start = time.perf_counter()
         process = subprocess.Popen(
-            [_script(), "extract", str(deck), "--no-ocr"], stdout=out, stderr=err
+            [console_script("rvault-pptx"), "extract", str(deck), "--no-ocr"],
+            stdout=out,
+            stderr=err,
         )
 
         def sample() -> None:
@@ -105,7 +88,7 @@ def main() -> int:
         workdir = Path(tmp)
         decks = {"200-slide": workdir / "deck200.pptx", "1-slide": workdir / "deck1.pptx"}
         decks["200-slide"].write_bytes(sample_decks.benchmark_deck(200))
-        decks["1-slide"].write_bytes(one_slide_deck())
+        decks["1-slide"].write_bytes(sample_decks.one_slide_deck())
         measure(decks["1-slide"], workdir)  # warm the page cache and .pyc files
         rows = []
         for name, deck in decks.items():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +11,6 @@ from rvault_pptx_evidence import api, sample_decks
 from rvault_pptx_evidence.archive import PLACEHOLDER_PNG, PLACEHOLDER_SHA256, open_archive
 from rvault_pptx_evidence.extract import extract_path
 from rvault_pptx_evidence.ocr_channels import OCR_DISABLED
-
-
-def _media_member(path: Path) -> str:
-    with zipfile.ZipFile(path) as zf:
-        return next(n for n in zf.namelist() if n.startswith("ppt/media/"))
 
 
 def test_placeholder_is_a_transparent_png() -> None:
@@ -31,7 +25,7 @@ def test_placeholder_is_a_transparent_png() -> None:
 def test_bad_crc_media_recovered_in_memory(
     picture_deck: Path, tmp_path: Path, snapshot_file: Any, schema_valid: Any
 ) -> None:
-    member = _media_member(picture_deck)
+    member = sample_decks.first_media_member(picture_deck.read_bytes())
     damaged = tmp_path / "damaged.pptx"
     damaged.write_bytes(sample_decks.corrupt_member_crc(picture_deck.read_bytes(), member))
     before = snapshot_file(damaged)
@@ -103,7 +97,7 @@ def test_malformed_structural_xml_refuses(picture_deck: Path, tmp_path: Path) ->
 
 
 def test_tampered_corrupt_binding_is_invalid(picture_deck: Path, tmp_path: Path) -> None:
-    member = _media_member(picture_deck)
+    member = sample_decks.first_media_member(picture_deck.read_bytes())
     damaged = tmp_path / "damaged.pptx"
     damaged.write_bytes(sample_decks.corrupt_member_crc(picture_deck.read_bytes(), member))
     doc = extract_path(damaged, "damaged.pptx", ocr_mode=OCR_DISABLED)

@@ -16,7 +16,7 @@ from pptx.oxml import parse_xml
 from rvault_pptx_evidence import api, sample_decks
 from rvault_pptx_evidence.extract import extract_path
 from rvault_pptx_evidence.ocr_channels import OCR_DISABLED
-from rvault_pptx_evidence.ooxml import NS
+from rvault_pptx_evidence.ooxml import NS, qn
 
 
 def test_benchmark_shaped_deck_counts(tmp_path: Path, schema_valid: Any) -> None:
@@ -70,10 +70,8 @@ def test_gradient_and_unknown_backgrounds(tmp_path: Path, schema_valid: Any) -> 
     gradient.background.fill.gradient_stops[0].color.rgb = RGBColor(0x12, 0x34, 0x56)
     nofill = prs.slides.add_slide(prs.slide_layouts[6])
     nofill.background.fill.background()  # a:noFill: no colour claim can be made
-    buffer = io.BytesIO()
-    prs.save(buffer)
     deck = tmp_path / "bg.pptx"
-    deck.write_bytes(buffer.getvalue())
+    prs.save(str(deck))
     doc = extract_path(deck, "bg.pptx", ocr_mode=OCR_DISABLED)
     schema_valid(doc)
     first, second = doc["per_slide_visual"]
@@ -103,8 +101,7 @@ def test_non_raster_picture_is_unreadable(
     picture_deck: Path, tmp_path: Path, schema_valid: Any
 ) -> None:
     raw = picture_deck.read_bytes()
-    with zipfile.ZipFile(io.BytesIO(raw)) as zf:
-        member = next(n for n in zf.namelist() if n.startswith("ppt/media/"))
+    member = sample_decks.first_media_member(raw)
     deck = tmp_path / "vector.pptx"
     deck.write_bytes(sample_decks.replace_member(raw, member, b"%!PS-Adobe vector, not a raster"))
     doc = extract_path(deck, "vector.pptx", ocr_mode=OCR_DISABLED)
@@ -158,14 +155,10 @@ def test_alternate_content_shapes_are_inventoried_once(tmp_path: Path, schema_va
         "</p:graphicFrame></mc:Choice><mc:Fallback/></mc:AlternateContent>"
     )
     sp_tree.remove(element)
-    wrapper.find("{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback").append(
-        element
-    )
+    wrapper.find(qn("mc:Fallback")).append(element)
     sp_tree.append(wrapper)
-    buffer = io.BytesIO()
-    prs.save(buffer)
     deck = tmp_path / "alternate.pptx"
-    deck.write_bytes(buffer.getvalue())
+    prs.save(str(deck))
     doc = extract_path(deck, "alternate.pptx", ocr_mode=OCR_DISABLED)
     schema_valid(doc)
     record = doc["per_slide_visual"][0]

@@ -26,6 +26,7 @@ from pptx.enum.shapes import MSO_SHAPE
 from pptx.oxml import parse_xml
 from pptx.util import Emu, Inches, Pt
 
+from rvault_pptx_evidence.archive import MEDIA_PREFIX
 from rvault_pptx_evidence.ooxml import NS, URI_DIAGRAM, URI_OLE, qn
 
 WIDE_WIDTH = Emu(12192000)  # 13.333 in: 16:9 with the default 7.5 in height
@@ -171,31 +172,27 @@ def add_footer(slide: Any, text: str) -> None:
     slide.shapes._spTree.append(parse_xml(xml))
 
 
-def set_background_image(slide: Any, image: bytes) -> None:
-    _, r_id = slide.part.get_or_add_image_part(io.BytesIO(image))
-    bg = parse_xml(
-        f'<p:bg {_DECL}><p:bgPr><a:blipFill><a:blip r:embed="{r_id}"/>'
-        "<a:stretch><a:fillRect/></a:stretch>"
-        "</a:blipFill><a:effectLst/></p:bgPr></p:bg>"
-    )
-    c_sld = slide._element.find(qn("p:cSld"))
-    existing = c_sld.find(qn("p:bg"))
-    if existing is not None:
-        c_sld.remove(existing)
-    c_sld.insert(0, bg)
-
-
-def set_solid_background(owner: Any, hex_rgb: str) -> None:
-    """A solid ``p:bg`` on a slide, layout or master element owner."""
-    bg = parse_xml(
-        f'<p:bg {_DECL}><p:bgPr><a:solidFill><a:srgbClr val="{hex_rgb}"/>'
-        "</a:solidFill><a:effectLst/></p:bgPr></p:bg>"
-    )
+def _set_background(owner: Any, fill_xml: str) -> None:
+    """Replace the ``p:bg`` of a slide, layout or master with one holding ``fill_xml``."""
+    bg = parse_xml(f"<p:bg {_DECL}><p:bgPr>{fill_xml}<a:effectLst/></p:bgPr></p:bg>")
     c_sld = owner._element.find(qn("p:cSld"))
     existing = c_sld.find(qn("p:bg"))
     if existing is not None:
         c_sld.remove(existing)
     c_sld.insert(0, bg)
+
+
+def set_background_image(slide: Any, image: bytes) -> None:
+    _, r_id = slide.part.get_or_add_image_part(io.BytesIO(image))
+    _set_background(
+        slide,
+        f'<a:blipFill><a:blip r:embed="{r_id}"/><a:stretch><a:fillRect/></a:stretch></a:blipFill>',
+    )
+
+
+def set_solid_background(owner: Any, hex_rgb: str) -> None:
+    """A solid ``p:bg`` on a slide, layout or master element owner."""
+    _set_background(owner, f'<a:solidFill><a:srgbClr val="{hex_rgb}"/></a:solidFill>')
 
 
 def _styled_text(
@@ -324,6 +321,16 @@ def picture_deck() -> bytes:
     return _save(prs)
 
 
+def one_slide_deck() -> bytes:
+    """One title-and-content slide with notes (the latency-bound benchmark case)."""
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[1])
+    slide.shapes.title.text = "One slide"
+    slide.placeholders[1].text = "Body"
+    slide.notes_slide.notes_text_frame.text = "Notes"
+    return _save(prs)
+
+
 def benchmark_deck(slide_count: int = 200) -> bytes:
     """Text and notes on every slide, a table every 10th, a group every 7th,
     a picture every 3rd and a timing tree every 5th slide."""
@@ -357,6 +364,12 @@ def benchmark_deck(slide_count: int = 200) -> bytes:
             add_transition(slide)
             add_timing(slide, TimingSpec())
     return _save(prs)
+
+
+def first_media_member(package: bytes) -> str:
+    """The name of the first ``ppt/media/`` member (the one to damage or replace)."""
+    with zipfile.ZipFile(io.BytesIO(package)) as zf:
+        return next(n for n in zf.namelist() if n.startswith(MEDIA_PREFIX))
 
 
 def corrupt_member_crc(package: bytes, member: str) -> bytes:
