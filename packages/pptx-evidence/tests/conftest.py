@@ -10,10 +10,11 @@ from rvault_contracts.schemas import schema_issues
 from rvault_pptx_evidence import sample_decks
 from rvault_pptx_evidence.extract import extract_path
 from rvault_pptx_evidence.ocr_channels import OCR_DISABLED
+from rvault_pptx_evidence.versions import ARTIFACT_ID, SCHEMA_VERSION
 
 
 def assert_schema_valid(document: dict[str, Any]) -> None:
-    issues = schema_issues("pptx-extraction", 4, document)
+    issues = schema_issues(ARTIFACT_ID, SCHEMA_VERSION, document)
     assert issues == [], [issue.to_dict() for issue in issues[:5]]
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from pptx.oxml import parse_xml
+from rvault_pptx_evidence.ooxml import NS
 from rvault_pptx_evidence.sample_decks import TimingSpec, timing_xml
 from rvault_pptx_evidence.timing import native_timing_summary, slide_native_timing
 
-P = "http://schemas.openxmlformats.org/presentationml/2006/main"
+P = NS["p"]
 ZERO_LANES = {
     "animation_behavior_counts": {
         "general": 0, "color": 0, "effect": 0, "motion": 0, "rotation": 0, "scale": 0, "total": 0,
