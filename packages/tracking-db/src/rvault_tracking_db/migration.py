@@ -36,6 +36,7 @@ from rvault_tracking_db.binding import (
     install_bound,
     write_fields,
 )
+from rvault_tracking_db.queue.batches import live_claim, talks_of
 from rvault_tracking_db.reader import MAX_REPORTED_ISSUES, read_database
 
 MIGRATION_REPORT_VERSION = 1
@@ -68,15 +69,10 @@ def _stamp_talk(talk: Any, path: str, changes: list[dict[str, Any]]) -> Any:
 
 
 def active_claims(database: dict[str, Any]) -> list[str]:
-    talks = database.get("talks")
-    if not isinstance(talks, list):
-        return []
     return [
         f'$["talks"][{i}]["_queue_claim"]'
-        for i, talk in enumerate(talks)
-        if isinstance(talk, dict)
-        and isinstance(talk.get("_queue_claim"), dict)
-        and talk["_queue_claim"].get("state") == "claimed"
+        for i, talk in enumerate(talks_of(database))
+        if live_claim(talk) is not None
     ]
 
 

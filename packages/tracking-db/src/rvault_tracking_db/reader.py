@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rvault_contracts.cli import Refusal
+from rvault_contracts.cli import Refusal, printable
 from rvault_contracts.strict_json import StrictJSONError
 from rvault_contracts.writer import Snapshot, WriterError, read_snapshot
 
@@ -102,9 +102,10 @@ def read_database(
     except UnicodeEncodeError:
         # Reports carry database_path as UTF-8 JSON; a name with undecodable
         # bytes could never be reported (it used to end in an internal error).
-        shown = database_path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
         raise DatabaseRefusal(
-            "path_not_utf8", f"the database path is not valid UTF-8: {shown}", "$"
+            "path_not_utf8",
+            f"the database path is not valid UTF-8: {printable(database_path)}",
+            "$",
         ) from None
     try:
         snapshot = read_snapshot(target)

@@ -11,13 +11,15 @@ an active queue claim is never edited.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from rvault_contracts.strict_json import json_equal
 
+from rvault_tracking_db.assessment.checks import DATE_RE
 from rvault_tracking_db.assessment.model import child, is_int
+from rvault_tracking_db.ids import is_youtube_id
 from rvault_tracking_db.mutations.plan import Mutation, PlanRefusal, is_missing_marker
+from rvault_tracking_db.queue.batches import live_claim
 
 METADATA_ONLY_FIELDS = ("title", "conference", "date")
 ANALYSIS_INVALIDATING_FIELDS = (
@@ -33,10 +35,6 @@ ANALYSED_STATUSES = ("processed", "processed_partial")
 REPROCESS_STATUS = "needs-reprocessing"
 REPROCESS_REASON = "reviewed_metadata_invalidated_analysis"
 
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_YOUTUBE_ID = re.compile(r"^[A-Za-z0-9_-]{11}$")
-
-
 # Fields a reviewer may clear with null; a title and a language are never unknown.
 NON_NULLABLE_FIELDS = ("title", "delivery_language")
 
@@ -46,9 +44,9 @@ def _check_value(name: str, value: Any, path: str) -> None:
         return
     if not isinstance(value, str) or not value.strip():
         raise PlanRefusal("invalid_value", f"{name} must be a non-empty string", path)
-    if name == "date" and not _DATE.match(value):
+    if name == "date" and not DATE_RE.match(value):
         raise PlanRefusal("invalid_value", "date must be YYYY-MM-DD", path)
-    if name == "youtube_id" and not _YOUTUBE_ID.match(value):
+    if name == "youtube_id" and not is_youtube_id(value):
         raise PlanRefusal("invalid_value", "youtube_id must be an 11-character YouTube id", path)
 
 
@@ -66,14 +64,13 @@ def apply_reviewed(database: dict[str, Any], mutation: Mutation) -> dict[str, An
         raise PlanRefusal(
             "talk_not_found", f"no talk {filename!r}", child(mutation.path, "filename")
         )
-    talk = dict(talks[index])
-    claim = talk.get("_queue_claim")
-    if isinstance(claim, dict) and claim.get("state") == "claimed":
+    if live_claim(talks[index]) is not None:
         raise PlanRefusal(
             "active_queue_claim",
             f"{filename} is under an active queue claim",
             f'$["talks"][{index}]["_queue_claim"]',
         )
+    talk = dict(talks[index])
     fpath = child(mutation.path, "fields")
     receipts: list[dict[str, Any]] = []
     invalidated: list[str] = []

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rvault_contracts.cli import printable
+
 from rvault_tracking_db.queue.batches import live_claim, talks_of
 from rvault_tracking_db.rejections import match_rejection
 from rvault_tracking_db.shownotes.frontmatter import parse
@@ -92,10 +94,7 @@ def discover(directory: str) -> tuple[list[Page], list[str]]:
                 item.name.encode("utf-8")
             except UnicodeEncodeError:
                 # the report is UTF-8 JSON: such a name cannot become a talk filename
-                shown = relative.encode("utf-8", "surrogateescape").decode(
-                    "utf-8", "backslashreplace"
-                )
-                warnings.append(f"non-UTF-8 name skipped: {shown}")
+                warnings.append(f"non-UTF-8 name skipped: {printable(relative)}")
                 continue
             st = item.stat(follow_symlinks=False)
             if stat.S_ISLNK(st.st_mode):
