@@ -20,12 +20,12 @@ from typing import Any
 
 from rvault_contracts.canonical import artifact_bytes
 
+from rvault_tracking_db.queue.splice import nested_artifact, replace_spans
 from rvault_tracking_db.queue.splice import splice as splice_talks
 
 
 def _encode_member(value: Any) -> bytes:
-    text = json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
-    return text.replace("\n", "\n  ").encode("utf-8")
+    return nested_artifact(value, b"  ")
 
 
 def _key_prefix(key: str) -> bytes:
@@ -56,29 +56,21 @@ def _member_spans(data: bytes, keys: list[str]) -> dict[str, tuple[int, int]] | 
 def splice_members(
     original: bytes, before: Mapping[str, Any], candidate: Mapping[str, Any]
 ) -> bytes | None:
-    """Canonical bytes of ``candidate`` from ``original``, or ``None``.
-
-    Works on the bytes through a memoryview, so a large vault is neither
-    decoded to text nor copied piecewise before the final join.
-    """
+    """Canonical bytes of ``candidate`` from ``original``, or ``None``."""
     if set(before) != set(candidate) or not before:
         return None
     changed = [key for key in candidate if candidate[key] is not before[key]]
     spans = _member_spans(original, sorted(before))
     if spans is None:
         return None
-    view = memoryview(original)
-    pieces: list[bytes | memoryview] = []
-    cursor = 0
-    for key in sorted(changed, key=lambda k: spans[k][0]):
-        start, end = spans[key]
-        if view[start:end] != _encode_member(before[key]):
-            return None
-        pieces.append(view[cursor:start])
-        pieces.append(_encode_member(candidate[key]))
-        cursor = end
-    pieces.append(view[cursor:])
-    return b"".join(pieces)
+    return replace_spans(
+        original,
+        (
+            (*spans[key], before[key], candidate[key])
+            for key in sorted(changed, key=lambda k: spans[k][0])
+        ),
+        _encode_member,
+    )
 
 
 def candidate_bytes(

@@ -14,18 +14,27 @@ caller falls back to encoding the whole candidate.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
+
+from rvault_contracts.canonical import artifact_bytes
 
 _OPEN = b'\n  "talks": [\n'
 _ELEMENT_START = b"    {\n"
 _CLOSE = b"\n    }"
 
 
+def nested_artifact(value: Any, indent: bytes) -> bytes:
+    """``value``'s canonical artifact encoding (without the final LF) as it reads
+    nested ``indent`` deep: every line after the first gains ``indent``.
+
+    Byte-wise is safe: an LF byte never occurs inside a multi-byte UTF-8 character.
+    """
+    return artifact_bytes(value)[:-1].replace(b"\n", b"\n" + indent)
+
+
 def _encode_talk(talk: Any) -> bytes:
-    text = json.dumps(talk, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
-    return ("    " + text.replace("\n", "\n    ")).encode("utf-8")
+    return b"    " + nested_artifact(talk, b"    ")
 
 
 _SEPARATOR = _CLOSE + b",\n" + _ELEMENT_START
@@ -84,16 +93,33 @@ def splice(
     spans = talk_spans(original, len(old_talks))
     if spans is None:
         return None
+    return replace_spans(
+        original,
+        ((*spans[i], old_talks[i], new_talks[i]) for i in sorted(changed_set)),
+        _encode_talk,
+    )
+
+
+def replace_spans(
+    original: bytes,
+    replacements: Iterable[tuple[int, int, Any, Any]],
+    encode: Callable[[Any], bytes],
+) -> bytes | None:
+    """``original`` with each ``(start, end, old, new)`` span, in ascending order,
+    replaced by ``encode(new)``; ``None`` when a span is not exactly ``encode(old)``.
+
+    The old value re-encoding to exactly the segment proves the segment is that
+    value. Works through a memoryview, so a large vault is neither decoded to
+    text nor copied piecewise before the final join.
+    """
     view = memoryview(original)
     pieces: list[bytes | memoryview] = []
     cursor = 0
-    for index in sorted(changed_set):
-        start, end = spans[index]
-        # the old talk re-encodes to exactly this segment, so the segment is that talk
-        if view[start:end] != _encode_talk(old_talks[index]):
+    for start, end, old, new in replacements:
+        if view[start:end] != encode(old):
             return None
         pieces.append(view[cursor:start])
-        pieces.append(_encode_talk(new_talks[index]))
+        pieces.append(encode(new))
         cursor = end
     pieces.append(view[cursor:])
     return b"".join(pieces)
