@@ -43,7 +43,6 @@ ROOT_VAULT = "vault"
 ROOT_PPTX = "pptx_source_dir"
 
 LEGACY_PDF_FIELDS = ("slides_local_path", "slides_pdf_path", "pdf_path")
-_MAX_PROBE = 1 << 16
 
 
 @dataclass(frozen=True)

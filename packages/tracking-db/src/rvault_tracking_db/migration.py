@@ -28,7 +28,7 @@ from rvault_tracking_db.assessment.config import (
     DEFAULT_PPTX_DIRECTORY_EXCLUSIONS,
 )
 from rvault_tracking_db.assessment.model import child
-from rvault_tracking_db.assessment.root import CURRENT_ROOT_VERSION, OWNED_ARRAYS, RECORD_ARRAYS
+from rvault_tracking_db.assessment.root import CURRENT_ROOT_VERSION, OWNED_ARRAYS
 from rvault_tracking_db.assessment.storage_path import database_parent
 from rvault_tracking_db.binding import (
     check_expected_argument,
@@ -126,7 +126,6 @@ def migrate_value(database: dict[str, Any]) -> tuple[dict[str, Any], list[dict[s
         new = [stamp(r, child(kpath, i), changes) for i, r in enumerate(records)]
         if len(changes) != before:
             candidate[key] = new
-    assert set(RECORD_ARRAYS) <= set(OWNED_ARRAYS)
     return candidate, changes
 
 

@@ -50,12 +50,10 @@ _NULLABLE_STRINGS = (
 ClaimChecker = Callable[..., list[Any]]
 
 
-def _deep_claim_checker() -> ClaimChecker | None:
-    """The queue owner's claim validator, when that module is installed."""
-    try:
-        from rvault_tracking_db.queue.claims import claim_issues
-    except ImportError:
-        return None
+def _deep_claim_checker() -> ClaimChecker:
+    """The queue owner's claim validator, imported on use (the queue imports this package)."""
+    from rvault_tracking_db.queue.claims import claim_issues
+
     return claim_issues
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from rvault_contracts.strict_json import json_equal
 
 from rvault_tracking_db.assessment.model import Issues, child, is_int
-from rvault_tracking_db.assessment.pptx import assess_pptx, receipt_problems
+from rvault_tracking_db.assessment.pptx import CURRENT_PPTX_VERSION, assess_pptx, receipt_problems
 from rvault_tracking_db.assessment.records import (
     assess_confirmed_intent,
     assess_qr,
@@ -47,7 +47,7 @@ class RecordKind:
 
 
 RECORD_KINDS: dict[str, RecordKind] = {
-    RECORD_PPTX: RecordKind("pptx_catalog", "pptx_path", 2, assess_pptx),
+    RECORD_PPTX: RecordKind("pptx_catalog", "pptx_path", CURRENT_PPTX_VERSION, assess_pptx),
     RECORD_RESOURCE: RecordKind("resources", "talk_slug", 1, assess_resource),
     RECORD_THUMBNAIL: RecordKind("thumbnails", "talk_slug", 1, assess_thumbnail),
     RECORD_CONFIRMED_INTENT: RecordKind("confirmed_intents", "pattern", 1, assess_confirmed_intent),
@@ -106,7 +106,7 @@ class OwnedArray:
 
 
 def record_upsert(
-    database: dict[str, Any], mutation: Mutation, owned: dict[str, OwnedArray] | None = None
+    database: dict[str, Any], mutation: Mutation, owned: dict[str, OwnedArray]
 ) -> dict[str, Any]:
     """Upsert one record; ``owned`` carries the arrays this plan already copied."""
     spec = RECORD_KINDS[mutation.kind]
@@ -114,7 +114,6 @@ def record_upsert(
     rpath = child(mutation.path, "record")
     validate_record(mutation.kind, record, rpath)
     key_value = record[spec.key]
-    owned = {} if owned is None else owned
     array = owned.get(spec.array)
     if array is None:
         records = database.get(spec.array)

@@ -196,10 +196,6 @@ def build_baseline(
     return BaselineResult(baseline, tuple(exclusions))
 
 
-def baseline_version(baseline: object) -> object:
-    return baseline.get("schema_version") if isinstance(baseline, dict) else None
-
-
 def baseline_issues(baseline: object, *, path: str = "$") -> list[Issue]:
     """Deep validation of an adherence baseline v1 or v2 (shape and arithmetic)."""
     if not isinstance(baseline, dict):

@@ -71,16 +71,12 @@ class ClaimOutcome:
     changed: list[int] = field(default_factory=list)
 
 
-def _refuse(code: str, message: str, path: str | None = None) -> Refusal:
-    return Refusal(code, message, path)
-
-
 def _replay(request: ClaimRequest, database: Mapping[str, Any]) -> ClaimOutcome | None:
     members = live_members(database, request.run_id, request.batch_id)
     if not members:
         epoch = epoch_members(database, (request.run_id, request.batch_id, request.claimed_at))
         if epoch:
-            raise _refuse(
+            raise Refusal(
                 "epoch_already_closed",
                 "this (run_id, batch_id, claimed_at) epoch is closed; claim with a new --now",
                 epoch[0].path,
@@ -88,7 +84,7 @@ def _replay(request: ClaimRequest, database: Mapping[str, Any]) -> ClaimOutcome 
         return None
     problems = mixed_batch_issues(members)
     if problems:
-        raise _refuse(problems[0].code, problems[0].message, problems[0].path)
+        raise Refusal(problems[0].code, problems[0].message, problems[0].path)
     stored_at = members[0].claim.get("claimed_at")
     filenames = sorted(m.filename for m in members)
     same_stamp = stored_at == request.claimed_at
@@ -104,19 +100,19 @@ def _replay(request: ClaimRequest, database: Mapping[str, Any]) -> ClaimOutcome 
         if m.claim.get("state") != "claimed" or m.location != "current"
     ]
     if closed_same_epoch:
-        raise _refuse(
+        raise Refusal(
             "mixed_batch",
             "the live batch is lifecycle-split (some members already closed); recover it first",
             closed_same_epoch[0].path,
         )
     if not (same_stamp and same_selection):
-        raise _refuse(
+        raise Refusal(
             "batch_already_claimed",
             f"batch ({request.run_id}, {request.batch_id}) is already claimed at {stored_at}",
             members[0].path,
         )
     if claim_version(members[0].claim) != CURRENT_CLAIM_VERSION:
-        raise _refuse(
+        raise Refusal(
             "legacy_claim_replay",
             "the live batch holds legacy claims; recover it and issue a fresh v5 generation",
             members[0].path,
@@ -146,13 +142,13 @@ def _select(
         for arg_index, name in enumerate(request.talks):
             where = jp("$", "request", "talks", arg_index)
             if name in seen:
-                raise _refuse("duplicate_talk", f"{name} is named twice", where)
+                raise Refusal("duplicate_talk", f"{name} is named twice", where)
             seen.add(name)
             positions = index.get(name, [])
             if not positions:
-                raise _refuse("talk_not_found", f"no talk has filename {name}", where)
+                raise Refusal("talk_not_found", f"no talk has filename {name}", where)
             if len(positions) > 1:
-                raise _refuse(
+                raise Refusal(
                     "duplicate_filename",
                     f"{name} names several talks",
                     jp("$", "talks", positions[1], "filename"),
@@ -160,19 +156,19 @@ def _select(
             position = positions[0]
             talk = talks[position]
             if live_claim(talk) is not None:
-                raise _refuse(
+                raise Refusal(
                     "talk_already_claimed",
                     f"{name} is already claimed",
                     jp("$", "talks", position, "_queue_claim"),
                 )
             if talk.get("status") not in CLAIMABLE_STATUSES:
-                raise _refuse(
+                raise Refusal(
                     "talk_not_claimable",
                     f"{name} has status {talk.get('status')!r}, not {list(CLAIMABLE_STATUSES)}",
                     jp("$", "talks", position, "status"),
                 )
             if not source_capabilities(talk, roots):
-                raise _refuse(
+                raise Refusal(
                     "talk_has_no_sources",
                     f"{name} has no verified local artifact and no active remote source",
                     jp("$", "talks", position),
@@ -217,11 +213,11 @@ def derive_fingerprint(talks: Sequence[Any], excluded: set[str]) -> str:
     if len(valid) == 1:
         return valid[0]
     if not valid:
-        raise _refuse(
+        raise Refusal(
             "catalog_fingerprint_required",
             "no current talk names the catalog fingerprint; pass --catalog-fingerprint",
         )
-    raise _refuse(
+    raise Refusal(
         "catalog_fingerprint_ambiguous",
         f"current talks name {len(valid)} catalog fingerprints; pass --catalog-fingerprint",
     )
@@ -233,13 +229,13 @@ def plan_claim(
     """Decide the claim (or replay) without touching the input value."""
     for name in ("run_id", "batch_id"):
         if not is_nonempty_str(getattr(request, name)):
-            raise _refuse(
+            raise Refusal(
                 "invalid_argument",
                 f"--{name.replace('_', '-')} must be a non-empty string",
                 jp("$", "request", name),
             )
     if request.catalog_fingerprint is not None and not is_sha256_hex(request.catalog_fingerprint):
-        raise _refuse(
+        raise Refusal(
             "invalid_argument",
             "--catalog-fingerprint must be 64 lowercase hex",
             jp("$", "request", "catalog_fingerprint"),

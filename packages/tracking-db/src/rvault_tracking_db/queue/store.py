@@ -51,10 +51,6 @@ def locked_read(path: str | os.PathLike[str]) -> Iterator[tuple[ReadResult, Writ
         yield read_database(path), lock
 
 
-def encode(database: Mapping[str, Any]) -> bytes:
-    return artifact_bytes(database)
-
-
 def _assess_changed(
     result: ReadResult, candidate: Mapping[str, Any], changed: Sequence[int]
 ) -> list[Any]:
@@ -107,7 +103,7 @@ def candidate_bytes(
             first.path,
         )
     if new_bytes is None:
-        new_bytes = encode(candidate)
+        new_bytes = artifact_bytes(candidate)
     return new_bytes
 
 

@@ -44,9 +44,7 @@ def _jsonable(value: Any, budget: list[int], depth: int = 0) -> Any:
         raise ValueError(f"frontmatter expands to more than {MAX_FRONTMATTER_VALUES} values")
     if depth > MAX_FRONTMATTER_DEPTH:
         raise ValueError(f"frontmatter nests deeper than {MAX_FRONTMATTER_DEPTH} levels")
-    if isinstance(value, dt.datetime):
-        return value.isoformat()
-    if isinstance(value, dt.date):
+    if isinstance(value, dt.date):  # also a datetime (a date subclass)
         return value.isoformat()
     if isinstance(value, dict):
         return {str(k): _jsonable(v, budget, depth + 1) for k, v in value.items()}
