@@ -14,34 +14,17 @@ claimed talk.
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
-from typing import Any
 
+from _video_producer import VIDEO_ID, extract
 from rvault_contracts.schemas import schema_issues
-from rvault_testkit.plugin import run_cli
 from rvault_video_extraction import api
-from rvault_video_extraction.synthetic import TalkSpec, distinct_slides, timeline, write_mp4v
 
 COVERS = [("video-manifest", "video-extraction", "returns-persistence")]
-VIDEO_ID = "AbCdEfGhI_1"
-
-
-def _extract(tmp_path: Path, *region: str) -> tuple[Path, dict[str, Any]]:
-    root = tmp_path / "vault"
-    outdir = root / "slides-rebuild" / VIDEO_ID
-    outdir.mkdir(parents=True)
-    video = outdir / f"{VIDEO_ID}.mp4"
-    write_mp4v(TalkSpec(layout="side_by_side", segments=timeline(distinct_slides(3))), video)
-    result = run_cli("rvault-video", "extract", video, outdir, VIDEO_ID, "--fps", "2", *region)
-    assert result.returncode == 0, result.stdout + result.stderr
-    stored = json.loads((outdir / f"{VIDEO_ID}.video-extraction.json").read_text())
-    assert stored == result.json
-    return root, result.json
 
 
 def test_verified_manual_crop_is_trusted_and_identity_bound(tmp_path: Path) -> None:
-    root, manifest = _extract(tmp_path, "--region", "0.03,0.12,0.66,0.88", "--region-verified")
+    root, manifest = extract(tmp_path, "--region", "0.03,0.12,0.66,0.88", "--region-verified")
     assert schema_issues("video-manifest", 3, manifest) == []
     report = api.validate_manifest(manifest, vault_root=root, expected_video_id=VIDEO_ID)
     assert report.status == "current" and report.trusted
@@ -53,7 +36,7 @@ def test_verified_manual_crop_is_trusted_and_identity_bound(tmp_path: Path) -> N
 
 
 def test_auto_crop_is_context_only_and_flags_cannot_be_forged(tmp_path: Path) -> None:
-    root, manifest = _extract(tmp_path)
+    root, manifest = extract(tmp_path)
     report = api.validate_manifest(manifest, vault_root=root, expected_video_id=VIDEO_ID)
     assert report.status == "current" and report.usable and not report.trusted
     assert manifest["review_required"] is True and manifest["slide_region_method"] == "auto"
@@ -67,7 +50,7 @@ def test_auto_crop_is_context_only_and_flags_cannot_be_forged(tmp_path: Path) ->
 
 
 def test_every_pdf_is_probed_against_its_page_count(tmp_path: Path) -> None:
-    root, manifest = _extract(tmp_path, "--region", "0,0,1,1", "--region-verified")
+    root, manifest = extract(tmp_path, "--region", "0,0,1,1", "--region-verified")
     context = Path(manifest["artifacts"][1]["path"])
     context.write_bytes(Path(manifest["artifacts"][0]["path"]).read_bytes()[:200])
     report = api.validate_manifest(manifest, vault_root=root)
