@@ -49,7 +49,8 @@ def build_vault(root: Path, *, mixed: bool = False) -> Path:
     return write_current_database(vault, talks)
 
 
-def claim(db: Path, now: str, batch: str = "b1") -> dict[str, Any]:
+def claim(db: Path, now: str, batch: str = "b1", extra: tuple[str, ...] = ()) -> dict[str, Any]:
+    """``rvault-db queue claim`` of up to five talks; ``extra`` appends options."""
     result = run_cli(
         "rvault-db",
         "queue",
@@ -63,6 +64,7 @@ def claim(db: Path, now: str, batch: str = "b1") -> dict[str, Any]:
         now,
         "--limit",
         "5",
+        *extra,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     return result.json

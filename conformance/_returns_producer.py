@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from _queue_producer import claim
 from _support import pending_talk, write_current_database
 from rvault_returns_persistence.catalog import load_catalog
 from rvault_testkit.plugin import run_cli
@@ -28,23 +29,11 @@ def claimed_vault(root: Path) -> tuple[Path, list[str]]:
         lines = [f"{QUOTE} number {n}" for n in range(1, 31)]
         talks.append(pending_talk(vault, name, "\n".join(lines) + "\n"))
     db = write_current_database(vault, talks)
-    claimed = run_cli(
-        "rvault-db",
-        "queue",
+    claim(
         db,
-        "claim",
-        "--run-id",
-        "r1",
-        "--batch-id",
-        "b1",
-        "--now",
         "2026-07-31T18:00:00+00:00",
-        "--limit",
-        "5",
-        "--catalog-fingerprint",
-        load_catalog().fingerprint,
+        extra=("--catalog-fingerprint", load_catalog().fingerprint),
     )
-    assert claimed.returncode == 0, claimed.stdout + claimed.stderr
     return db, names
 
 
