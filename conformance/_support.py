@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from rvault_contracts.schemas import registry
+from rvault_contracts.schemas import registry, schema_issues
+from rvault_contracts.strict_json import loads_strict
 
 CONFORMANCE_DIR = Path(__file__).resolve().parent
 CASES_DIR = CONFORMANCE_DIR / "cases"
@@ -74,3 +76,23 @@ def write_current_database(vault: Path, talks: list[dict[str, Any]]) -> Path:
     path = vault / "tracking-database.json"
     path.write_text(json.dumps(database, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return path
+
+
+def catalog_fingerprint(directory: Path) -> tuple[str, set[str]]:
+    """The pattern catalog's fingerprint and entry ids, recomputed from the documented rule.
+
+    Independent of the producer's code: files sorted by UTF-8 name; per file:
+    name, NUL, decimal size, NUL, bytes; SHA-256. Every entry is read strictly
+    and must pass the registered ``pattern-catalog-entry`` schema.
+    """
+    digest = hashlib.sha256()
+    ids = set()
+    for path in sorted(directory.glob("*.json"), key=lambda p: p.name.encode("utf-8")):
+        data = path.read_bytes()
+        entry = loads_strict(data)
+        assert schema_issues("pattern-catalog-entry", 1, entry) == [], path.name
+        ids.add(entry["id"])
+        digest.update(
+            path.name.encode("utf-8") + b"\0" + str(len(data)).encode("ascii") + b"\0" + data
+        )
+    return digest.hexdigest(), ids
