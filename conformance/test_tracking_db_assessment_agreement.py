@@ -11,13 +11,12 @@ the owner with that exact code), so no disagreement is silent.
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
-from rvault_contracts.schemas import is_valid
+from _support import CASES_DIR, load_cases
+from rvault_contracts.schemas import is_valid, registry
 from rvault_tracking_db.assessment import assess_database
 from rvault_tracking_db.assessment.config import assess_config
 from rvault_tracking_db.assessment.model import Issues
@@ -32,8 +31,6 @@ from rvault_tracking_db.assessment.records import (
 )
 from rvault_tracking_db.assessment.talks import _deep_claim_checker, assess_talk
 from rvault_tracking_db.samples import example_database, example_talk
-
-CASES = Path(__file__).parent / "cases"
 
 
 def _record(assess: Callable[..., Any]) -> Callable[[Any, int], bool]:
@@ -73,9 +70,9 @@ PYTHON: dict[str, Callable[[Any, int], bool]] = {
 def _corpus() -> list[Any]:
     params = []
     for artifact in sorted(PYTHON):
-        for path in sorted((CASES / artifact).glob("v*.json")):
+        for path in sorted((CASES_DIR / artifact).glob("v*.json")):
             version = int(path.stem[1:])
-            for group in json.loads(path.read_text(encoding="utf-8")):
+            for group in load_cases(path):
                 for test in group["tests"]:
                     params.append(
                         pytest.param(
@@ -95,21 +92,7 @@ CORPUS = _corpus()
 def test_corpus_covers_every_schema_version() -> None:
     covered = {(p.values[0], p.values[1]) for p in CORPUS}
     expected = {
-        ("tracking-database", 0),
-        ("tracking-database", 1),
-        ("db-config", 1),
-        ("db-config", 2),
-        *(("db-talk", v) for v in range(1, 6)),
-        ("db-pptx-catalog", 1),
-        ("db-pptx-catalog", 2),
-        ("db-qr-code", 1),
-        ("db-qr-code", 2),
-        ("db-resource", 1),
-        ("db-thumbnail", 1),
-        ("db-confirmed-intent", 1),
-        ("db-improvement-goal", 1),
-        ("db-improvement-goal", 2),
-        ("db-source-rejection", 1),
+        (artifact, version) for artifact in PYTHON for version in registry()[artifact].versions
     }
     assert expected <= covered
     assert any(p.values[3] for p in CORPUS) and any(not p.values[3] for p in CORPUS)
