@@ -15,7 +15,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-HEAVY = ["cv2", "faster_whisper", "ctranslate2", "pptx", "av", "yt_dlp", "youtube_transcript_api"]
+_spec = util.spec_from_file_location("check_imports", ROOT / "tools" / "check_imports.py")
+assert _spec is not None and _spec.loader is not None
+_check_imports = util.module_from_spec(_spec)
+_spec.loader.exec_module(_check_imports)
+HEAVY = list(_check_imports.HEAVY_MODULES)  # the same list the import-linter contract forbids
 OWNER_MODULES = sorted(p.name for p in ROOT.glob("packages/*/src/rvault_*") if p.is_dir())
 
 
