@@ -23,10 +23,12 @@ from typing import Any
 from rvault_contracts.schemas import schema_issues
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
+from rvault_video_extraction.manifest import CONTEXT_SCOPE, SLIDE_REGION_SCOPE
 from rvault_video_extraction.pdf_probe import PdfProbeError, probe_pdf
 from rvault_video_extraction.vault_paths import descendant_issues, path_text_issues
+from rvault_video_extraction.versioning import SCHEMA_VERSION
 
-CURRENT_VERSION = 3
+CURRENT_VERSION = SCHEMA_VERSION
 LEGACY_VERSIONS = (0, 1, 2)
 ARTIFACT_ID = "video-manifest"
 
@@ -200,13 +202,13 @@ def _check_artifacts(doc: dict[str, Any], out: _Collector) -> dict[str, Any] | N
             "review_reason is null exactly when no review is required",
         )
     scopes = [artifact["artifact_scope"] for artifact in artifacts]
-    if scopes.count("full_frame_context") != 1 or scopes.count("slide_region") > 1:
+    if scopes.count(CONTEXT_SCOPE) != 1 or scopes.count(SLIDE_REGION_SCOPE) > 1:
         out.add(
             "artifact_scope_invalid",
             "$.artifacts",
             "exactly one full_frame_context and at most one slide_region",
         )
-    if ("slide_region" in scopes) != applied:
+    if (SLIDE_REGION_SCOPE in scopes) != applied:
         out.add(
             "artifact_scope_invalid",
             "$.artifacts",
@@ -237,7 +239,7 @@ def _check_artifacts(doc: dict[str, Any], out: _Collector) -> dict[str, Any] | N
                 "page_count must equal unique_frame_count",
             )
         trusted = artifact["trusted_for_authored_slide_analysis"]
-        if artifact["artifact_scope"] == "full_frame_context":
+        if artifact["artifact_scope"] == CONTEXT_SCOPE:
             if artifact["crop_method"] != "none" or artifact["crop_verified"] or trusted:
                 out.add(
                     "artifact_flags_inconsistent",
@@ -261,14 +263,21 @@ def _check_artifacts(doc: dict[str, Any], out: _Collector) -> dict[str, Any] | N
     return slide_artifact
 
 
+def _located_paths(document: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(JSON path, value) of every path field; tolerates a document of invalid shape."""
+    located: list[tuple[str, Any]] = [("$.source_video_path", document.get("source_video_path"))]
+    artifacts = document.get("artifacts")
+    if isinstance(artifacts, list):
+        for position, artifact in enumerate(artifacts):
+            if isinstance(artifact, dict):
+                located.append((f"$.artifacts[{position}].path", artifact.get("path")))
+    return located
+
+
 def _check_paths(
     doc: dict[str, Any], out: _Collector, storage_root: Path | None, probe: bool
 ) -> dict[str, str]:
-    located = [("$.source_video_path", doc["source_video_path"])]
-    located += [
-        (f"$.artifacts[{i}].path", artifact["path"]) for i, artifact in enumerate(doc["artifacts"])
-    ]
-    for where, text in located:
+    for where, text in _located_paths(doc):
         for code in path_text_issues(text):
             out.add(
                 code,
@@ -307,13 +316,7 @@ def _check_paths(
 
 def _path_text_codes(document: dict[str, Any], out: _Collector) -> None:
     """Name the path rule a malformed path breaks, even when the shape is invalid."""
-    located: list[tuple[str, Any]] = [("$.source_video_path", document.get("source_video_path"))]
-    artifacts = document.get("artifacts")
-    if isinstance(artifacts, list):
-        for position, artifact in enumerate(artifacts):
-            if isinstance(artifact, dict):
-                located.append((f"$.artifacts[{position}].path", artifact.get("path")))
-    for where, text in located:
+    for where, text in _located_paths(document):
         if isinstance(text, str):
             for code in path_text_issues(text):
                 out.add(
