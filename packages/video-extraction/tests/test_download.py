@@ -116,6 +116,20 @@ def recorded(tmp_path: Path) -> Callable[[str], Path]:
     return write
 
 
+def download(cli: Callable[..., Any], vault: Path, info: Path, **options: Any) -> Any:
+    """``download VIDEO_ID VAULT --load-info-json INFO --enable-file-urls``."""
+    return cli(
+        SCRIPT,
+        "download",
+        VIDEO_ID,
+        vault,
+        "--load-info-json",
+        info,
+        "--enable-file-urls",
+        **options,
+    )
+
+
 def _streams(path: Path) -> list[str]:
     probe = subprocess.run(
         [
@@ -148,9 +162,7 @@ def test_download_selects_720p_mp4_plus_m4a(
     vault = tmp_path / "vault"
     vault.mkdir()
     info = recorded(VIDEO_ID)
-    result = cli(
-        SCRIPT, "download", VIDEO_ID, vault, "--load-info-json", info, "--enable-file-urls"
-    )
+    result = download(cli, vault, info)
     assert result.returncode == 0, result.stdout + result.stderr
     target = vault / "slides-rebuild" / VIDEO_ID / f"{VIDEO_ID}.mp4"
     assert result.json == {
@@ -167,7 +179,7 @@ def test_download_selects_720p_mp4_plus_m4a(
     ]
     assert sorted(p.name for p in target.parent.iterdir()) == [f"{VIDEO_ID}.mp4"]
     assert "136+140" in result.stderr
-    again = cli(SCRIPT, "download", VIDEO_ID, vault, "--load-info-json", info, "--enable-file-urls")
+    again = download(cli, vault, info)
     assert again.returncode == 0 and again.json["status"] == "already_present"
 
 
@@ -208,16 +220,7 @@ def test_unusable_info_documents_are_refused_and_change_nothing(
         directory: "info_json_unreadable",
     }
     for info, code in cases.items():
-        result = cli(
-            SCRIPT,
-            "download",
-            VIDEO_ID,
-            vault,
-            "--load-info-json",
-            info,
-            "--enable-file-urls",
-            timeout=60,
-        )
+        result = download(cli, vault, info, timeout=60)
         assert result.returncode == 2, (info, result.stdout)
         assert result.json["error"]["code"] == code, (info, result.json)
     assert snapshot_tree(vault) == before
@@ -233,15 +236,7 @@ def test_slides_rebuild_that_is_a_file_is_refused(
     vault.mkdir()
     (vault / "slides-rebuild").write_bytes(b"not a directory")
     before = snapshot_tree(vault)
-    result = cli(
-        SCRIPT,
-        "download",
-        VIDEO_ID,
-        vault,
-        "--load-info-json",
-        recorded(VIDEO_ID),
-        "--enable-file-urls",
-    )
+    result = download(cli, vault, recorded(VIDEO_ID))
     assert result.returncode == 2, result.stdout
     assert result.json["error"]["code"] == "target_dir_unwritable"
     assert snapshot_tree(vault) == before
@@ -259,15 +254,7 @@ def test_download_refusals(
     outside = tmp_path / "outside"
     outside.mkdir()
     (vault / "slides-rebuild" / VIDEO_ID).symlink_to(outside, target_is_directory=True)
-    linked = cli(
-        SCRIPT,
-        "download",
-        VIDEO_ID,
-        vault,
-        "--load-info-json",
-        recorded(VIDEO_ID),
-        "--enable-file-urls",
-    )
+    linked = download(cli, vault, recorded(VIDEO_ID))
     assert linked.returncode == 2 and linked.json["error"]["code"] == "symlink_refused"
     assert list(outside.iterdir()) == []
     missing = cli(SCRIPT, "download", VIDEO_ID, tmp_path / "no-vault")
@@ -312,15 +299,7 @@ def test_non_utf8_vault_root_is_refused(
     vault = tmp_path / os.fsdecode(b"vault-\xff")
     vault.mkdir()
     before = snapshot_tree(vault)
-    result = cli(
-        SCRIPT,
-        "download",
-        VIDEO_ID,
-        vault,
-        "--load-info-json",
-        recorded(VIDEO_ID),
-        "--enable-file-urls",
-    )
+    result = download(cli, vault, recorded(VIDEO_ID))
     assert result.returncode == 2, result.stdout
     assert result.json["error"]["code"] == "argument_not_utf8"
     assert snapshot_tree(vault) == before
