@@ -204,15 +204,28 @@ def check_inspection(ctx: ReturnContext, po: dict[str, Any], path: str) -> Inspe
             f"evidence_sources {sorted(result.declared)} must "
             f"equal the receipt sources {sorted(record_sources)}",
         )
-    capable_static = (
-        "static_slides" in result.complete
-        and not ctx.artifacts.pdf_is_video_extracted
-        and ctx.ret.get("slide_source") != "video_extracted"
-    )
-    result.capable = ({"transcript"} & result.complete) | (
-        {"static_slides"} if capable_static else set()
+    result.capable = absence_capable(
+        result.complete, ctx.artifacts.pdf_is_video_extracted, ctx.ret.get("slide_source")
     )
     return result
+
+
+def absence_capable(
+    complete: set[str], pdf_is_video_extracted: bool, slide_source: object
+) -> set[str]:
+    """The completely covered sources that can establish an absence or applicability result.
+
+    Only a complete transcript and a complete authored PDF can: a video-extracted PDF
+    (by artifact or by the slide_source) shows what was on screen, not what was authored.
+    """
+    capable = {"transcript"} & complete
+    if (
+        "static_slides" in complete
+        and not pdf_is_video_extracted
+        and slide_source != "video_extracted"
+    ):
+        capable.add("static_slides")
+    return capable
 
 
 def _check_comparison_record(

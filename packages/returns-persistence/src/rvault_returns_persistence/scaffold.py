@@ -17,7 +17,7 @@ from rvault_tracking_db import api as tracking
 
 from rvault_returns_persistence.artifacts import TalkArtifacts
 from rvault_returns_persistence.catalog import Catalog
-from rvault_returns_persistence.checks_inspection import Inspection
+from rvault_returns_persistence.checks_inspection import Inspection, absence_capable
 from rvault_returns_persistence.checks_patterns import expected_reason
 from rvault_returns_persistence.gates import applicability_complete
 from rvault_returns_persistence.vocabulary import (
@@ -55,14 +55,9 @@ def _inspection(
         inspection.complete.add("delivery_video")
     inspection.inspected = set(inspection.complete)
     inspection.declared = set(inspection.complete)
-    capable = {"transcript"} & inspection.complete
-    if (
-        "static_slides" in inspection.complete
-        and not found.pdf_is_video_extracted
-        and slide_source != "video_extracted"
-    ):
-        capable.add("static_slides")
-    inspection.capable = capable
+    inspection.capable = absence_capable(
+        inspection.complete, found.pdf_is_video_extracted, slide_source
+    )
     return records, inspection
 
 
