@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rvault_contracts.canonical import artifact_bytes
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "demo" / "sample-vault"
 BIN = Path(sys.executable).parent
@@ -177,7 +179,7 @@ def complete_with_worker_analysis(scaffold: Path, out: Path) -> Path:
         "antipatterns_detected": 0,
         "score": len(detected),
     }
-    out.write_text(json.dumps(filled, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    out.write_bytes(artifact_bytes(filled))
     return out
 
 

@@ -7,11 +7,13 @@ lost" means for a refused write: the exact bytes and the inode/generation.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,9 +127,6 @@ def wait_until_open(pid: int, path: str | os.PathLike[str], deadline: float = 60
     Signal tests use it to know the child got far enough (its handlers are
     installed, it is waiting on a lock) before they send the signal.
     """
-    import contextlib
-    import time
-
     target = Path(path).resolve()
     end = time.monotonic() + deadline
     while time.monotonic() < end:
