@@ -191,3 +191,30 @@ def record_version(
     if not require_object(record, path, issues, what):
         return None
     return version_of(record, path, supported, issues, missing=missing, what=what)
+
+
+def closed_v1_record(
+    record: Any,
+    path: str,
+    issues: Issues,
+    *,
+    missing: int | None,
+    name: str,
+    required: Iterable[str],
+    optional: Iterable[str] = (),
+) -> bool:
+    """A record whose only version is 1: its version, then its closed field set.
+
+    ``False`` (after recording why) when the record cannot be assessed further.
+    """
+    if record_version(record, path, (1,), issues, missing=missing, what=f"{name} record") is None:
+        return False
+    closed_fields(
+        record,
+        path,
+        issues,
+        required=required,
+        optional=("schema_version", *optional),
+        what=f"{name} v1",
+    )
+    return True

@@ -114,21 +114,15 @@ def _assess_qr_artifacts(record: dict[str, Any], path: str, issues: Issues) -> N
 
 
 def assess_resource(record: Any, path: str, issues: Issues, *, missing_version: int | None) -> None:
-    if (
-        checks.record_version(
-            record, path, (1,), issues, missing=missing_version, what="resources record"
-        )
-        is None
-    ):
-        return
-    checks.closed_fields(
+    if not checks.closed_v1_record(
         record,
         path,
         issues,
+        missing=missing_version,
+        name="resources",
         required=("talk_slug", "item_count", "category_breakdown"),
-        optional=("schema_version",),
-        what="resources v1",
-    )
+    ):
+        return
     checks.check_nonempty_string(record, "talk_slug", path, issues)
     checks.check_count(record, "item_count", path, issues)
     breakdown = record.get("category_breakdown")
@@ -158,7 +152,6 @@ def resource_sum_problem(record: dict[str, Any]) -> str | None:
 
 
 _THUMBNAIL_OPTIONAL = (
-    "schema_version",
     "youtube_url",
     "source_slide_num",
     "speaker_photo_used",
@@ -174,21 +167,16 @@ _THUMBNAIL_OPTIONAL = (
 def assess_thumbnail(
     record: Any, path: str, issues: Issues, *, missing_version: int | None
 ) -> None:
-    if (
-        checks.record_version(
-            record, path, (1,), issues, missing=missing_version, what="thumbnails record"
-        )
-        is None
-    ):
-        return
-    checks.closed_fields(
+    if not checks.closed_v1_record(
         record,
         path,
         issues,
+        missing=missing_version,
+        name="thumbnails",
         required=("talk_slug",),
         optional=_THUMBNAIL_OPTIONAL,
-        what="thumbnails v1",
-    )
+    ):
+        return
     checks.check_nonempty_string(record, "talk_slug", path, issues)
     for key in (
         "youtube_url",
@@ -217,21 +205,16 @@ def assess_thumbnail(
 def assess_confirmed_intent(
     record: Any, path: str, issues: Issues, *, missing_version: int | None
 ) -> None:
-    if (
-        checks.record_version(
-            record, path, (1,), issues, missing=missing_version, what="confirmed_intents record"
-        )
-        is None
-    ):
-        return
-    checks.closed_fields(
+    if not checks.closed_v1_record(
         record,
         path,
         issues,
+        missing=missing_version,
+        name="confirmed_intents",
         required=("pattern", "intent"),
-        optional=("schema_version", "rule", "note"),
-        what="confirmed_intents v1",
-    )
+        optional=("rule", "note"),
+    ):
+        return
     checks.check_nonempty_string(record, "pattern", path, issues)
     checks.check_nonempty_string(record, "intent", path, issues)
     for key in ("rule", "note"):
@@ -384,21 +367,15 @@ SOURCE_REJECTION_REASONS = ("non_delivery_clip", "wrong_delivery", "unrelated_re
 def assess_source_rejection(
     record: Any, path: str, issues: Issues, *, missing_version: int | None
 ) -> None:
-    if (
-        checks.record_version(
-            record, path, (1,), issues, missing=missing_version, what="source_rejections record"
-        )
-        is None
-    ):
-        return
-    checks.closed_fields(
+    if not checks.closed_v1_record(
         record,
         path,
         issues,
+        missing=missing_version,
+        name="source_rejections",
         required=("source_type", "url", "reason", "evidence", "verified_at"),
-        optional=("schema_version",),
-        what="source_rejections v1",
-    )
+    ):
+        return
     checks.check_enum(record, "source_type", path, issues, SOURCE_REJECTION_TYPES)
     checks.check_nonempty_string(record, "url", path, issues)
     checks.check_enum(record, "reason", path, issues, SOURCE_REJECTION_REASONS)
