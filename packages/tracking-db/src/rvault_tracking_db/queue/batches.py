@@ -9,7 +9,7 @@ look at both locations, while "live" means a current ``_queue_claim`` in state
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,21 +48,6 @@ def live_claim(talk: Any) -> Mapping[str, Any] | None:
     if isinstance(claim, dict) and claim.get("state") == STATE_CLAIMED:
         return claim
     return None
-
-
-def iter_claims(database: Mapping[str, Any]) -> Iterator[Member]:
-    for index, talk in enumerate(talks_of(database)):
-        if not isinstance(talk, dict):
-            continue
-        filename = str(talk.get("filename"))
-        current = talk.get("_queue_claim")
-        if isinstance(current, dict):
-            yield Member(index, filename, "current", None, current)
-        history = talk.get("_queue_claim_history")
-        if isinstance(history, list):
-            for h_index, old in enumerate(history):
-                if isinstance(old, dict):
-                    yield Member(index, filename, "history", h_index, old)
 
 
 def _matching(database: Mapping[str, Any], wanted: Any, *, current_only: bool) -> list[Member]:
@@ -116,7 +101,7 @@ def epoch_key(claim: Mapping[str, Any]) -> tuple[str, str, str]:
 
 def epochs(database: Mapping[str, Any]) -> dict[tuple[str, str, str], list[Member]]:
     grouped: dict[tuple[str, str, str], list[Member]] = {}
-    for member in iter_claims(database):
+    for member in _matching(database, lambda _: True, current_only=False):
         grouped.setdefault(epoch_key(member.claim), []).append(member)
     return grouped
 

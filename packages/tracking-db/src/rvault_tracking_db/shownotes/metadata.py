@@ -10,6 +10,7 @@ issue, never a silent choice.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -107,15 +108,19 @@ def _normalize(field_name: str, raw: Any) -> Any:
     return text or None
 
 
-def body_title(body: str) -> str | None:
+def _outside_fences(lines: list[str]) -> Iterator[tuple[int, str]]:
+    """``(index, line)`` of every line outside fenced code blocks (fence lines excluded)."""
     in_fence = False
-    lines = body.split("\n")
     for index, line in enumerate(lines):
         if line.lstrip().startswith(("```", "~~~")):
             in_fence = not in_fence
-            continue
-        if in_fence:
-            continue
+        elif not in_fence:
+            yield index, line
+
+
+def body_title(body: str) -> str | None:
+    lines = body.split("\n")
+    for index, line in _outside_fences(lines):
         match = _H1.match(line)
         if match:
             # the closing ``#`` run and spaces of an ATX heading, stripped in code
@@ -128,13 +133,7 @@ def body_title(body: str) -> str | None:
 
 def body_labels(body: str) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
-    in_fence = False
-    for line in body.split("\n"):
-        if line.lstrip().startswith(("```", "~~~")):
-            in_fence = not in_fence
-            continue
-        if in_fence:
-            continue
+    for _, line in _outside_fences(body.split("\n")):
         match = _LABEL_LINE.match(line)
         if not match:
             continue
