@@ -22,6 +22,7 @@ BEHAVIOR_TAGS = {
     qn("p:animRot"): "rotation",
     qn("p:animScale"): "scale",
 }
+MEDIA_KEYS = ("audio", "video")
 MEDIA_TAGS = {qn("p:audio"): "audio", qn("p:video"): "video"}
 BUILD_KEYS = ("paragraph", "diagram", "ole_chart", "graphic")
 BUILD_TAGS = {
@@ -35,6 +36,12 @@ TAG_TRANSITION = qn("p:transition")
 TAG_SET = qn("p:set")
 TAG_BLDLST = qn("p:bldLst")
 TAG_ATTRNAME = qn("p:attrName")
+# The three count lanes of a record, each with its fixed keys (plus ``total``).
+COUNT_LANES = {
+    "animation_behavior_counts": BEHAVIOR_KEYS,
+    "media_timing_counts": MEDIA_KEYS,
+    "build_entry_counts": BUILD_KEYS,
+}
 
 PROVENANCE_BASE = {
     "source": "pptx_package_xml",
@@ -61,7 +68,7 @@ def slide_native_timing(slide_element: Any, part_name: str) -> dict[str, Any]:
     """The per-slide ``native_timing`` record from the slide's root element."""
     timing_roots = list(slide_element.iter(TAG_TIMING))
     behaviors = _zero(BEHAVIOR_KEYS)
-    media = _zero(("audio", "video"))
+    media = _zero(MEDIA_KEYS)
     builds = _zero(BUILD_KEYS)
     set_count = 0
     visibility_count = 0
@@ -83,7 +90,7 @@ def slide_native_timing(slide_element: Any, part_name: str) -> dict[str, Any]:
                     if entry.tag in BUILD_TAGS:
                         builds[BUILD_TAGS[entry.tag]] += 1
     behaviors["total"] = sum(behaviors[key] for key in BEHAVIOR_KEYS)
-    media["total"] = media["audio"] + media["video"]
+    media["total"] = sum(media[key] for key in MEDIA_KEYS)
     builds["total"] = sum(builds[key] for key in BUILD_KEYS)
     transition_count = sum(1 for _ in slide_element.iter(TAG_TRANSITION))
     return {
@@ -106,16 +113,11 @@ def slide_native_timing(slide_element: Any, part_name: str) -> dict[str, Any]:
 
 def native_timing_summary(records: list[dict[str, Any]]) -> dict[str, Any]:
     """The deck-level fixed-key summary of every slide's five lanes."""
-    behaviors = _zero(BEHAVIOR_KEYS)
-    media = _zero(("audio", "video"))
-    builds = _zero(BUILD_KEYS)
+    lanes = {lane: _zero(keys) for lane, keys in COUNT_LANES.items()}
     for record in records:
-        for key in (*BEHAVIOR_KEYS, "total"):
-            behaviors[key] += record["animation_behavior_counts"][key]
-        for key in ("audio", "video", "total"):
-            media[key] += record["media_timing_counts"][key]
-        for key in (*BUILD_KEYS, "total"):
-            builds[key] += record["build_entry_counts"][key]
+        for lane, counts in lanes.items():
+            for key in counts:
+                counts[key] += record[lane][key]
     return {
         "slides_with_timing_elements": sum(1 for r in records if r["timing_element_present"]),
         "slides_with_transitions": sum(1 for r in records if r["transition_count"] > 0),
@@ -128,8 +130,6 @@ def native_timing_summary(records: list[dict[str, Any]]) -> dict[str, Any]:
         "set_action_count": sum(r["set_action_count"] for r in records),
         "visibility_set_action_count": sum(r["visibility_set_action_count"] for r in records),
         "build_list_count": sum(r["build_list_count"] for r in records),
-        "animation_behavior_counts": behaviors,
-        "media_timing_counts": media,
-        "build_entry_counts": builds,
+        **lanes,
         "provenance": dict(PROVENANCE_BASE),
     }
