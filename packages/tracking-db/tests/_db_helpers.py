@@ -1,6 +1,7 @@
 """Helpers for the read/assessment/mutation/migration tests (not a test module).
 
-Loaded by path (the suite runs with ``--import-mode=importlib``).
+Imported from the tests directory, which each test module puts on ``sys.path``
+(the suite runs with ``--import-mode=importlib``), like ``_queue_builders``.
 """
 
 from __future__ import annotations

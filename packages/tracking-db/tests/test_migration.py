@@ -3,33 +3,20 @@
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _db_helpers as h
 from rvault_contracts.canonical import sha256_bytes
 from rvault_contracts.schemas import is_valid
 from rvault_testkit.plugin import run_cli
 from rvault_tracking_db.samples import example_database, example_pptx
-
-
-def _helpers():
-    name = "_tracking_db_test_helpers"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, Path(__file__).with_name("_db_helpers.py")
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-h = _helpers()
 
 
 def legacy_database() -> dict[str, Any]:

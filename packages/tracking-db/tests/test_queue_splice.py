@@ -21,6 +21,24 @@ def _db() -> dict:
     return qb.database(talks)
 
 
+def _claim_one(db: Path) -> int:
+    return main(
+        [
+            "queue",
+            str(db),
+            "claim",
+            "--run-id",
+            "r",
+            "--batch-id",
+            "b",
+            "--now",
+            "2026-07-31T18:00:00Z",
+            "--limit",
+            "1",
+        ]
+    )
+
+
 def test_splice_equals_full_encoding() -> None:
     before = _db()
     original = artifact_bytes(before)
@@ -59,40 +77,12 @@ def test_claim_on_a_hand_formatted_database_falls_back_to_full_encoding(
     document = _db()
     db = tmp_path / "tracking-database.json"
     db.write_text(json.dumps(document, separators=(",", ":")), encoding="utf-8")
-    code = main(
-        [
-            "queue",
-            str(db),
-            "claim",
-            "--run-id",
-            "r",
-            "--batch-id",
-            "b",
-            "--now",
-            "2026-07-31T18:00:00Z",
-            "--limit",
-            "1",
-        ]
-    )
+    code = _claim_one(db)
     assert code == 0, capsys.readouterr().out
     written = db.read_bytes()
     assert written == artifact_bytes(json.loads(written))
     canonical = qb.write_db(tmp_path / "c", _db())
     canonical.write_bytes(artifact_bytes(json.loads(canonical.read_bytes())))
-    code = main(
-        [
-            "queue",
-            str(canonical),
-            "claim",
-            "--run-id",
-            "r",
-            "--batch-id",
-            "b",
-            "--now",
-            "2026-07-31T18:00:00Z",
-            "--limit",
-            "1",
-        ]
-    )
+    code = _claim_one(canonical)
     assert code == 0
     assert canonical.read_bytes() == written

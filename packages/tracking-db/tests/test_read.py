@@ -2,32 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _db_helpers as h
 from rvault_contracts.canonical import sha256_bytes
 from rvault_contracts.schemas import is_valid
 from rvault_testkit.plugin import run_cli
 from rvault_tracking_db.samples import example_database
-
-
-def _helpers():
-    name = "_tracking_db_test_helpers"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, Path(__file__).with_name("_db_helpers.py")
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-h = _helpers()
 
 
 def test_read_through_console_script_reports_exact_bytes(tmp_path: Path, snapshot_file) -> None:
