@@ -26,6 +26,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from rvault_contracts.cli import Refusal, printable
 from rvault_contracts.schemas import schema_issues
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
@@ -36,14 +37,11 @@ MAX_ENTRY_BYTES = 1024 * 1024  # one entry is a few KiB; bounds memory on a host
 Gate = tuple[frozenset[str], ...]
 
 
-class CatalogError(Exception):
-    """The catalog cannot be used; nothing is validated against a broken catalog."""
+class CatalogError(Refusal):
+    """The catalog cannot be used; nothing is validated against a broken catalog.
 
-    def __init__(self, code: str, message: str, path: str | None = None) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-        self.path = path
+    A ``cli-failure`` refusal (code, message, path): the commands let it reach the CLI.
+    """
 
 
 def _gate(raw: Any) -> Gate:
@@ -163,7 +161,7 @@ def _read_files(directory: Path) -> list[tuple[str, bytes]]:
     for entry in sorted(listing, key=lambda e: e.name.encode("utf-8", "surrogateescape")):
         if entry.name == "__pycache__":
             continue
-        shown = entry.name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        shown = printable(entry.name)
         if (
             shown != entry.name
             or entry.is_symlink()

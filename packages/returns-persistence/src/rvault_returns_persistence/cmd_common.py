@@ -7,8 +7,8 @@ from pathlib import Path
 
 from rvault_contracts.cli import Refusal
 
-from rvault_returns_persistence.catalog import Catalog, CatalogError, load_catalog
-from rvault_returns_persistence.database import Database, DatabaseError, load_database
+from rvault_returns_persistence.catalog import Catalog, load_catalog
+from rvault_returns_persistence.database import Database, load_database
 
 
 def add_db_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,10 +31,7 @@ def add_catalog_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def open_database(args: argparse.Namespace) -> tuple[Database, Path]:
-    try:
-        db = load_database(args.db)
-    except DatabaseError as exc:
-        raise Refusal(exc.code, exc.message, exc.path) from None
+    db = load_database(args.db)  # DatabaseError is a cli-failure refusal
     root = args.vault_root if args.vault_root is not None else args.db.parent
     if not root.is_dir():
         raise Refusal("vault_root_invalid", "the vault root is not a directory", str(root))
@@ -42,8 +39,5 @@ def open_database(args: argparse.Namespace) -> tuple[Database, Path]:
 
 
 def open_catalog(args: argparse.Namespace) -> tuple[Catalog, str]:
-    try:
-        catalog = load_catalog(args.catalog)
-    except CatalogError as exc:
-        raise Refusal(exc.code, exc.message, exc.path) from None
+    catalog = load_catalog(args.catalog)  # CatalogError is a cli-failure refusal
     return catalog, "default" if args.catalog is None else "custom"

@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from rvault_returns_persistence.scaffold import ScaffoldError, scaffold_for
+    from rvault_returns_persistence.scaffold import scaffold_for
 
     db, vault_root = open_database(args)
     catalog, _ = open_catalog(args)
@@ -35,12 +35,9 @@ def handle(args: argparse.Namespace) -> int:
         raise Refusal(
             "talk_not_found", f"{args.talk} is not exactly one talk of the database", "$.talks"
         )
-    try:
-        skeleton, needs = scaffold_for(
-            talk, catalog, vault_root, db.pptx_slide_count(talk.get("pptx_path"))
-        )
-    except ScaffoldError as exc:
-        raise Refusal(exc.code, exc.message, exc.path) from None
+    skeleton, needs = scaffold_for(  # ScaffoldError is a cli-failure refusal
+        talk, catalog, vault_root, db.pptx_slide_count(talk.get("pptx_path"))
+    )
     if needs:
         progress("applicability assessments still required for: " + ", ".join(needs))
     emit(skeleton)

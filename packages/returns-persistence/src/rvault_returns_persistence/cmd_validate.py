@@ -21,7 +21,7 @@ from rvault_returns_persistence.cmd_common import (
     open_catalog,
     open_database,
 )
-from rvault_returns_persistence.validator import BatchShapeError, validate_batch
+from rvault_returns_persistence.validator import validate_batch
 
 # A batch of returns is a few MiB; the bound keeps a hostile file from exhausting memory.
 MAX_RETURNS_BYTES = 64 * 1024 * 1024
@@ -68,11 +68,9 @@ def handle(args: argparse.Namespace) -> int:
     document = _read_returns(args.returns)
     db, vault_root = open_database(args)
     catalog, label = open_catalog(args)
-    try:
-        report = validate_batch(
-            document, db=db, catalog=catalog, vault_root=vault_root, catalog_label=label
-        )
-    except BatchShapeError as exc:
-        raise Refusal(exc.code, exc.message, "$") from None
+    # BatchShapeError (not a batch) is a cli-failure refusal at "$".
+    report = validate_batch(
+        document, db=db, catalog=catalog, vault_root=vault_root, catalog_label=label
+    )
     emit(report)
     return EXIT_OK if report["ok"] else EXIT_REFUSED

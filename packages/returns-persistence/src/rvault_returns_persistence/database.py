@@ -15,18 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from rvault_contracts import schemas
-from rvault_contracts.strict_json import StrictJSONError, loads_strict
+from rvault_contracts.cli import Refusal
+from rvault_contracts.strict_json import StrictJSONError, is_integer, loads_strict
 
 CLAIM_ARTIFACT = "queue-claim"
 SUPPORTED_DATABASE_VERSIONS = (0, 1)  # 0: the implicit unversioned corpus
 
 
-class DatabaseError(Exception):
-    def __init__(self, code: str, message: str, path: str | None = None) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-        self.path = path
+class DatabaseError(Refusal):
+    """The database cannot be used (a ``cli-failure`` refusal the commands let reach the CLI)."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +46,7 @@ class Database:
         for record in records:
             if isinstance(record, dict) and record.get("pptx_path") == pptx_path:
                 count = record.get("slide_count")
-                if isinstance(count, int) and not isinstance(count, bool) and count > 0:
+                if is_integer(count) and count > 0:
                     return count
         return None
 

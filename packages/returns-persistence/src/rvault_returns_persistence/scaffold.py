@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rvault_contracts.cli import Refusal
 from rvault_tracking_db import api as tracking
 
 from rvault_returns_persistence.artifacts import TalkArtifacts
@@ -28,12 +29,8 @@ from rvault_returns_persistence.vocabulary import (
 )
 
 
-class ScaffoldError(Exception):
-    def __init__(self, code: str, message: str, path: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.path = path
+class ScaffoldError(Refusal):
+    """The talk cannot be scaffolded (a ``cli-failure`` refusal)."""
 
 
 def _inspection(

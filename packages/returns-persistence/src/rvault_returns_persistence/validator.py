@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from rvault_contracts import schemas
+from rvault_contracts.cli import Refusal
 from rvault_tracking_db import api as tracking
 
 from rvault_returns_persistence import artifacts as vault_artifacts
@@ -48,11 +49,8 @@ REPORT_VERSION = 1
 KNOWN_RETURN_VERSIONS = (1, 2, 3, 4, 5)
 
 
-class BatchShapeError(Exception):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class BatchShapeError(Refusal):
+    """The document is not a batch of returns (a ``cli-failure`` refusal at ``$``)."""
 
 
 def iter_batch(document: Any) -> Iterator[tuple[str, str | None, Any]]:
@@ -67,7 +65,7 @@ def iter_batch(document: Any) -> Iterator[tuple[str, str | None, Any]]:
             yield child("$", key), key, item
     else:
         raise BatchShapeError(
-            "batch_invalid", "the batch is an array of returns or an object of returns"
+            "batch_invalid", "the batch is an array of returns or an object of returns", "$"
         )
 
 
