@@ -25,10 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from rvault_tracking_db.decoding import collector_paused
+from rvault_tracking_db.samples import HEX_A, example_claim
 
-FP = "a" * 64
-IDENTITY = "c" * 64
+FP = HEX_A
 DB = "tracking-database.json"
+NOW = "2026-07-31T18:00:00+00:00"
 
 
 def _script() -> str:
@@ -36,22 +37,17 @@ def _script() -> str:
     return str(candidate) if candidate.exists() else "rvault-db"
 
 
+_SAMPLE_BASELINE = example_claim()["adherence_baseline"]
+IDENTITY = _SAMPLE_BASELINE["opportunity_coverage_identity"]
+
+
 def _baseline(as_of: str, members: list[str]) -> dict[str, Any]:
+    """The spec example's v2 baseline over a cohort of 100 talks."""
     return {
-        "schema_version": 2,
+        **_SAMPLE_BASELINE,
         "as_of": as_of,
-        "scope": "global",
-        "active_batch_excluded": True,
         "excluded_filenames": members,
-        "eligible_statuses": ["processed", "processed_partial"],
-        "pattern_scoring_generation_status": "current",
-        "pattern_scoring_generation_reasons": [],
-        "pattern_catalog_fingerprint": FP,
-        "pattern_scoring_schema_version": 5,
         "eligible_talk_count": 100,
-        "opportunity_coverage_identity": IDENTITY,
-        "raw_score_comparison_status": "available",
-        "raw_score_comparison_reason": None,
         "scored_talk_count": 100,
         "pattern_score_sum": 250,
         "average_pattern_score": 2.5,
@@ -224,13 +220,33 @@ def _timed(args: list[str]) -> tuple[float, dict[str, Any]]:
     return elapsed, json.loads(done.stdout)
 
 
+def _claim(db: Path, *extra: str) -> tuple[float, dict[str, Any]]:
+    """``queue claim --limit 5`` of batch ("bench", "1") at NOW."""
+    return _timed(
+        [
+            "queue",
+            str(db),
+            "claim",
+            "--run-id",
+            "bench",
+            "--batch-id",
+            "1",
+            "--now",
+            NOW,
+            "--limit",
+            "5",
+            *extra,
+        ]
+    )
+
+
 def breakdown(db: Path) -> list[dict[str, Any]]:
     """In-process split of one claim: the owner read vs the queue's own work."""
     from rvault_tracking_db.capabilities import SourceRoots
     from rvault_tracking_db.queue import store
     from rvault_tracking_db.queue.claim import ClaimRequest, plan_claim
 
-    request = ClaimRequest("split", "1", "2026-07-31T18:00:00+00:00", limit=5)
+    request = ClaimRequest("split", "1", NOW, limit=5)
     with store.locked_read(db) as (result, lock):
         read_done = time.perf_counter()
         assert result.database is not None
@@ -276,21 +292,7 @@ def run(repeat: int = 3) -> list[dict[str, Any]]:
             work = Path(tmp) / f"run{attempt}"
             shutil.copytree(pristine.parent, work)
             os.sync()  # the copy's writeback is setup, not part of the claim
-            elapsed, report = _timed(
-                [
-                    "queue",
-                    str(work / DB),
-                    "claim",
-                    "--run-id",
-                    "bench",
-                    "--batch-id",
-                    "1",
-                    "--now",
-                    "2026-07-31T18:00:00+00:00",
-                    "--limit",
-                    "5",
-                ]
-            )
+            elapsed, report = _claim(work / DB)
             assert report["member_count"] == 5 and report["durability_state"] == "durable"
             best = min(best, elapsed)
         rows.append(
@@ -302,21 +304,7 @@ def run(repeat: int = 3) -> list[dict[str, Any]]:
             }
         )
         work = Path(tmp) / "run0" / DB
-        elapsed, report = _timed(
-            [
-                "queue",
-                str(work),
-                "claim",
-                "--run-id",
-                "bench",
-                "--batch-id",
-                "1",
-                "--now",
-                "2026-07-31T18:00:00+00:00",
-                "--limit",
-                "5",
-            ]
-        )
+        elapsed, report = _claim(work)
         assert report["replayed"] is True
         rows.append(
             {
@@ -338,23 +326,7 @@ def run(repeat: int = 3) -> list[dict[str, Any]]:
         for attempt in range(repeat):
             work = Path(tmp) / f"run{attempt}"
             shutil.copytree(small.parent, work)
-            elapsed, report = _timed(
-                [
-                    "queue",
-                    str(work / DB),
-                    "claim",
-                    "--run-id",
-                    "bench",
-                    "--batch-id",
-                    "1",
-                    "--now",
-                    "2026-07-31T18:00:00+00:00",
-                    "--limit",
-                    "5",
-                    "--catalog-fingerprint",
-                    FP,
-                ]
-            )
+            elapsed, report = _claim(work / DB, "--catalog-fingerprint", FP)
             assert report["member_count"] == 5
             best = min(best, elapsed)
         rows.append(
