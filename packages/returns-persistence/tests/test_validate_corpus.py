@@ -908,6 +908,13 @@ INVALID: list[tuple[str, str, Mutation, str]] = [
         "comparison_group_invalid",
     ),
     (
+        # regression: objects in the group raised TypeError (unhashable) -> internal error
+        "comparison_group_objects",
+        "main",
+        with_comparison([{}, {}], ["static_slides", "native_deck"]),
+        "comparison_group_invalid",
+    ),
+    (
         "comparison_not_qualifying",
         "main",
         with_comparison(["static_slides", "transcript"], ["static_slides", "transcript"]),

@@ -35,6 +35,19 @@ class Inspection:
     capable: set[str] = field(default_factory=set)  # complete and absence-capable
 
 
+def is_source_group(used: Any) -> bool:
+    """Two or more distinct underlying sources (never source_comparison itself).
+
+    Membership is checked before distinctness, so unhashable members are refused, not raised.
+    """
+    return (
+        isinstance(used, list)
+        and len(used) >= 2
+        and all(u in EVIDENCE_SOURCES for u in used)
+        and len(set(used)) == len(used)
+    )
+
+
 def _bound(ctx: ReturnContext, source: str) -> float | int | None:
     art = ctx.artifacts
     return {
@@ -239,12 +252,7 @@ def _check_comparison_record(
             "inspection_record_shape",
             "comparison_scope is full or partial",
         )
-    if not (
-        isinstance(used, list)
-        and len(used) >= 2
-        and all(u in EVIDENCE_SOURCES for u in used)
-        and len(set(used)) == len(used)
-    ):
+    if not is_source_group(used):
         ctx.add(
             child(r_path, "evidence_sources_used"),
             "comparison_group_invalid",

@@ -14,7 +14,11 @@ from typing import Any
 
 from rvault_returns_persistence.catalog import CatalogEntry
 from rvault_returns_persistence.checks_citations import check_citation, locates
-from rvault_returns_persistence.checks_inspection import Inspection, check_inspection
+from rvault_returns_persistence.checks_inspection import (
+    Inspection,
+    check_inspection,
+    is_source_group,
+)
 from rvault_returns_persistence.context import ReturnContext
 from rvault_returns_persistence.gates import (
     absence_satisfied,
@@ -29,7 +33,6 @@ from rvault_returns_persistence.vocabulary import (
     ENGINE_PATTERN_OBSERVATION_FIELDS,
     ENGINE_RECORD_FIELDS,
     EVIDENCE_SOURCE_NAMES,
-    EVIDENCE_SOURCES,
     NOT_EVALUABLE_REASONS,
 )
 
@@ -160,12 +163,7 @@ def _check_sourced_record(
                     "comparison_sources_used_required",
                     "a source_comparison record names its exact qualifying group",
                 )
-        elif not (
-            isinstance(used, list)
-            and len(used) >= 2
-            and len(set(used)) == len(used)
-            and all(u in EVIDENCE_SOURCES for u in used)
-        ):
+        elif not is_source_group(used):
             ctx.add(
                 child(r_path, "evidence_sources_used"),
                 "comparison_group_invalid",
