@@ -109,10 +109,9 @@ def _sources_used() -> dict[str, Any]:
     }
 
 
-def _detection(strict: bool) -> dict[str, Any]:
-    props = {
-        "confidence": {"enum": list(v.CONFIDENCES)},
-        "dimensions": {"items": {"enum": list(v.DIMENSIONS)}, "type": "array"},
+def _sourced() -> dict[str, Any]:
+    """The evidence fields a detection and an applicability assessment share."""
+    return {
         "evidence": TEXT,
         "evidence_citations": {
             "items": {"$ref": "#/$defs/citation"},
@@ -122,6 +121,14 @@ def _detection(strict: bool) -> dict[str, Any]:
         "evidence_source": {"enum": list(v.EVIDENCE_SOURCE_NAMES)},
         "evidence_sources_used": _sources_used(),
         "pattern_id": ID,
+    }
+
+
+def _detection(strict: bool) -> dict[str, Any]:
+    props = {
+        "confidence": {"enum": list(v.CONFIDENCES)},
+        "dimensions": {"items": {"enum": list(v.DIMENSIONS)}, "type": "array"},
+        **_sourced(),
     }
     if not strict:
         return {
@@ -139,15 +146,7 @@ def _detection(strict: bool) -> dict[str, Any]:
 def _assessment() -> dict[str, Any]:
     props = {
         "condition_id": ID,
-        "evidence": TEXT,
-        "evidence_citations": {
-            "items": {"$ref": "#/$defs/citation"},
-            "minItems": 1,
-            "type": "array",
-        },
-        "evidence_source": {"enum": list(v.EVIDENCE_SOURCE_NAMES)},
-        "evidence_sources_used": _sources_used(),
-        "pattern_id": ID,
+        **_sourced(),
         "result": {"enum": ["applicable", "not_applicable"]},
     }
     rules = [
