@@ -422,3 +422,37 @@ def test_a_nul_byte_in_the_shownotes_root_is_refused(
     code, report = _scan(db)
     assert code == 2 and report["error"]["code"] == "shownotes_root_invalid", report
     assert snapshot_file(db) == before
+
+
+@pytest.mark.parametrize("where", ["shownotes", "talks_source_dir"])
+@pytest.mark.parametrize("segment", [".", ".."])
+def test_dot_segments_in_the_shownotes_root_are_refused(
+    tmp_path: Path, snapshot_file, snapshot_tree, where: str, segment: str
+) -> None:
+    """``Path(...).parts`` drops ``.`` components, so ``/site/./_talks`` used to be scanned."""
+    site = tmp_path / "site"
+    (site / "_talks").mkdir(parents=True)
+    _page(
+        site / "_talks", "2024-01-01-x.md", "---\ntitle: X\nconference: C\ndate: 2024-01-01\n---\n"
+    )
+    root = f"{site}/{segment}/site" if segment == ".." else f"{site}/{segment}"
+    extra: dict[str, Any] = (
+        {"shownotes": {"enabled": True, "source": {"type": "local_jekyll", "path_or_url": root}}}
+        if where == "shownotes"
+        else {"talks_source_dir": f"{root}/_talks"}
+    )
+    db = qb.write_db(tmp_path / "vault", qb.database([], **extra))
+    before = (snapshot_tree(site), snapshot_file(db))
+    code, report = _scan(db, "--apply")
+    assert code == 2, report
+    assert report["error"]["code"] == "shownotes_root_invalid", report
+    assert report["error"]["message"] == "the shownotes root has dot segments", report
+    path = (
+        '$["config"]["shownotes"]["source"]["path_or_url"]'
+        if where == "shownotes"
+        else '$["config"]["talks_source_dir"]'
+    )
+    assert report["error"]["path"] == path, report
+    assert (snapshot_tree(site), snapshot_file(db)) == before
+    # only the writer's persistent lock file may appear beside the database
+    assert {p.name for p in db.parent.iterdir()} <= {db.name, db.name + ".lock"}

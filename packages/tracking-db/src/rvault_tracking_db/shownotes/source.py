@@ -61,7 +61,9 @@ def _absolute(value: object, where: str) -> str:
         raise Refusal(
             "shownotes_root_invalid", "the shownotes root must be a native absolute path", where
         )
-    if any(part in {".", ".."} for part in Path(value).parts):
+    # Lexically, on the string: ``Path(value).parts`` silently drops ``.``.
+    segments = value.replace(os.sep, "/").split("/")
+    if any(segment in {".", ".."} for segment in segments):
         raise Refusal("shownotes_root_invalid", "the shownotes root has dot segments", where)
     return value
 
