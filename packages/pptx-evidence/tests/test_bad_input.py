@@ -70,6 +70,7 @@ def test_symlink_directory_and_missing_paths(picture_deck: Path, tmp_path: Path,
         link: "symlink_refused",
         folder: "not_regular_file",
         tmp_path / "absent.pptx": "input_missing",
+        picture_deck / "under_a_file.pptx": "input_missing",  # ENOTDIR, as before
     }
     for path, code in expected.items():
         result = cli("rvault-pptx", "extract", path, "--no-ocr")

@@ -96,3 +96,90 @@ def test_sigterm_unwinds_like_ctrl_c(
     assert process.returncode == 1, stderr
     assert json.loads(stdout)["error"]["code"] == "interrupted"
     assert snapshot_tree(tmp_path) == before
+
+
+def _deny(monkeypatch: pytest.MonkeyPatch, deck: Path) -> None:
+    """Make every stat/open of ``deck`` fail with EACCES, as for a deck the caller
+    may not read (the suite runs as root, where ``chmod 000`` blocks nothing)."""
+    import errno
+
+    denied = os.fspath(deck)
+    real_stat, real_lstat, real_open = os.stat, os.lstat, os.open
+
+    def guard(real: Any) -> Any:
+        def call(path: Any, *args: Any, **kwargs: Any) -> Any:
+            if isinstance(path, (str, os.PathLike)) and os.fspath(path) == denied:
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), denied)
+            return real(path, *args, **kwargs)
+
+        return call
+
+    # Path.is_symlink/exists go through os.stat, the source reader through os.lstat/os.open.
+    monkeypatch.setattr(os, "stat", guard(real_stat))
+    monkeypatch.setattr(os, "lstat", guard(real_lstat))
+    monkeypatch.setattr(os, "open", guard(real_open))
+
+
+def test_unreadable_deck_is_input_unreadable_not_internal_error(
+    rich_deck: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    snapshot_tree: Any,
+) -> None:
+    """A PermissionError from the pre-check used to escape as ``internal_error`` (exit 1)."""
+    from rvault_pptx_evidence.cli import main
+
+    deck = tmp_path / "locked.pptx"
+    shutil.copyfile(rich_deck, deck)
+    out = tmp_path / "x.json"
+    before = snapshot_tree(tmp_path)
+    _deny(monkeypatch, deck)
+    rc = main(["extract", str(deck), "--no-ocr", "--out", str(out)])
+    monkeypatch.undo()
+    document = json.loads(capsys.readouterr().out)
+    assert rc == 2, document
+    assert document["ok"] is False
+    assert document["error"]["code"] == "input_unreadable"
+    assert document["error"]["path"] == str(deck)
+    assert "Permission denied" in document["error"]["message"]
+    assert snapshot_tree(tmp_path) == before
+
+
+def test_unstattable_deck_path_is_input_unreadable(
+    tmp_path: Path, cli: Any, snapshot_tree: Any
+) -> None:
+    """A real OSError other than ENOENT (here ENAMETOOLONG) from the pre-check, end to end."""
+    deck = tmp_path / ("x" * 300 + ".pptx")
+    before = snapshot_tree(tmp_path)
+    result = cli("rvault-pptx", "extract", deck, "--no-ocr", "--out", tmp_path / "x.json")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.json["error"]["code"] == "input_unreadable"
+    assert result.json["error"]["path"] == str(deck)
+    assert "Traceback" not in result.stderr
+    assert snapshot_tree(tmp_path) == before
+
+
+def test_deck_gone_after_the_read_is_input_changed(
+    rich_deck: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader's closing ``lstat`` used to let an OSError escape (internal failure)."""
+    from rvault_contracts.cli import Refusal
+    from rvault_pptx_evidence import source
+
+    deck = tmp_path / "talk.pptx"
+    shutil.copyfile(rich_deck, deck)
+    real_lstat = os.lstat
+    calls: list[object] = []
+
+    def lstat_then_vanish(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        calls.append(path)
+        if len(calls) > 1:
+            raise FileNotFoundError(2, "No such file or directory", os.fspath(path))
+        return real_lstat(path, *args, **kwargs)
+
+    monkeypatch.setattr(source.os, "lstat", lstat_then_vanish)
+    with pytest.raises(Refusal) as refused:
+        source.read_source(deck)
+    assert (refused.value.code, refused.value.path) == ("input_changed", str(deck))
+    assert len(calls) == 2

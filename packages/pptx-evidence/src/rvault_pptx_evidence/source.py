@@ -40,14 +40,18 @@ def file_generation(st: os.stat_result) -> tuple[int, ...]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def read_source(path: Path, limits: Limits = DEFAULT_LIMITS) -> SourceDeck:
-    """The exact bytes of a regular, non-symlink file, bounded in size."""
+def check_path(path: Path) -> os.stat_result:
+    """``lstat`` of the deck path, or the refusal for it: one ``lstat``, every
+    ``OSError`` mapped to a stable code (a missing path or parent directory is
+    ``input_missing``, any other failure ``input_unreadable``), then a symlink
+    or a non-regular file is refused. The supervisor's pre-check and the
+    worker's read both start here."""
     shown = str(path)
     try:
         st = os.lstat(path)
-    except FileNotFoundError:
-        raise Refusal(refusals.INPUT_MISSING, "the deck does not exist", shown) from None
     except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            raise Refusal(refusals.INPUT_MISSING, "the deck does not exist", shown) from None
         raise Refusal(
             refusals.INPUT_UNREADABLE, f"cannot stat the deck: {exc.strerror}", shown
         ) from None
@@ -55,6 +59,13 @@ def read_source(path: Path, limits: Limits = DEFAULT_LIMITS) -> SourceDeck:
         raise Refusal(refusals.SYMLINK_REFUSED, "the deck path is a symlink", shown)
     if not stat.S_ISREG(st.st_mode):
         raise Refusal(refusals.NOT_REGULAR_FILE, "the deck path is not a regular file", shown)
+    return st
+
+
+def read_source(path: Path, limits: Limits = DEFAULT_LIMITS) -> SourceDeck:
+    """The exact bytes of a regular, non-symlink file, bounded in size."""
+    shown = str(path)
+    check_path(path)
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(path, flags)
@@ -95,7 +106,10 @@ def read_source(path: Path, limits: Limits = DEFAULT_LIMITS) -> SourceDeck:
     data = b"".join(chunks)
     if not data:
         raise Refusal(refusals.EMPTY_INPUT, "the deck is zero bytes", shown)
-    after = os.lstat(path)
+    try:
+        after = os.lstat(path)
+    except OSError:  # removed or made unreachable after the read
+        raise Refusal(refusals.INPUT_CHANGED, "the deck changed while it was read", shown) from None
     if file_generation(after) != file_generation(fst):
         raise Refusal(refusals.INPUT_CHANGED, "the deck changed while it was read", shown)
     return SourceDeck(path=path, data=data, generation=file_generation(fst))

@@ -15,8 +15,8 @@ from typing import Any
 from rvault_contracts import cli as contract_cli
 from rvault_contracts.canonical import artifact_bytes
 
-from rvault_pptx_evidence import refusals
 from rvault_pptx_evidence.ocr_channels import OCR_DISABLED, OCR_ENGINE_UNAVAILABLE
+from rvault_pptx_evidence.source import check_path
 from rvault_pptx_evidence.worker import run_isolated
 
 OUTPUT_IS_INPUT = "output_is_input"
@@ -63,17 +63,10 @@ def display_path(deck: Path, source_root: str | None) -> str:
 
 
 def _precheck(deck: Path) -> None:
-    """Cheap refusals before a worker is started (the worker re-checks with O_NOFOLLOW)."""
-    if deck.is_symlink():
-        raise contract_cli.Refusal(
-            refusals.SYMLINK_REFUSED, "the deck path is a symlink", str(deck)
-        )
-    if not deck.exists():
-        raise contract_cli.Refusal(refusals.INPUT_MISSING, "the deck does not exist", str(deck))
-    if not deck.is_file():
-        raise contract_cli.Refusal(
-            refusals.NOT_REGULAR_FILE, "the deck path is not a regular file", str(deck)
-        )
+    """Cheap refusals before a worker is started: the same single ``lstat`` check
+    the worker's reader makes (which then re-checks with ``O_NOFOLLOW``), so an
+    unreadable path is ``input_unreadable``, never an internal error."""
+    check_path(deck)
 
 
 def _same_file(deck: Path, out: Path) -> bool:
