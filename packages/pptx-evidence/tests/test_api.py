@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import copy
+import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
-from rvault_pptx_evidence import api
+from rvault_pptx_evidence import api, sample_decks
+from rvault_pptx_evidence.extract import extract_path
+from rvault_pptx_evidence.ocr_channels import OCR_DISABLED
 
 
 def test_api_and_package_import_no_heavy_library() -> None:
@@ -95,3 +99,32 @@ def test_binding_tampering_is_invalid(rich_doc: dict[str, Any], tamper: str) -> 
     reading = api.classify(document)
     assert reading.status == api.INVALID
     assert reading.issues
+
+
+def test_reading_to_dict(rich_doc: dict[str, Any], picture_deck: Path, tmp_path: Path) -> None:
+    """The summary a consumer logs or reports: no document, issues as a list, and the
+    derived ``usable_for_current_analysis`` (false when degraded or not current)."""
+    current = api.classify(rich_doc).to_dict()
+    assert current == {
+        "status": api.CURRENT,
+        "schema_version": 4,
+        "timing_known": True,
+        "degraded": False,
+        "usable_for_current_analysis": True,
+        "issues": [],
+    }
+    package = picture_deck.read_bytes()
+    damaged = tmp_path / "damaged.pptx"
+    damaged.write_bytes(
+        sample_decks.corrupt_member_crc(package, sample_decks.first_media_member(package))
+    )
+    degraded = api.classify(extract_path(damaged, "d.pptx", ocr_mode=OCR_DISABLED)).to_dict()
+    assert (degraded["status"], degraded["degraded"]) == (api.CURRENT, True)
+    assert degraded["usable_for_current_analysis"] is False
+    legacy = api.classify({"schema_version": 1}).to_dict()
+    assert legacy["status"] == api.TIMING_UNKNOWN and legacy["timing_known"] is False
+    assert legacy["usable_for_current_analysis"] is False
+    assert isinstance(legacy["issues"], list) and len(legacy["issues"]) == 1
+    for summary in (current, degraded, legacy):
+        assert "document" not in summary
+        assert json.loads(json.dumps(summary)) == summary

@@ -372,6 +372,20 @@ def first_media_member(package: bytes) -> str:
         return next(n for n in zf.namelist() if n.startswith(MEDIA_PREFIX))
 
 
+def _central_entry(data: bytearray, member: str) -> int:
+    """Offset of ``member``'s central directory entry in ``data``."""
+    name = member.encode("utf-8")
+    position = 0
+    while True:
+        position = data.find(b"PK\x01\x02", position)
+        if position < 0:
+            raise ValueError(f"{member} has no central directory entry")
+        name_length = struct.unpack_from("<H", data, position + 28)[0]
+        if bytes(data[position + 46 : position + 46 + name_length]) == name:
+            return position
+        position += 4
+
+
 def corrupt_member_crc(package: bytes, member: str) -> bytes:
     """The same zip with ``member``'s recorded CRC-32 flipped (local and central headers)."""
     data = bytearray(package)
@@ -381,17 +395,36 @@ def corrupt_member_crc(package: bytes, member: str) -> bytes:
     # Local file header: CRC-32 at offset 14.
     struct.pack_into("<I", data, info.header_offset + 14, bad_crc)
     # Central directory entry: CRC-32 at offset 16.
-    name = member.encode("utf-8")
-    position = 0
-    while True:
-        position = data.find(b"PK\x01\x02", position)
-        if position < 0:
-            raise ValueError(f"{member} has no central directory entry")
-        name_length = struct.unpack_from("<H", data, position + 28)[0]
-        if bytes(data[position + 46 : position + 46 + name_length]) == name:
-            struct.pack_into("<I", data, position + 16, bad_crc)
-            return bytes(data)
-        position += 4
+    struct.pack_into("<I", data, _central_entry(data, member) + 16, bad_crc)
+    return bytes(data)
+
+
+def corrupt_member_stream(package: bytes, member: str) -> bytes:
+    """The same zip with ``member``'s deflate stream made un-inflatable (headers intact).
+
+    The first compressed byte becomes ``0xff``: a final block of the reserved
+    type 3, which zlib rejects before producing any output.
+    """
+    data = bytearray(package)
+    with zipfile.ZipFile(io.BytesIO(package)) as zf:
+        info = zf.getinfo(member)
+    if info.compress_type != zipfile.ZIP_DEFLATED:
+        raise ValueError(f"{member} is not deflated")
+    name_length, extra_length = struct.unpack_from("<HH", data, info.header_offset + 26)
+    data[info.header_offset + 30 + name_length + extra_length] = 0xFF
+    return bytes(data)
+
+
+def mark_member_encrypted(package: bytes, member: str) -> bytes:
+    """The same zip with ``member``'s "encrypted" flag (bit 0) set in both headers."""
+    data = bytearray(package)
+    with zipfile.ZipFile(io.BytesIO(package)) as zf:
+        info = zf.getinfo(member)
+    # General purpose flags: offset 6 in the local header, 8 in the central entry.
+    for offset in (info.header_offset + 6, _central_entry(data, member) + 8):
+        flags = struct.unpack_from("<H", data, offset)[0]
+        struct.pack_into("<H", data, offset, flags | 0x1)
+    return bytes(data)
 
 
 def replace_member(package: bytes, member: str, blob: bytes) -> bytes:
