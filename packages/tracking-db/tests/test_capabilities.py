@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _queue_builders as qb
@@ -174,3 +176,46 @@ def test_transcript_check_streams_in_chunks(tmp_path: Path, monkeypatch) -> None
         target.write_bytes(data)
         kinds = _kinds({"transcript_path": f"transcripts/{name}"}, SourceRoots(vault, None))
         assert kinds == ([expected] if expected else []), name
+
+
+def test_unusable_declarations_are_findings(tmp_path: Path) -> None:
+    """``path_not_string`` is reachable only here (and through ``api``): the owner read
+    refuses a non-string declared path first (``wrong_type``)."""
+    qb.write_transcript(tmp_path, "transcripts/t.txt")
+    roots = SourceRoots(tmp_path)
+    cases = [
+        ({"transcript_path": 5}, ("transcript_path", "path_not_string", "5")),
+        ({"pptx_path": ["a.pptx"]}, ("pptx_path", "path_not_string", "['a.pptx']")),
+        ({"slides_pdf_path": False}, ("slides_pdf_path", "path_not_string", "False")),
+        ({"transcript_path": "   "}, ("transcript_path", "path_empty", "   ")),
+        ({"pdf_path": "\t"}, ("pdf_path", "path_empty", "\t")),
+        (
+            {"video_url": "ftp://example.com/t.mp4"},
+            ("video_url", "url_not_http", "ftp://example.com/t.mp4"),
+        ),
+        ({"video_url": f"youtu.be/{VID}"}, ("video_url", "url_not_http", f"youtu.be/{VID}")),
+        ({"slides_url": 7}, ("slides_url", "url_not_http", "7")),
+    ]
+    for talk, finding in cases:
+        resolution = resolve(talk, roots)
+        assert resolution.capabilities == [], talk
+        assert [(f.field, f.code, f.value) for f in resolution.findings] == [finding], talk
+    # a finding never hides another declaration's capability
+    mixed = resolve({"transcript_path": "transcripts/t.txt", "video_url": "file:///t.mp4"}, roots)
+    assert [c["capability"] for c in mixed.capabilities] == ["local_transcript"]
+    assert [f.to_dict() for f in mixed.findings] == [
+        {"field": "video_url", "code": "url_not_http", "value": "file:///t.mp4"}
+    ]
+
+
+def test_the_owner_read_refuses_a_non_string_path_before_any_resolver(tmp_path: Path) -> None:
+    from rvault_contracts.cli import Refusal
+    from rvault_tracking_db.reader import read_database
+
+    db = qb.write_db(tmp_path, qb.database([qb.pending_talk("a.md", transcript_path=5)]))
+    with pytest.raises(Refusal) as refusal:
+        read_database(db)
+    assert (refusal.value.code, refusal.value.path) == (
+        "wrong_type",
+        '$["talks"][0]["transcript_path"]',
+    )

@@ -220,6 +220,22 @@ def test_set_config_dry_run_prints_changes_and_apply_binds_hash(
             '$["mutations"][0]["note"]',
         ),
         ({"kind": "drop_everything"}, "unknown_mutation_kind", '$["mutations"][0]["kind"]'),
+        # a record expectation is the exact record seen or the missing marker
+        (
+            {"kind": "record_resource", "record": example_resource(), "expect": None},
+            "invalid_expectation",
+            '$["mutations"][0]["expect"]',
+        ),
+        (
+            {"kind": "record_thumbnail", "record": example_thumbnail(), "expect": "absent"},
+            "invalid_expectation",
+            '$["mutations"][0]["expect"]',
+        ),
+        (
+            {"kind": "record_qr", "record": example_qr(), "expect": [example_qr()]},
+            "invalid_expectation",
+            '$["mutations"][0]["expect"]',
+        ),
     ],
 )
 def test_set_config_refusals_leave_bytes_and_inode(

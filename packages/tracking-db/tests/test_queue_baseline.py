@@ -161,6 +161,54 @@ def test_baseline_validation_catches_arithmetic_and_sentinels() -> None:
     assert baseline_issues([]) and baseline_issues([])[0].code == "baseline_not_object"
 
 
+def test_untrustworthy_current_talks_are_reported_exclusions() -> None:
+    no_observations = qb.processed_talk("no-observations.md", 9)
+    del no_observations["pattern_observations"]
+    listed = qb.processed_talk("listed.md", 9)
+    listed["pattern_observations"] = [listed["pattern_observations"]]
+    no_identity = qb.processed_talk("no-identity.md", 9)
+    del no_identity["pattern_observations"]["opportunity_coverage_identity"]
+    bad_identity = qb.processed_talk("bad-identity.md", 9, identity=qb.ID_A.upper())
+    talks = [qb.processed_talk("ok.md", 4), no_observations, listed, no_identity, bad_identity]
+    result = build_baseline(talks, batch_filenames=["new.md"], as_of=NOW, catalog_fingerprint=qb.FP)
+    assert [e.to_dict() for e in result.exclusions] == [
+        {"filename": "no-observations.md", "reason": "missing_pattern_observations"},
+        {"filename": "listed.md", "reason": "missing_pattern_observations"},
+        {"filename": "no-identity.md", "reason": "missing_opportunity_coverage_identity"},
+        {"filename": "bad-identity.md", "reason": "missing_opportunity_coverage_identity"},
+    ]
+    assert (result.baseline["eligible_talk_count"], result.baseline["pattern_score_sum"]) == (1, 4)
+    assert baseline_issues(result.baseline) == []
+
+
+@pytest.mark.parametrize(
+    ("fields", "code", "field"),
+    [
+        ({"excluded_filenames": []}, "empty_exclusion", "excluded_filenames"),
+        ({"active_batch_excluded": False}, "unexpected_exclusion", "excluded_filenames"),
+        ({"schema_version": "2"}, "invalid_baseline_version", "schema_version"),
+        ({"schema_version": None}, "invalid_baseline_version", "schema_version"),
+        (
+            {"pattern_catalog_fingerprint": "F" * 64},
+            "invalid_digest",
+            "pattern_catalog_fingerprint",
+        ),
+        (
+            {"opportunity_coverage_identity": qb.ID_A[:-1]},
+            "invalid_digest",
+            "opportunity_coverage_identity",
+        ),
+    ],
+)
+def test_exclusion_version_and_digest_rules(fields: dict, code: str, field: str) -> None:
+    baseline = dict(_build([qb.processed_talk("a.md", 1)]), **fields)
+    issues = [(i.code, i.path) for i in baseline_issues(baseline, path='$["b"]')]
+    assert issues == [(code, f'$["b"]["{field}"]')]
+    # an all-inclusive baseline (no batch) is a valid baseline in itself
+    inclusive = dict(_build([]), active_batch_excluded=False, excluded_filenames=[])
+    assert baseline_issues(inclusive) == []
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     cohort=st.lists(

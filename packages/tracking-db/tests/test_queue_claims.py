@@ -10,6 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _db_helpers as h
 import _queue_builders as qb
 from rvault_tracking_db.queue.baseline import build_baseline
 from rvault_tracking_db.queue.claims import build_claim, claim_issues, release_claim
@@ -183,3 +184,131 @@ def test_missing_fields_and_non_objects() -> None:
     del claim["adherence_baseline"]
     assert _codes(claim) == {"missing_field"}
     assert _codes("claim") == {"claim_not_object"}
+
+
+def _issues(claim: object, **kw: str) -> list[tuple[str, str]]:
+    return [(i.code, i.path) for i in claim_issues(claim, **kw)]
+
+
+def _with_baseline(claim: dict, **fields: object) -> dict:
+    changed = copy.deepcopy(claim)
+    changed["adherence_baseline"].update(fields)
+    return changed
+
+
+BASELINE = '$["adherence_baseline"]'
+
+
+def test_a_claim_baseline_must_exclude_its_batch() -> None:
+    # a self-consistent all-inclusive baseline is a valid baseline, but not a claim's
+    inclusive = _with_baseline(_v5(), active_batch_excluded=False, excluded_filenames=[])
+    assert _issues(inclusive) == [("batch_not_excluded", BASELINE + '["active_batch_excluded"]')]
+    assert _issues(inclusive, filename="x.md") == [
+        ("batch_not_excluded", BASELINE + '["active_batch_excluded"]'),
+        ("member_not_excluded", BASELINE + '["excluded_filenames"]'),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fields", "code"),
+    [
+        ({"excluded_filenames": []}, "empty_exclusion"),
+        ({"active_batch_excluded": False}, "unexpected_exclusion"),
+    ],
+)
+def test_exclusion_flag_and_list_disagreeing_stop_before_the_binding(
+    fields: dict, code: str
+) -> None:
+    """A malformed nested baseline reports only its own issue, not the claim binding's."""
+    claim = _with_baseline(_v5(), **fields)
+    assert _issues(claim, filename="x.md") == [(code, BASELINE + '["excluded_filenames"]')]
+
+
+def test_invalid_digests_in_a_claim() -> None:
+    completed = dict(
+        release_claim(_v5(), released_at=LATER, reason="completed"),
+        state="completed",
+        result_status="processed",
+        result_payload_sha256=H.upper(),
+    )
+    assert _issues(completed) == [("invalid_digest", '$["result_payload_sha256"]')]
+    v2 = dict(_legacy(2), state="completed", released_at=LATER, release_reason="completed")
+    v2.update(result_status="processed", result_payload_sha256="b" * 63)
+    assert _issues(v2, path='$["h"]') == [("invalid_digest", '$["h"]["result_payload_sha256"]')]
+    fingerprint = _with_baseline(_v5(), pattern_catalog_fingerprint=qb.FP.upper())
+    assert _issues(fingerprint) == [
+        ("invalid_digest", BASELINE + '["pattern_catalog_fingerprint"]')
+    ]
+    identity = _with_baseline(_v5(), opportunity_coverage_identity="c" * 63)
+    assert _issues(identity) == [("invalid_digest", BASELINE + '["opportunity_coverage_identity"]')]
+
+
+@pytest.mark.parametrize("version", ["2", 2.0, None, True])
+def test_a_non_integer_baseline_version_is_invalid_not_unsupported(version: object) -> None:
+    """Reachable only through the validator: the owner read refuses the same baseline
+    first with the assessment's ``invalid_schema_version`` (see the CLI test below)."""
+    claim = _with_baseline(_v5(), schema_version=version)
+    assert _issues(claim) == [("invalid_baseline_version", BASELINE + '["schema_version"]')]
+
+
+def _stored(tmp_path: Path, claim: dict) -> Path:
+    talk = qb.pending_talk(
+        "x.md", status="reprocessing-inflight", reprocess_generation=1, _queue_claim=claim
+    )
+    return qb.write_db(tmp_path / "vault", qb.database([qb.processed_talk("a.md", 2), talk]))
+
+
+STORED = '$["talks"][1]["_queue_claim"]'
+
+
+@pytest.mark.parametrize(
+    ("fields", "code", "field"),
+    [
+        (
+            {"active_batch_excluded": False, "excluded_filenames": []},
+            "batch_not_excluded",
+            "active_batch_excluded",
+        ),
+        ({"excluded_filenames": []}, "empty_exclusion", "excluded_filenames"),
+        ({"active_batch_excluded": False}, "unexpected_exclusion", "excluded_filenames"),
+        (
+            {"pattern_catalog_fingerprint": "F" * 64},
+            "invalid_digest",
+            "pattern_catalog_fingerprint",
+        ),
+        (
+            {"opportunity_coverage_identity": "xyz"},
+            "invalid_digest",
+            "opportunity_coverage_identity",
+        ),
+        # the owner assessment's version check runs before the deep validator
+        ({"schema_version": "2"}, "invalid_schema_version", "schema_version"),
+    ],
+)
+def test_the_owner_read_refuses_a_malformed_stored_baseline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], snapshot_file, fields, code, field
+) -> None:
+    db = _stored(tmp_path, _with_baseline(_v5(), **fields))
+    before = snapshot_file(db)
+    for args in (["read", db], ["queue", db, "inspect"]):
+        h.assert_refused(
+            *h.invoke(capsys, *args), code, f'{STORED}["adherence_baseline"]["{field}"]'
+        )
+    assert snapshot_file(db) == before
+
+
+def test_the_owner_read_refuses_a_malformed_closed_claim_digest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], snapshot_file
+) -> None:
+    completed = dict(
+        release_claim(_v5(), released_at=LATER, reason="completed"),
+        state="completed",
+        result_status="processed",
+        result_payload_sha256="not-a-digest",
+    )
+    db = _stored(tmp_path, completed)
+    before = snapshot_file(db)
+    h.assert_refused(
+        *h.invoke(capsys, "read", db), "invalid_digest", f'{STORED}["result_payload_sha256"]'
+    )
+    assert snapshot_file(db) == before

@@ -520,3 +520,106 @@ def test_concurrent_claims_of_one_talk_serialize(tmp_path: Path) -> None:
     assert sorted(code for code, _ in outcomes) == [0, 2, 2]
     assert {doc["error"]["code"] for code, doc in outcomes if code == 2} == {"talk_already_claimed"}
     assert _talk(db, "2024-01-01-a.md")["_queue_claim"]["reprocess_generation"] == 1
+
+
+def test_recovery_before_the_claim_time_is_refused(tmp_path: Path, snapshot_file) -> None:
+    db = _vault(tmp_path)
+    assert _claim(db, "--talk", "2024-02-01-b.md", now=T2).returncode == 0
+    before = snapshot_file(db)
+    document = _refused(
+        _queue(db, "recover", "--run-id", "r1", "--batch-id", "b1", "--now", T1, console=True),
+        "release_before_claim",
+    )
+    assert document["error"]["path"] == '$["talks"][5]["_queue_claim"]["claimed_at"]'
+    assert snapshot_file(db) == before
+    # the claim's own instant is not before it
+    assert _queue(db, "recover", "--run-id", "r1", "--batch-id", "b1", "--now", T2).returncode == 0
+
+
+@pytest.mark.parametrize("version", [None, 2, 4])
+@pytest.mark.parametrize("selection", [["--talk", "2024-05-01-old.md"], ["--limit", "1"]])
+def test_an_exact_replay_of_a_live_legacy_batch_is_refused(
+    tmp_path: Path, snapshot_file, version: int | None, selection: list[str]
+) -> None:
+    legacy: dict[str, Any] = {
+        "run_id": "r1",
+        "batch_id": "b1",
+        "claimed_at": T1,
+        "previous_status": "pending",
+        "reprocess_generation": 1,
+        "state": "claimed",
+    }
+    if version is not None:
+        legacy["schema_version"] = version
+    if version == 4:
+        legacy["required_return_schema_version"] = 4
+        legacy["adherence_baseline"] = {
+            "schema_version": 1,
+            "as_of": T1,
+            "scope": "global",
+            "active_batch_excluded": True,
+            "excluded_filenames": ["2024-05-01-old.md"],
+            "eligible_statuses": ["processed", "processed_partial"],
+            "pattern_scoring_generation_status": "current",
+            "pattern_scoring_generation_reasons": [],
+            "pattern_catalog_fingerprint": qb.FP,
+            "pattern_scoring_schema_version": 4,
+            "eligible_talk_count": 0,
+            "pattern_score_sum": 0,
+            "average_pattern_score": None,
+        }
+    old = qb.remote_talk(
+        "2024-05-01-old.md",
+        "dQw4w9WgXcQ",
+        status="reprocessing-inflight",
+        reprocess_generation=1,
+        _queue_claim=legacy,
+    )
+    db = _vault(tmp_path, [old])
+    before = snapshot_file(db)
+    document = _refused(_claim(db, *selection), "legacy_claim_replay")
+    assert document["error"]["path"] == '$["talks"][8]["_queue_claim"]'
+    assert snapshot_file(db) == before
+
+
+def test_inspect_reports_an_epoch_whose_members_differ_from_its_baseline(
+    tmp_path: Path, snapshot_file
+) -> None:
+    db = _vault(tmp_path)
+    assert _claim(db, "--talk", "2024-01-01-a.md", "--talk", "2024-02-01-b.md").returncode == 0
+    document = qb.read_db(db)
+    b = next(t for t in document["talks"] if t["filename"] == "2024-02-01-b.md")
+    del b["_queue_claim"]  # a member lost its claim: the epoch no longer matches its snapshot
+    b["status"] = "pending"
+    qb.write_db(db.parent, document)
+    before = snapshot_file(db)
+    result = _queue(db, "inspect", console=True)
+    assert result.returncode == 0, result.stdout
+    report = result.json
+    assert schema_issues("queue-report", 1, report) == []
+    (epoch,) = report["epochs"]
+    assert [m["filename"] for m in epoch["members"]] == ["2024-01-01-a.md"]
+    assert [(i["code"], i["path"]) for i in epoch["issues"]] == [
+        ("epoch_membership_mismatch", '$["talks"][4]["_queue_claim"]')
+    ]
+    assert snapshot_file(db) == before
+
+
+def test_claim_reports_current_talks_left_out_of_the_baseline(tmp_path: Path) -> None:
+    no_observations = qb.processed_talk("2022-01-01-noobs.md", 7)
+    del no_observations["pattern_observations"]
+    no_identity = qb.processed_talk("2022-02-01-noid.md", 7)
+    del no_identity["pattern_observations"]["opportunity_coverage_identity"]
+    db = _vault(tmp_path, [no_observations, no_identity])
+    result = _claim(db, "--talk", "2024-01-01-a.md", console=True)
+    assert result.returncode == 0, result.stdout
+    report = result.json
+    assert schema_issues("queue-report", 1, report) == []
+    assert report["baseline_exclusions"] == [
+        {"filename": "2022-01-01-noobs.md", "reason": "missing_pattern_observations"},
+        {"filename": "2022-02-01-noid.md", "reason": "missing_opportunity_coverage_identity"},
+    ]
+    assert (
+        report["adherence_baseline"]["eligible_talk_count"],
+        report["adherence_baseline"]["pattern_score_sum"],
+    ) == (4, 10)

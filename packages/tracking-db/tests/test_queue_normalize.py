@@ -13,10 +13,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _queue_builders as qb
 from rvault_contracts.canonical import sha256_bytes
+from rvault_contracts.cli import Refusal
 from rvault_contracts.schemas import schema_issues
 from rvault_testkit.plugin import run_cli
 from rvault_tracking_db.cli import main
@@ -147,4 +150,96 @@ def test_a_nul_byte_in_a_configured_root_is_a_finding_not_an_internal_error(
     assert code == 0, report
     finding = {"filename": "a.md", "path": '$["talks"][0]["pptx_path"]', "code": "root_unavailable"}
     assert finding in report["review"]
+    assert snapshot_file(db) == before
+
+
+def test_expected_sha256_without_apply_is_refused(tmp_path: Path, snapshot_file) -> None:
+    db = _vault(tmp_path)
+    before = snapshot_file(db)
+    code, refused = _normalize(db, "--expected-sha256", sha256_bytes(before.data))
+    assert code == 2 and refused["ok"] is False, refused
+    assert (refused["error"]["code"], refused["error"]["path"]) == ("apply_required", "--apply")
+    assert snapshot_file(db) == before
+
+
+def test_contradicting_statuses_and_unusable_declarations_are_left_for_review(
+    tmp_path: Path, snapshot_file
+) -> None:
+    vault = tmp_path / "vault"
+    qb.write_transcript(vault, "transcripts/t.txt")
+    talks = [
+        qb.pending_talk(
+            "skipped-local.md", status="skipped_no_sources", transcript_path="transcripts/t.txt"
+        ),
+        qb.remote_talk("skipped-remote.md", "dQw4w9WgXcQ", status="skipped_no_sources"),
+        qb.pending_talk("skipped-none.md", status="skipped_no_sources"),
+        qb.pending_talk("ftp.md", video_url="ftp://example.com/talk.mp4"),
+        qb.pending_talk("bare.md", slides_url="drive.google.com/file/d/1AbCdEfGhIjK/view"),
+        qb.pending_talk("blank.md", transcript_path="   "),
+    ]
+    db = qb.write_db(vault, qb.database(talks))
+    before = snapshot_file(db)
+    code, report = _normalize(db)
+    assert code == 0, report
+    assert schema_issues("queue-report", 1, report) == []
+    assert report["review"] == [
+        {
+            "filename": "skipped-local.md",
+            "path": '$["talks"][0]["status"]',
+            "code": "skipped_no_sources_has_capabilities",
+        },
+        {
+            "filename": "skipped-remote.md",
+            "path": '$["talks"][1]["status"]',
+            "code": "skipped_no_sources_has_capabilities",
+        },
+        {"filename": "ftp.md", "path": '$["talks"][3]["video_url"]', "code": "url_not_http"},
+        {"filename": "bare.md", "path": '$["talks"][4]["slides_url"]', "code": "url_not_http"},
+        {"filename": "blank.md", "path": '$["talks"][5]["transcript_path"]', "code": "path_empty"},
+    ]
+    # a contradicted terminal status is reviewed, never rewritten
+    assert not [c for c in report["changes"] if c["path"].endswith('["status"]')]
+    assert snapshot_file(db) == before
+
+
+def test_a_candidate_the_owner_read_would_refuse_is_never_installed(
+    tmp_path: Path, snapshot_file, monkeypatch
+) -> None:
+    """A defensive guard: no real normalize plan produces such a candidate, so the plan
+    is replaced by one that gives a talk an invalid ``transcript_source``."""
+    from rvault_tracking_db.commands import queue_run
+    from rvault_tracking_db.queue import store
+    from rvault_tracking_db.reader import read_database
+
+    db = _vault(tmp_path)
+    real_plan = queue_run.plan_normalize
+
+    def breaking_plan(*args: Any, **kwargs: Any) -> Any:
+        outcome = real_plan(*args, **kwargs)
+        talks = list(outcome.database["talks"])
+        talks[0] = dict(talks[0], transcript_source="guessed")
+        outcome.database = dict(outcome.database, talks=talks)
+        return outcome
+
+    monkeypatch.setattr(queue_run, "plan_normalize", breaking_plan)
+    before = snapshot_file(db)
+    expected = sha256_bytes(before.data)
+    for args in ([], ["--apply", "--expected-sha256", expected]):
+        code, refused = _normalize(db, *args)
+        assert code == 2 and refused["ok"] is False, refused
+        assert refused["error"]["code"] == "candidate_invalid"
+        assert refused["error"]["path"] == '$["talks"][0]["transcript_source"]'
+        assert snapshot_file(db) == before
+    # the whole-database assessment (used without ``changed``) refuses the same way
+    result = read_database(db)
+    assert result.database is not None
+    talks = list(result.database["talks"])
+    talks[0] = dict(talks[0], transcript_source="guessed")
+    candidate = dict(result.database, talks=talks)
+    with pytest.raises(Refusal) as refusal:
+        store.candidate_bytes(result, candidate)
+    assert (refusal.value.code, refusal.value.path) == (
+        "candidate_invalid",
+        '$["talks"][0]["transcript_source"]',
+    )
     assert snapshot_file(db) == before
