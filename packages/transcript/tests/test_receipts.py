@@ -106,6 +106,10 @@ TIMING_BREAKS = [
     ("overlap", YT, (SEG, 1, "start_seconds"), 1.0, BAD),
     ("text changed", YT, (SEG, 0, "text"), "word0", "segment_text_mismatch"),
     ("hash of other bytes", YT, ("transcript_sha256",), SHA, "transcript_hash_mismatch"),
+    # The schema sees only the first segment; every later one is checked field by field.
+    ("later segment not an object", YT, (SEG, 1), "word10 word11", "invalid_segments"),
+    ("later segment extra key", YT, (SEG, 1, "speaker"), "A", "invalid_segments"),
+    ("later segment without end", YT, (SEG, 41, "end_seconds"), _DELETE, "invalid_segments"),
 ]
 
 
@@ -181,6 +185,9 @@ QUALITY_BREAKS = [
     ("unknown provenance", ("provenance", "kind"), "trusted", "schema_violation"),
     ("hash of other bytes", ("transcript_sha256",), SHA, "transcript_hash_mismatch"),
     ("floor above the text", ("policy", "min_words"), 421, "quality_policy_failed"),
+    # JSON Schema counts 1.0 as the integer 1; the receipt rules want a JSON integer.
+    ("policy version 1.0", ("policy", "schema_version"), 1.0, "unsupported_policy_version"),
+    ("min_words 400.0", ("policy", "min_words"), 400.0, "invalid_policy"),
 ]
 
 
@@ -292,3 +299,25 @@ def test_malformed_receipt_json_is_refused(on_disk: Path, raw: bytes) -> None:
     owner = OwnerContext(video_id=VIDEO)
     assert read_quality(on_disk, owner=owner).status == "invalid"
     assert read_timing(on_disk, owner=owner).status == "invalid"
+
+
+@pytest.mark.parametrize(
+    ("sidecar", "path", "value", "code"),
+    [
+        ("quality", ("policy", "schema_version"), 1.0, "unsupported_policy_version"),
+        ("quality", ("policy", "min_words"), 60.0, "invalid_policy"),
+        ("segments", (SEG, 3, "end_seconds"), _DELETE, "invalid_segments"),
+    ],
+)
+def test_integer_and_segment_rules_hold_for_receipts_read_from_disk(
+    on_disk: Path, snapshot_tree: Callable, sidecar: str, path: tuple, value: Any, code: str
+) -> None:
+    receipt = on_disk.parent / f"talk.{sidecar}.json"
+    receipt.write_text(json.dumps(_set(json.loads(receipt.read_bytes()), path, value)))
+    assert (str(value) in receipt.read_text()) or value is _DELETE  # 1.0 stays a float
+    before = snapshot_tree(on_disk.parent)
+    owner = OwnerContext(video_id=VIDEO, duration_seconds=120.0)
+    reading = (read_quality if sidecar == "quality" else read_timing)(on_disk, owner=owner)
+    assert (reading.status, reading.code) == ("invalid", code)
+    assert not reading.usable
+    assert snapshot_tree(on_disk.parent) == before
