@@ -335,6 +335,12 @@ INVALID: list[tuple[str, str, Mutation, str]] = [
         "slides_local_path_invalid",
     ),
     (
+        "slides_path_trailing_newline",  # re.match with "$" let "...pdf\n" through
+        "main",
+        setter(("slides_local_path",), "slides/deck.pdf\n"),
+        "slides_local_path_invalid",
+    ),
+    (
         "processed_date_naive",
         "main",
         setter(("processed_date",), "2026-07-31T18:00:00"),
@@ -374,6 +380,12 @@ INVALID: list[tuple[str, str, Mutation, str]] = [
         "clear_bad_path",
         "main",
         setter(("clear_fields",), ["structured_data..x"]),
+        "clear_field_invalid",
+    ),
+    (
+        "clear_path_trailing_newline",
+        "main",
+        setter(("clear_fields",), ["verbatim_examples.jokes\n"]),
         "clear_field_invalid",
     ),
     (

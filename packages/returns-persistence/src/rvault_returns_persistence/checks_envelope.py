@@ -180,7 +180,7 @@ def check_provenance(ctx: ReturnContext) -> None:
         )
     if "slides_local_path" in ret:
         value = ret["slides_local_path"]
-        if not isinstance(value, str) or not SLIDES_PATH.match(value):
+        if not isinstance(value, str) or not SLIDES_PATH.fullmatch(value):
             ctx.add(
                 child(ctx.path, "slides_local_path"),
                 "slides_local_path_invalid",
@@ -200,7 +200,7 @@ def check_processed_date(ctx: ReturnContext, value: Any) -> None:
             "processed_date, when present, is a date or timestamp string",
         )
         return
-    if DATE_ONLY.match(value):
+    if DATE_ONLY.fullmatch(value):
         try:
             datetime.strptime(value, "%Y-%m-%d")
         except ValueError:
@@ -232,7 +232,7 @@ def check_clear_fields(ctx: ReturnContext) -> None:
     seen: set[str] = set()
     for index, item in enumerate(value):
         item_path = child(path, index)
-        if not isinstance(item, str) or not CLEAR_PATH.match(item):
+        if not isinstance(item, str) or not CLEAR_PATH.fullmatch(item):
             ctx.add(
                 item_path, "clear_field_invalid", "each clear_fields entry is a dotted field path"
             )

@@ -48,11 +48,11 @@ def _split_http(url: object) -> tuple[str, list[str], dict[str, list[str]]] | No
 
 
 def is_youtube_id(value: object) -> bool:
-    return isinstance(value, str) and _YOUTUBE_ID.match(value) is not None
+    return isinstance(value, str) and _YOUTUBE_ID.fullmatch(value) is not None
 
 
 def is_google_drive_id(value: object) -> bool:
-    return isinstance(value, str) and _DRIVE_ID.match(value) is not None
+    return isinstance(value, str) and _DRIVE_ID.fullmatch(value) is not None
 
 
 def youtube_id(url: object) -> str | None:

@@ -180,7 +180,7 @@ def handle(args: argparse.Namespace) -> int:
     if args.audio is not None and not args.id.strip():
         # transcript-fetch-result v1 requires a non-empty source label.
         raise Refusal("invalid_label", "LABEL must be a non-empty talk label with --audio", args.id)
-    if args.audio is None and not YOUTUBE_ID.match(args.id):
+    if args.audio is None and not YOUTUBE_ID.fullmatch(args.id):
         raise Refusal(
             "invalid_video_id", "ID must be an 11-character YouTube id (or pass --audio)", args.id
         )

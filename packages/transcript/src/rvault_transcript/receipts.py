@@ -176,7 +176,8 @@ def _check_segments(raw: Any) -> list[Segment]:
 def _check_owner_ids(provenance: Any) -> None:
     """The owner identifiers a provenance may carry are well formed."""
     if "video_id" in provenance and (
-        not isinstance(provenance["video_id"], str) or not YOUTUBE_ID.match(provenance["video_id"])
+        not isinstance(provenance["video_id"], str)
+        or not YOUTUBE_ID.fullmatch(provenance["video_id"])
     ):
         raise ReceiptError(
             "invalid_provenance",

@@ -159,7 +159,7 @@ def download_video(
     enable_file_urls: bool = False,
 ) -> DownloadResult:
     """Download one talk video (or report it already present)."""
-    if not YOUTUBE_ID.match(youtube_id):
+    if not YOUTUBE_ID.fullmatch(youtube_id):
         raise VideoExtractionError(
             "invalid_youtube_id", "a YouTube id is 11 characters of [A-Za-z0-9_-]", youtube_id
         )

@@ -88,7 +88,7 @@ def check_region(values: list[float]) -> None:
 
 
 def _validate(request: ExtractRequest) -> None:
-    if not VIDEO_ID.match(request.video_id):
+    if not VIDEO_ID.fullmatch(request.video_id):
         raise VideoExtractionError("invalid_video_id", "VIDEO_ID must match [A-Za-z0-9_-]{1,64}")
     if not math.isfinite(request.fps) or request.fps <= 0:
         raise VideoExtractionError("invalid_fps", "--fps must be a positive number")

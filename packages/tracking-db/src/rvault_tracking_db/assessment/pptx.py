@@ -68,7 +68,7 @@ def _fingerprint_problems(fingerprint: Any) -> list[tuple[str, str]]:
         problems.append((base, "source_fingerprint has exactly algorithm, digest, size_bytes"))
     if fingerprint.get("algorithm") != "sha256":
         problems.append((child(base, "algorithm"), "algorithm must be sha256"))
-    if not isinstance(fingerprint.get("digest"), str) or not checks.SHA256_RE.match(
+    if not isinstance(fingerprint.get("digest"), str) or not checks.SHA256_RE.fullmatch(
         fingerprint["digest"]
     ):
         problems.append((child(base, "digest"), "digest must be 64 lowercase hex characters"))
@@ -88,7 +88,7 @@ def _artifact_problems(artifact: Any) -> list[tuple[str, str]]:
     path = artifact.get("path")
     if not isinstance(path, str) or not is_vault_relative(path):
         problems.append((child(base, "path"), "artifact.path must be a vault-root-relative path"))
-    if not isinstance(artifact.get("sha256"), str) or not checks.SHA256_RE.match(
+    if not isinstance(artifact.get("sha256"), str) or not checks.SHA256_RE.fullmatch(
         artifact["sha256"]
     ):
         problems.append((child(base, "sha256"), "sha256 must be 64 lowercase hex characters"))

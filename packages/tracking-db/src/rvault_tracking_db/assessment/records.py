@@ -88,12 +88,12 @@ def _assess_qr_artifacts(record: dict[str, Any], path: str, issues: Issues) -> N
         checks.check_nonempty_string(artifact, "path", ipath, issues)
         checks.check_enum(artifact, "path_root", ipath, issues, QR_PATH_ROOTS)
         sha = artifact.get("sha256")
-        if "sha256" in artifact and not (isinstance(sha, str) and checks.SHA256_RE.match(sha)):
+        if "sha256" in artifact and not (isinstance(sha, str) and checks.SHA256_RE.fullmatch(sha)):
             issues.fatal(
                 checks.INVALID_VALUE, child(ipath, "sha256"), "sha256 must be 64 lowercase hex"
             )
         bg = artifact.get("bg_hex")
-        if bg is not None and not (isinstance(bg, str) and BG_HEX_RE.match(bg)):
+        if bg is not None and not (isinstance(bg, str) and BG_HEX_RE.fullmatch(bg)):
             issues.fatal(
                 checks.INVALID_VALUE,
                 child(ipath, "bg_hex"),
@@ -188,7 +188,7 @@ def assess_thumbnail(
         checks.check_type(record, key, path, issues, ("string", "null"))
     checks.check_count(record, "source_slide_num", path, issues, nullable=True)
     dims = record.get("dimensions")
-    if dims is not None and not (isinstance(dims, str) and DIMENSIONS_RE.match(dims)):
+    if dims is not None and not (isinstance(dims, str) and DIMENSIONS_RE.fullmatch(dims)):
         issues.fatal(
             checks.INVALID_VALUE, child(path, "dimensions"), "dimensions must look like 1280x720"
         )
@@ -382,7 +382,7 @@ def assess_source_rejection(
     checks.check_nonempty_string(record, "evidence", path, issues)
     stamp = record.get("verified_at")
     if "verified_at" in record and not (
-        isinstance(stamp, str) and checks.AWARE_TIMESTAMP_RE.match(stamp)
+        isinstance(stamp, str) and checks.AWARE_TIMESTAMP_RE.fullmatch(stamp)
     ):
         issues.fatal(
             checks.INVALID_VALUE,

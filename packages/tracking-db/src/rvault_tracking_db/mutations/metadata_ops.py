@@ -44,7 +44,7 @@ def _check_value(name: str, value: Any, path: str) -> None:
         return
     if not isinstance(value, str) or not value.strip():
         raise PlanRefusal("invalid_value", f"{name} must be a non-empty string", path)
-    if name == "date" and not DATE_RE.match(value):
+    if name == "date" and not DATE_RE.fullmatch(value):
         raise PlanRefusal("invalid_value", "date must be YYYY-MM-DD", path)
     if name == "youtube_id" and not is_youtube_id(value):
         raise PlanRefusal("invalid_value", "youtube_id must be an 11-character YouTube id", path)
