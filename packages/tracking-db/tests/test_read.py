@@ -181,12 +181,12 @@ def test_read_relative_path_reports_lexical_absolute(tmp_path: Path, capsys, mon
 
 def test_verbatim_report_equals_the_canonical_encoding(tmp_path: Path) -> None:
     from rvault_contracts.canonical import artifact_bytes
-    from rvault_tracking_db.commands.read import report_bytes
+    from rvault_tracking_db.commands.read import report_chunks
     from rvault_tracking_db.reader import read_database
 
     db = h.write_db(tmp_path, example_database())
     result = read_database(db)
-    assert report_bytes(result) == artifact_bytes(result.report())
+    assert b"".join(report_chunks(result)) == artifact_bytes(result.report())
 
 
 def test_non_canonical_file_still_reports_its_exact_value(tmp_path: Path, capsys) -> None:

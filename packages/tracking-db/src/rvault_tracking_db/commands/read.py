@@ -63,10 +63,6 @@ def _value_bounds(data: bytes) -> tuple[int, int]:
     return start, end
 
 
-def report_bytes(result: ReadResult) -> bytes:
-    return b"".join(report_chunks(result))
-
-
 def handle(args: argparse.Namespace) -> int:
     result = read_database(args.database)
     out = sys.stdout
