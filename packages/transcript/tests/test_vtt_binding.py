@@ -121,16 +121,20 @@ def test_timing_is_unavailable_when_the_caption_file_is_not_itself(
     assert snapshot_tree(tmp_path) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=NotADirectoryError,
-    reason="BUG: _check_vtt_artifact catches only FileNotFoundError, so a directory on the "
-    "artifact path that became a regular file raises NotADirectoryError out of read_timing "
-    "(verify and fetch then exit 1 internal_error; fetch after writing its quality receipt)",
-)
 def test_a_file_in_place_of_the_caption_directory_is_artifact_missing(imported: Path) -> None:
     captions = imported.parent / "captions"
     shutil.rmtree(captions)
     captions.write_text("no longer a directory\n")
     reading = read_timing(imported)
     assert (reading.status, reading.code) == ("invalid", "artifact_missing")
+
+
+def test_a_caption_path_the_os_cannot_look_up_is_artifact_unreadable(imported: Path) -> None:
+    from rvault_transcript.api import timing_path_for
+
+    receipt_path = timing_path_for(imported)
+    receipt = json.loads(receipt_path.read_bytes())
+    receipt["provenance"]["artifact_path"] = "captions/" + "x" * 300 + ".vtt"  # ENAMETOOLONG
+    receipt_path.write_text(json.dumps(receipt, indent=2, sort_keys=True) + "\n")
+    reading = read_timing(imported)
+    assert (reading.status, reading.code) == ("invalid", "artifact_unreadable")

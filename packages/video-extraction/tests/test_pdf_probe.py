@@ -96,12 +96,6 @@ def test_page_bound(three_pages: Path) -> None:
     assert refusal(three_pages, max_pages=2).code == "pdf_too_many_pages"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: pypdf's own page_tree_maximum_entries (100 000) raises LimitReachedError "
-    "first, so a PDF just above MAX_PDF_PAGES is reported as pdf_invalid, never as "
-    "pdf_too_many_pages",
-)
 def test_default_page_bound_has_its_own_code(tmp_path: Path) -> None:
     path = tmp_path / "many.pdf"
     path.write_bytes(repeated_page_pdf(MAX_PDF_PAGES + 1))
@@ -127,11 +121,6 @@ def test_symlink_or_file_parent_is_unreadable(three_pages: Path, snapshot_file: 
     assert snapshot_file(three_pages) == before and link.is_symlink()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: probe_pdf opens without O_NONBLOCK, so a FIFO blocks until a writer appears "
-    "instead of being refused as pdf_not_regular_file",
-)
 def test_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
     fifo = tmp_path / "slides.pdf"
     os.mkfifo(fifo)

@@ -169,19 +169,21 @@ def _check_vtt_artifact(transcript_path: Path, provenance: Mapping[str, Any]) ->
     relative = provenance["artifact_path"]
     if not is_safe_relative_path(relative):
         raise ReceiptError("unsafe_artifact_path", "artifact_path escapes the transcript directory")
-    directory = transcript_path.parent
-    current = directory
-    for part in str(relative).split("/"):
-        current = current / part
-        try:
+    current = transcript_path.parent
+    try:
+        for part in str(relative).split("/"):
+            current = current / part
             st = os.lstat(current)
-        except FileNotFoundError:
-            raise ReceiptError("artifact_missing", f"{relative} does not exist") from None
-        if stat.S_ISLNK(st.st_mode):
-            raise ReceiptError("artifact_symlink", f"{relative} passes through a symlink")
-    if not stat.S_ISREG(os.lstat(current).st_mode):
-        raise ReceiptError("artifact_not_regular_file", f"{relative} is not a regular file")
-    data = _read(current)
+            if stat.S_ISLNK(st.st_mode):
+                raise ReceiptError("artifact_symlink", f"{relative} passes through a symlink")
+        if not stat.S_ISREG(st.st_mode):
+            raise ReceiptError("artifact_not_regular_file", f"{relative} is not a regular file")
+        data = _read(current)
+    except (FileNotFoundError, NotADirectoryError):
+        # a component gone, or a directory on the way replaced by a file
+        raise ReceiptError("artifact_missing", f"{relative} does not exist") from None
+    except (OSError, WriterError) as exc:
+        raise ReceiptError("artifact_unreadable", f"{relative} cannot be read: {exc}") from None
     if data is None or sha256_bytes(data) != provenance["artifact_sha256"]:
         raise ReceiptError("artifact_hash_mismatch", f"{relative} changed since the receipt")
 

@@ -46,7 +46,9 @@ def probe_pdf(
     path: str, *, max_bytes: int = MAX_PDF_BYTES, max_pages: int = MAX_PDF_PAGES
 ) -> PdfProbe:
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        # O_NONBLOCK: a FIFO planted at the path is refused by type, never waited on.
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(path, flags)
     except FileNotFoundError:
         raise PdfProbeError("pdf_missing", "the PDF does not exist", path) from None
     except OSError as exc:
@@ -75,12 +77,27 @@ def probe_pdf(
         raise PdfProbeError("pdf_changed_during_probe", "the PDF changed while it was read", path)
     if not data.startswith(b"%PDF-"):
         raise PdfProbeError("pdf_invalid", "the file does not start with a PDF header", path)
-    from pypdf import PdfReader
-    from pypdf.errors import PyPdfError
+    from pypdf import PdfReader, apply_configuration
+    from pypdf.errors import LimitReachedError, PyPdfError
 
+    # pypdf stops at its own page-tree entry and array-size limits (100,000 by
+    # default; a flat /Kids array lists every page), which would report a PDF
+    # just over max_pages as unreadable. Raise them so that our page bound
+    # decides, while still bounding the walk.
+    entry_limit = 2 * max_pages + 1
+    limits = {"page_tree_maximum_entries": entry_limit, "array_maximum_element_count": entry_limit}
     try:
-        reader = PdfReader(io.BytesIO(data), strict=False)
-        pages = len(reader.pages)
+        with apply_configuration(**limits):
+            reader = PdfReader(io.BytesIO(data), strict=False)
+            pages = len(reader.pages)
+    except LimitReachedError as exc:
+        if "page tree entry" not in str(exc):
+            raise PdfProbeError(
+                "pdf_invalid", f"pypdf cannot read the PDF: {type(exc).__name__}", path
+            ) from None
+        raise PdfProbeError(
+            "pdf_too_many_pages", f"the PDF page tree has more than {entry_limit} entries", path
+        ) from None
     except (
         PyPdfError,
         ValueError,
