@@ -10,12 +10,14 @@ consumers never reach for files by relative path.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
@@ -86,13 +88,66 @@ def _resource_registry() -> Registry:
     return Registry().with_resources(resources_list)
 
 
+def ecma_to_python(pattern: str) -> str:
+    """A Python regex with the ECMA-262 meaning JSON Schema gives ``pattern``.
+
+    python-jsonschema hands patterns to ``re.search`` as they are, and two
+    Python readings differ from ECMA-262 in ways that let bad values through:
+    ``$`` also matches before a final newline (so ``"<64 hex>\\n"`` passed
+    every digest pattern), and ``\\d`` matches any Unicode digit. Outside
+    character classes ``$`` becomes ``\\Z``; ``\\d``/``\\D`` become ``[0-9]``/
+    ``[^0-9]`` (inside a class ``\\d`` becomes ``0-9``). Everything else is
+    copied; escapes are kept as they are.
+    """
+    out: list[str] = []
+    in_class = False
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\" and index + 1 < len(pattern):
+            escaped = pattern[index + 1]
+            if escaped == "d":
+                out.append("0-9" if in_class else "[0-9]")
+            elif escaped == "D" and not in_class:
+                out.append("[^0-9]")
+            else:
+                out.append(char + escaped)
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "$":
+            char = "\\Z"
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+@cache
+def _compiled_pattern(pattern: str) -> re.Pattern[str]:
+    return re.compile(ecma_to_python(pattern))
+
+
+def _pattern_keyword(
+    validator: Any, pattern: str, instance: Any, schema: dict[str, Any]
+) -> Iterator[ValidationError]:
+    if validator.is_type(instance, "string") and not _compiled_pattern(pattern).search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+# Draft 2020-12 with ``pattern`` evaluated as ECMA-262 (see ecma_to_python).
+_Validator = validators.extend(Draft202012Validator, {"pattern": _pattern_keyword})
+
+
 @cache
 def validator(artifact: str, version: int) -> Draft202012Validator:
     """A Draft 2020-12 validator with every registered schema resolvable by ``$id``."""
-    return Draft202012Validator(
+    return _Validator(
         load_schema(artifact, version),
         registry=_resource_registry(),
-        format_checker=Draft202012Validator.FORMAT_CHECKER,
+        format_checker=_Validator.FORMAT_CHECKER,
     )
 
 
