@@ -146,6 +146,30 @@ def test_unreadable_deck_is_input_unreadable_not_internal_error(
     assert snapshot_tree(tmp_path) == before
 
 
+def test_unsearchable_output_directory_is_refused_not_an_internal_error(
+    rich_deck: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    snapshot_tree: Any,
+) -> None:
+    """``Path.is_dir`` on an --out directory the caller may not search used to raise."""
+    from rvault_pptx_evidence.cli import main
+
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    out = locked / "x.json"
+    before = snapshot_tree(tmp_path)
+    _deny(monkeypatch, locked)
+    rc = main(["extract", str(rich_deck), "--no-ocr", "--out", str(out)])
+    monkeypatch.undo()
+    document = json.loads(capsys.readouterr().out)
+    assert rc == 2, document
+    assert document["error"]["code"] == "output_directory_missing"
+    assert document["error"]["path"] == str(locked)
+    assert snapshot_tree(tmp_path) == before
+
+
 def test_unstattable_deck_path_is_input_unreadable(
     tmp_path: Path, cli: Any, snapshot_tree: Any
 ) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,15 @@ def _same_file(deck: Path, out: Path) -> bool:
         return False
 
 
+def _is_directory(path: Path) -> bool:
+    """``Path.is_dir`` raises on a directory the process may not search; that is
+    a missing output directory for us, not an internal error."""
+    try:
+        return stat.S_ISDIR(path.stat().st_mode)
+    except OSError:
+        return False
+
+
 def handle(args: argparse.Namespace) -> int:
     deck = Path(args.deck)
     _precheck(deck)
@@ -86,7 +96,7 @@ def handle(args: argparse.Namespace) -> int:
         raise contract_cli.Refusal(
             OUTPUT_IS_INPUT, "--out names the source deck; the deck is never rewritten", str(out)
         )
-    if out is not None and not out.parent.is_dir():
+    if out is not None and not _is_directory(out.parent):
         # Refused before the worker runs: a long extraction would otherwise end in io_error.
         raise contract_cli.Refusal(
             OUTPUT_DIRECTORY_MISSING,
