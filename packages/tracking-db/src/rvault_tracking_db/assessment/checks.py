@@ -13,7 +13,6 @@ from typing import Any
 
 from rvault_tracking_db.assessment.model import Issues, child, is_int, json_type
 
-SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # Timezone-aware ISO-8601 timestamp: a date, a time and an explicit offset.
 AWARE_TIMESTAMP_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")

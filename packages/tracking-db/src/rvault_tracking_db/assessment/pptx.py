@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rvault_contracts.canonical import is_sha256_hex
+
 from rvault_tracking_db.assessment import checks
 from rvault_tracking_db.assessment.model import Issues, child, is_int
 
@@ -68,9 +70,7 @@ def _fingerprint_problems(fingerprint: Any) -> list[tuple[str, str]]:
         problems.append((base, "source_fingerprint has exactly algorithm, digest, size_bytes"))
     if fingerprint.get("algorithm") != "sha256":
         problems.append((child(base, "algorithm"), "algorithm must be sha256"))
-    if not isinstance(fingerprint.get("digest"), str) or not checks.SHA256_RE.fullmatch(
-        fingerprint["digest"]
-    ):
+    if not is_sha256_hex(fingerprint.get("digest")):
         problems.append((child(base, "digest"), "digest must be 64 lowercase hex characters"))
     size = fingerprint.get("size_bytes")
     if not is_int(size) or size < 0:
@@ -88,9 +88,7 @@ def _artifact_problems(artifact: Any) -> list[tuple[str, str]]:
     path = artifact.get("path")
     if not isinstance(path, str) or not is_vault_relative(path):
         problems.append((child(base, "path"), "artifact.path must be a vault-root-relative path"))
-    if not isinstance(artifact.get("sha256"), str) or not checks.SHA256_RE.fullmatch(
-        artifact["sha256"]
-    ):
+    if not is_sha256_hex(artifact.get("sha256")):
         problems.append((child(base, "sha256"), "sha256 must be 64 lowercase hex characters"))
     return problems
 

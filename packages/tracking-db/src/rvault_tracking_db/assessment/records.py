@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rvault_contracts.canonical import is_sha256_hex
+
 from rvault_tracking_db.assessment import checks
 from rvault_tracking_db.assessment.model import Issues, child, is_int, json_type
 
@@ -88,7 +90,7 @@ def _assess_qr_artifacts(record: dict[str, Any], path: str, issues: Issues) -> N
         checks.check_nonempty_string(artifact, "path", ipath, issues)
         checks.check_enum(artifact, "path_root", ipath, issues, QR_PATH_ROOTS)
         sha = artifact.get("sha256")
-        if "sha256" in artifact and not (isinstance(sha, str) and checks.SHA256_RE.fullmatch(sha)):
+        if "sha256" in artifact and not is_sha256_hex(sha):
             issues.fatal(
                 checks.INVALID_VALUE, child(ipath, "sha256"), "sha256 must be 64 lowercase hex"
             )
