@@ -12,6 +12,7 @@ report schemas from (``--check`` is run by the tests).
 from __future__ import annotations
 
 from rvault_contracts.schemas import load_schema
+from rvault_tracking_db.api import TERMINAL_SKIP_STATUSES
 
 _CATALOG_ENTRY = load_schema("pattern-catalog-entry", 1)
 
@@ -134,11 +135,8 @@ NOT_EVALUABLE_REASONS: tuple[str, ...] = (
 DIMENSIONS: tuple[str, ...] = tuple(_CATALOG_ENTRY["$defs"]["dimension"]["enum"])
 
 STATUSES_PROCESSED: tuple[str, ...] = ("processed", "processed_partial")
-STATUSES_SKIPPED: tuple[str, ...] = (
-    "skipped_no_sources",
-    "skipped_download_failed",
-    "skipped_duplicate",
-)
+# A skipped return is one of the tracking-db owner's terminal skip states.
+STATUSES_SKIPPED: tuple[str, ...] = TERMINAL_SKIP_STATUSES
 STATUSES: tuple[str, ...] = (*STATUSES_PROCESSED, *STATUSES_SKIPPED)
 SKIPPED_KEYS = frozenset({"filename", "return_schema_version", "queue_claim", "status"})
 QUEUE_CLAIM_KEYS: tuple[str, ...] = ("run_id", "batch_id", "reprocess_generation")
