@@ -38,11 +38,13 @@ from rvault_video_extraction.vault_paths import (
     require_utf8,
     resolve_vault_root,
 )
-from rvault_video_extraction.versioning import PDF_PRODUCER
+from rvault_video_extraction.versioning import (
+    DEFAULT_FPS,
+    DEFAULT_HASH_THRESHOLD,
+    PDF_PRODUCER,
+)
 
 VIDEO_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-DEFAULT_FPS = 0.5
-DEFAULT_HASH_THRESHOLD = 8
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from pathlib import Path
 from rvault_contracts import cli as contract_cli
 
 from rvault_video_extraction.errors import VideoExtractionError
+from rvault_video_extraction.versioning import DEFAULT_FPS, DEFAULT_HASH_THRESHOLD
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -23,12 +24,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("video", type=Path, metavar="VIDEO")
     parser.add_argument("outdir", type=Path, metavar="OUTDIR")
     parser.add_argument("video_id", metavar="VIDEO_ID")
-    parser.add_argument("--fps", type=float, default=0.5, help="samples per second (default 0.5)")
+    parser.add_argument(
+        "--fps",
+        type=float,
+        default=DEFAULT_FPS,
+        help=f"samples per second (default {DEFAULT_FPS})",
+    )
     parser.add_argument(
         "--hash-threshold",
         type=int,
-        default=8,
-        help="Hamming distance on the 256-bit pHash above which frames differ (default 8)",
+        default=DEFAULT_HASH_THRESHOLD,
+        help=(
+            "Hamming distance on the 256-bit pHash above which frames differ"
+            f" (default {DEFAULT_HASH_THRESHOLD})"
+        ),
     )
     parser.add_argument(
         "--region", metavar="LEFT,TOP,RIGHT,BOTTOM", help="manual slide region, normalized to [0,1]"

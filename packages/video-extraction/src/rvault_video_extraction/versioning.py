@@ -1,4 +1,4 @@
-"""Version constants of the extraction pipeline and its manifest.
+"""Version constants and defaults of the extraction pipeline and its manifest.
 
 ``SCHEMA_VERSION`` is the manifest's field shape (spec: "Video Extraction
 Output Schema"); ``PIPELINE_VERSION`` is the extraction behaviour, mirrored in
@@ -11,3 +11,8 @@ from __future__ import annotations
 SCHEMA_VERSION = 3
 PIPELINE_VERSION = "1.0.0"
 PDF_PRODUCER = f"rvault-video-extraction pipeline {PIPELINE_VERSION}"
+
+# Sampling defaults, shared by the CLI (which must not import cv2 to parse
+# arguments) and ExtractRequest.
+DEFAULT_FPS = 0.5
+DEFAULT_HASH_THRESHOLD = 8
