@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _queue_builders as qb
@@ -72,3 +74,22 @@ def test_resolver_and_terminal_rules_through_the_api(tmp_path: Path) -> None:
     assert api.check_terminal_status("skipped_download_failed", talk, vault_root=tmp_path) == []
     assert api.check_terminal_status("skipped_no_sources", {}, vault_root=tmp_path) == []
     assert api.youtube_id("https://youtu.be/dQw4w9WgXcQ") == "dQw4w9WgXcQ"
+
+
+def test_owner_read_through_the_api(tmp_path: Path) -> None:
+    document = qb.database([qb.pending_talk("a.md")])
+    path = qb.write_db(tmp_path, document)
+    result = api.read_database(path)
+    assert isinstance(result, api.ReadResult)
+    assert result.database == document and result.sha256 is not None
+    path.write_text('{"talks": [], "talks": []}', encoding="utf-8")
+    with pytest.raises(api.DatabaseRefusal) as malformed:
+        api.read_database(path)
+    assert malformed.value.code == "duplicate_key"
+    qb.write_db(tmp_path, dict(document, schema_version=2))
+    with pytest.raises(api.DatabaseRefusal) as future:
+        api.read_database(path)
+    assert (future.value.code, future.value.path) == (
+        "unsupported_schema_version",
+        '$["schema_version"]',
+    )

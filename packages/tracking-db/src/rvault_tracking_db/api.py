@@ -4,7 +4,10 @@ Standard library plus ``rvault_contracts`` only: importing it never loads a
 media library. It exposes the one shared source-capability resolver, the
 state-bound terminal skip rules, the YouTube/Drive ID parsers, and the claim
 readers (deep claim/baseline validation, live batch members, epochs), so a
-consumer never reimplements the queue owner's decisions.
+consumer never reimplements the queue owner's decisions. It also exposes the
+owner read of ``tracking-database.json`` (:func:`read_database`: no-follow
+snapshot, strict decode, full schema assessment), the only way another owner
+reads the database.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from rvault_tracking_db.queue.claims import (
     claim_version,
     is_supported,
 )
+from rvault_tracking_db.reader import DatabaseRefusal, ReadResult, read_database
 from rvault_tracking_db.rejections import match_rejection
 from rvault_tracking_db.terminal import TERMINAL_SKIP_STATUSES, terminal_skip_issues
 
@@ -39,6 +43,8 @@ __all__ = [
     "LOCAL_CAPABILITIES",
     "REMOTE_CAPABILITIES",
     "TERMINAL_SKIP_STATUSES",
+    "DatabaseRefusal",
+    "ReadResult",
     "Resolution",
     "SourceRoots",
     "active_claim",
@@ -54,6 +60,7 @@ __all__ = [
     "google_drive_id",
     "is_supported",
     "match_rejection",
+    "read_database",
     "resolve",
     "source_capabilities",
     "terminal_skip_issues",
