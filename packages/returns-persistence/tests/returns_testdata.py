@@ -17,6 +17,7 @@ from rvault_returns_persistence.artifacts import resolve
 from rvault_returns_persistence.catalog import Catalog, default_catalog_dir, load_catalog
 from rvault_returns_persistence.checks_inspection import Inspection
 from rvault_returns_persistence.checks_patterns import expected_reason
+from rvault_returns_persistence.database import Database
 from rvault_returns_persistence.scaffold import build_scaffold
 from rvault_returns_persistence.vocabulary import LOCATING_CHANNELS
 
@@ -419,7 +420,13 @@ def manifest(video_id: str, root: Path, *, trusted: bool = True, pages: int = 6)
 
 
 def corpus_vault(root: Path) -> tuple[Path, dict[str, dict[str, Any]]]:
-    """One talk per situation, each in its own one-member batch."""
+    """One talk per situation, each in its own one-member batch.
+
+    Every situation is one the owner read accepts: a stored claim the owner
+    refuses (a future claim version, a broken baseline) makes the whole
+    database unusable, so such claims are built by :func:`future_claim_talk`
+    and checked with :func:`unchecked_database` instead.
+    """
     specs: dict[str, dict[str, Any]] = {}
 
     def add(key: str, yid: str, claim: dict[str, Any] | None = None, **fields: Any) -> None:
@@ -467,9 +474,6 @@ def corpus_vault(root: Path) -> tuple[Path, dict[str, dict[str, Any]]]:
             google_drive_id=f"drive{key}",
             slide_source="pdf",
         )
-    future = claim_v5(["2024-05-01-future.md"], batch_id="future")
-    future["schema_version"] = 9
-    add("future", "fut00000001", future, google_drive_id="drivefut", slide_source="pdf")
     add("unclaimed", "uncl0000001", None, google_drive_id="driveuncl", slide_source="pdf")
     specs["unclaimed"].pop("_queue_claim")
     pptx = [
@@ -493,3 +497,24 @@ def corpus_vault(root: Path) -> tuple[Path, dict[str, dict[str, Any]]]:
     write_timing(root, "VIDvid00001")
     db = write_json(root / "tracking-database.json", database(list(specs.values()), pptx))
     return db, specs
+
+
+def future_claim_talk() -> dict[str, Any]:
+    """A claimed talk whose stored claim has a version no reader knows (9)."""
+    name = "2024-05-01-future.md"
+    claim = claim_v5([name], batch_id="future")
+    claim["schema_version"] = 9
+    return talk(
+        name, "fut00000001", google_drive_id="drivefut", slide_source="pdf", _queue_claim=claim
+    )
+
+
+def unchecked_database(path: Path) -> Database:
+    """A ``Database`` value decoded straight from ``path``, without the owner read.
+
+    Test-only: commands read the database through tracking-db, which refuses a
+    database with a broken stored claim. This builds the value the validator
+    would be handed anyway, to exercise its own (defensive) claim checks.
+    """
+    root = json.loads(path.read_text(encoding="utf-8"))
+    return Database(path=path, root=root, talks={t["filename"]: t for t in root["talks"]})

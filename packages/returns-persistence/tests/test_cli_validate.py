@@ -12,7 +12,8 @@ import pytest
 import returns_testdata as td
 from rvault_contracts.schemas import schema_issues
 from rvault_returns_persistence import validator
-from rvault_returns_persistence.database import load_database
+from rvault_returns_persistence.database import DatabaseError, load_database
+from rvault_returns_persistence.scaffold import scaffold_for
 
 CLI = "rvault-returns"
 
@@ -86,8 +87,22 @@ def test_claim_that_breaks_its_contract_is_reported(cli: Callable[..., Any], vau
     ]
     td.write_json(db, data)
     result = cli(CLI, "validate", write_returns(root, returns), "--db", db)
+    # The owner read (tracking-db) refuses a database whose stored claim breaks
+    # its contract, so the command refuses the database itself ...
     assert result.returncode == 2
-    assert "claim_invalid" in {e["code"] for e in result.json["returns"][0]["errors"]}
+    assert schema_issues("cli-failure", 1, result.json) == []
+    assert result.json["error"]["code"] == "database_invalid"
+    assert result.json["owner_error"]["code"] == "member_not_excluded"
+    assert result.json["owner_error"]["path"].startswith('$["talks"][0]["_queue_claim"]')
+    # ... and a Database value holding such a claim is still reported on its return.
+    report = validator.validate_batch(
+        returns,
+        db=td.unchecked_database(db),
+        catalog=td.CATALOG,
+        vault_root=root,
+        catalog_label="default",
+    )
+    assert "claim_invalid" in {e["code"] for e in report["returns"][0]["errors"]}
 
 
 @pytest.mark.parametrize(
@@ -122,6 +137,60 @@ def test_bad_database_is_refused(cli: Callable[..., Any], tmp_path: Path) -> Non
     assert future.returncode == 2 and future.json["error"]["code"] == "database_version_unsupported"
     missing = cli(CLI, "validate", returns, "--db", tmp_path / "absent.json")
     assert missing.returncode == 2 and missing.json["error"]["code"] == "database_unreadable"
+
+
+def _symlinked(db: Path) -> None:
+    target = db.with_name("real.json")
+    target.write_text('{"talks": []}', encoding="utf-8")
+    db.symlink_to(target)
+
+
+@pytest.mark.parametrize(
+    ("prepare", "code", "owner_code"),
+    [
+        (lambda db: None, "database_unreadable", "database_missing"),
+        (_symlinked, "database_not_regular_file", "symlink_refused"),
+        (lambda db: db.mkdir(), "database_not_regular_file", "not_regular_file"),
+        (lambda db: db.write_bytes(b"\xef\xbb\xbf{}"), "database_utf8_bom", "utf8_bom"),
+        (lambda db: db.write_text("[]"), "database_root_not_object", "root_not_object"),
+        (
+            lambda db: db.write_text('{"schema_version": 0, "talks": []}'),
+            "database_version_unsupported",
+            "version_zero_sentinel",
+        ),
+        (
+            lambda db: db.write_text('{"schema_version": true, "talks": []}'),
+            "database_version_unsupported",
+            "invalid_schema_version",
+        ),
+        (lambda db: db.write_text('{"talks": {}}'), "database_invalid", "wrong_type"),
+        (
+            lambda db: td.write_json(db, td.database([td.talk("a.md", "vid00000001")] * 2)),
+            "database_invalid",
+            "duplicate_talk_filename",
+        ),
+    ],
+)
+def test_owner_refusals_map_to_database_codes(
+    tmp_path: Path, prepare: Callable[[Path], Any], code: str, owner_code: str
+) -> None:
+    """load_database reads through the tracking-db owner read; its refusals keep our codes."""
+    db = tmp_path / "tracking-database.json"
+    prepare(db)
+    with pytest.raises(DatabaseError) as refused:
+        load_database(db)
+    assert (refused.value.code, refused.value.path) == (code, str(db))
+    assert refused.value.context["owner_error"]["code"] == owner_code
+    assert schema_issues("cli-failure", 1, refused.value.to_dict()) == []
+
+
+def test_unversioned_database_without_talks_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "tracking-database.json"
+    db.write_text("{}", encoding="utf-8")  # the owner accepts an unversioned empty corpus
+    with pytest.raises(DatabaseError) as refused:
+        load_database(db)
+    assert refused.value.code == "database_invalid"
+    assert refused.value.message == "the database has no talks array"
 
 
 def test_custom_catalog_changes_fingerprint_and_rules(
@@ -298,14 +367,32 @@ def test_malformed_database_fields_are_reported_not_internal_errors(
     stored["talks"][1]["_queue_claim"]["claimed_at"] = [None]
     db.write_text(json.dumps(stored), encoding="utf-8")
     before = snapshot_tree(root)
+    # The owner read refuses such a database: both commands report that
+    # refusal (a cli-failure naming the owner's issue), never an internal error.
     result = cli(CLI, "validate", path, "--db", db)
     assert result.returncode == 2, result.stdout
     report = result.json
-    assert report["error"]["code"] == "returns_invalid"
-    assert "claim_invalid" in [e["code"] for e in report["returns"][1]["errors"]]
+    assert schema_issues("cli-failure", 1, report) == []
+    assert report["error"]["code"] == "database_invalid"
+    assert report["owner_error"]["path"] == '$["talks"][1]["_queue_claim"]["claimed_at"]'
     scaffold = cli(CLI, "scaffold", "--db", db, "--talk", talks[0]["filename"])
-    assert scaffold.returncode == 0, scaffold.stdout
+    assert scaffold.returncode == 2, scaffold.stdout
+    assert scaffold.json["error"]["code"] == "database_invalid"
     assert snapshot_tree(root) == before
+    # A Database value holding the malformed fields anyway: the validator
+    # reports the broken claim on its return and reads no deck slide count.
+    unchecked = td.unchecked_database(db)
+    checked = validator.validate_batch(
+        json.loads(path.read_text(encoding="utf-8")),
+        db=unchecked,
+        catalog=td.CATALOG,
+        vault_root=root,
+        catalog_label="default",
+    )
+    assert "claim_invalid" in [e["code"] for e in checked["returns"][1]["errors"]]
+    assert unchecked.pptx_slide_count(talks[0]["pptx_path"]) is None
+    skeleton, _ = scaffold_for(unchecked.talk(talks[0]["filename"]), td.CATALOG, root, None)
+    assert skeleton["filename"] == talks[0]["filename"]
 
 
 def test_oversized_returns_file_is_refused_unread(

@@ -24,6 +24,7 @@ DEDICATED = {
     "batch_key_mismatch",
     "batch_membership_mismatch",
     "claim_invalid",
+    "claim_version_unknown",
     "wrong_type",
     "schema_violation",
 }

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import returns_testdata as td
-from rvault_returns_persistence.database import Database, load_database
+from rvault_returns_persistence.database import Database, DatabaseError, load_database
 from rvault_returns_persistence.validator import validate_batch
 
 Mutation = Callable[[dict[str, Any]], Any]
@@ -52,10 +52,9 @@ def bases(vault: tuple[Path, Database, dict[str, dict[str, Any]]]) -> dict[str, 
     v1["queue_claim"]["batch_id"] = "legacy1"
     del v1["return_schema_version"]
     out["legacy1"] = v1
-    for key in ("future", "unclaimed"):
-        ret = copy.deepcopy(out["main"])
-        ret["filename"] = specs[key]["filename"]
-        out[key] = ret
+    ret = copy.deepcopy(out["main"])
+    ret["filename"] = specs["unclaimed"]["filename"]
+    out["unclaimed"] = ret
     skipped = {
         "filename": specs["nosrc"]["filename"],
         "return_schema_version": 5,
@@ -225,7 +224,6 @@ INVALID: list[tuple[str, str, Mutation, str]] = [
     ("status_unknown", "main", setter(("status",), "done"), "status_unknown"),
     ("status_missing", "main", deleter(("status",)), "status_unknown"),
     ("no_active_claim", "unclaimed", lambda r: None, "claim_not_active"),
-    ("future_claim", "future", lambda r: None, "claim_version_unknown"),
     (
         "v5_claim_v4_return",
         "main",
@@ -1614,3 +1612,26 @@ def test_object_batch_keyed_by_filename(vault: Any, bases: dict[str, Any]) -> No
 def test_single_object_is_a_batch_of_one(vault: Any, bases: dict[str, Any]) -> None:
     report = run(vault, bases["main"])
     assert report["ok"] is True and report["returns"][0]["path"] == "$"
+
+
+def test_future_claim_is_refused(vault: Any, bases: dict[str, Any], tmp_path: Path) -> None:
+    """A stored claim of a future version: the owner read refuses the whole database;
+    a ``Database`` value holding one anyway is still refused by the validator's claim check."""
+    root, db, _ = vault
+    future = td.future_claim_talk()
+    document = copy.deepcopy(db.root)
+    document["talks"].append(future)
+    path = td.write_json(tmp_path / "tracking-database.json", document)
+    with pytest.raises(DatabaseError) as refused:
+        load_database(path)
+    assert refused.value.code == "database_invalid"
+    assert refused.value.context["owner_error"] == {
+        "code": "unsupported_schema_version",
+        "message": "queue claim schema_version 9 is not supported",
+        "path": f'$["talks"][{len(document["talks"]) - 1}]["_queue_claim"]["schema_version"]',
+    }
+    ret = copy.deepcopy(bases["main"])
+    ret["filename"] = future["filename"]
+    report = run((root, td.unchecked_database(path), None), [ret])
+    assert report["ok"] is False and report["error"]["code"] == "returns_invalid"
+    assert "claim_version_unknown" in codes(report)

@@ -31,7 +31,7 @@ def handle(args: argparse.Namespace) -> int:
     db, vault_root = open_database(args)
     catalog, _ = open_catalog(args)
     talk = db.talk(args.talk)
-    if talk is None or args.talk in db.duplicate_filenames:
+    if talk is None:
         raise Refusal(
             "talk_not_found", f"{args.talk} is not exactly one talk of the database", "$.talks"
         )

@@ -1,25 +1,36 @@
 """Reading the tracking database and the talk's active queue claim.
 
-The database is decoded strictly (``rvault_contracts.strict_json``); the
-claim is checked against the registered ``queue-claim`` schema when the
-tracking-db owner has published it, and against the compatibility rules of
-the specification in any case. Nothing here writes.
+The database has one owner, tracking-db: it is read only through the owner
+read of its public api (``rvault_tracking_db.api.read_database``: no-follow
+snapshot, strict decoding, the full schema assessment), never decoded here.
+The owner's refusals are mapped onto this package's stable ``database_*``
+codes. The claim is checked against the registered ``queue-claim`` schema
+when the tracking-db owner has published it, and against the compatibility
+rules of the specification in any case. Nothing here writes.
 """
 
 from __future__ import annotations
 
-import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rvault_contracts import schemas
 from rvault_contracts.cli import Refusal
-from rvault_contracts.strict_json import StrictJSONError, is_integer, loads_strict
+from rvault_contracts.strict_json import ERROR_CODES as STRICT_JSON_CODES
+from rvault_contracts.strict_json import is_integer
+from rvault_tracking_db import api as tracking
 
 CLAIM_ARTIFACT = "queue-claim"
-SUPPORTED_DATABASE_VERSIONS = (0, 1)  # 0: the implicit unversioned corpus
+
+# Owner refusal code -> this package's refusal code (strict-JSON codes become
+# ``database_<code>``; any other owner refusal is ``database_invalid``).
+_UNREADABLE = frozenset({"database_missing", "io_error", "path_not_utf8"})
+_NOT_REGULAR = frozenset({"symlink_refused", "not_regular_file"})
+_ROOT_VERSION_PATH = '$["schema_version"]'
+_ROOT_VERSION_CODES = frozenset(
+    {"unsupported_schema_version", "invalid_schema_version", "version_zero_sentinel"}
+)
 
 
 class DatabaseError(Refusal):
@@ -31,7 +42,6 @@ class Database:
     path: Path
     root: dict[str, Any]
     talks: dict[str, dict[str, Any]]
-    duplicate_filenames: frozenset[str]
 
     def talk(self, filename: object) -> dict[str, Any] | None:
         return self.talks.get(filename) if isinstance(filename, str) else None
@@ -51,43 +61,43 @@ class Database:
         return None
 
 
+def database_error(refusal: Refusal, path: Path) -> DatabaseError:
+    """This package's refusal for an owner refusal of the database at ``path``."""
+    code = refusal.code
+    owner = {"code": code, "message": refusal.message, "path": refusal.path}
+    if code in _UNREADABLE:
+        mapped, message = "database_unreadable", f"cannot read the database: {refusal.message}"
+    elif code in _NOT_REGULAR:
+        mapped, message = "database_not_regular_file", "the database must be a regular file"
+    elif code in STRICT_JSON_CODES:
+        mapped, message = f"database_{code}", refusal.message
+    elif code in _ROOT_VERSION_CODES and refusal.path == _ROOT_VERSION_PATH:
+        mapped, message = "database_version_unsupported", f"{refusal.message}: no usable state"
+    else:
+        mapped = "database_invalid"
+        message = f"tracking-db refused the database: {code} at {refusal.path}: {refusal.message}"
+    return DatabaseError(mapped, message, str(path), owner_error=owner)
+
+
 def load_database(path: Path) -> Database:
-    """Strictly decode ``tracking-database.json``; refuse symlinks and non-files."""
+    """The database through the tracking-db owner read, or :class:`DatabaseError`.
+
+    The owner read refuses symlinks, non-files, undecodable bytes, an
+    unsupported root version and every fatal schema issue (duplicate talk
+    filenames, talks that are not objects with a filename, ...), so every
+    talk read here is an object with a unique filename.
+    """
     try:
-        st = os.lstat(path)
-    except OSError as exc:
-        raise DatabaseError(
-            "database_unreadable", f"cannot read the database: {exc.strerror}", str(path)
-        ) from None
-    if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
-        raise DatabaseError(
-            "database_not_regular_file", "the database must be a regular file", str(path)
-        )
-    with open(path, "rb") as handle:
-        data = handle.read()
-    try:
-        root = loads_strict(data)
-    except StrictJSONError as exc:
-        raise DatabaseError(f"database_{exc.code}", exc.message, str(path)) from None
-    version = root.get("schema_version", 0)
-    if version not in SUPPORTED_DATABASE_VERSIONS or isinstance(version, bool):
-        raise DatabaseError(
-            "database_version_unsupported",
-            f"database schema_version {version!r} is not 0 or 1: no usable state",
-            str(path),
-        )
+        result = tracking.read_database(path)
+    except tracking.DatabaseRefusal as refusal:
+        raise database_error(refusal, path) from None
+    root = result.database
+    assert root is not None  # only a read with allow_missing=True returns no value
     talks_raw = root.get("talks")
-    if not isinstance(talks_raw, list):
+    if not isinstance(talks_raw, list):  # the unversioned corpus may omit talks
         raise DatabaseError("database_invalid", "the database has no talks array", str(path))
-    talks: dict[str, dict[str, Any]] = {}
-    duplicates: set[str] = set()
-    for talk in talks_raw:
-        if isinstance(talk, dict) and isinstance(talk.get("filename"), str):
-            name = talk["filename"]
-            if name in talks:
-                duplicates.add(name)
-            talks[name] = talk
-    return Database(path=path, root=root, talks=talks, duplicate_filenames=frozenset(duplicates))
+    talks = {talk["filename"]: talk for talk in talks_raw}
+    return Database(path=path, root=root, talks=talks)
 
 
 def claim_registered(version: int) -> bool:

@@ -192,7 +192,7 @@ def validate_return(
         )
     seen.add(filename)
     talk = db.talk(filename)
-    if talk is None or filename in db.duplicate_filenames:
+    if talk is None:
         issues.add(
             child(path, "filename"),
             "talk_not_found",
