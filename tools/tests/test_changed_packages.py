@@ -73,3 +73,34 @@ def test_cli_with_explicit_files_uses_the_real_registry() -> None:
 
 def test_every_package_directory_is_known() -> None:
     assert cp.all_packages() == PACKAGES
+
+
+def test_a_change_behind_an_api_selects_the_packages_that_depend_on_it() -> None:
+    users = cp.api_users()
+    reader = "packages/tracking-db/src/rvault_tracking_db/reader.py"
+    assert reader in users, "the owner read is part of tracking-db's public api"
+    assert "returns-persistence" in users[reader]
+    selected = cp.select([reader], REGISTRY, PACKAGES, users)["packages"]
+    assert {"tracking-db", "returns-persistence"} <= set(selected)
+
+
+def test_a_change_outside_the_api_closure_selects_only_its_owner() -> None:
+    users = cp.api_users()
+    command = "packages/tracking-db/src/rvault_tracking_db/commands/read.py"
+    assert command not in users
+    assert cp.select([command], REGISTRY, PACKAGES, users)["packages"] == ["tracking-db"]
+
+
+def test_api_closure_follows_imports_inside_the_owner_only(tmp_path: Path) -> None:
+    src = tmp_path / "src" / "rvault_x"
+    (src / "sub").mkdir(parents=True)
+    (src / "__init__.py").write_text("")
+    (src / "api.py").write_text(
+        "import json\nfrom rvault_x.sub import helper\nfrom rvault_y import z\n"
+    )
+    (src / "sub" / "__init__.py").write_text("")
+    (src / "sub" / "helper.py").write_text("from rvault_x import deep\n")
+    (src / "deep.py").write_text("")
+    (src / "unused.py").write_text("")
+    names = {path.relative_to(src).as_posix() for path in cp.api_closure(tmp_path)}
+    assert names == {"__init__.py", "api.py", "sub/__init__.py", "sub/helper.py", "deep.py"}
