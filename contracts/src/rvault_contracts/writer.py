@@ -50,8 +50,10 @@ from rvault_contracts.cli import Refusal
 
 __all__ = [
     "DURABILITY_STATES",
+    "ENTRY_KINDS",
     "STAGED_VERIFY_ATTEMPTS",
     "BundleReport",
+    "EntrySnapshot",
     "FaultHook",
     "FileGeneration",
     "RemovedFile",
@@ -63,7 +65,9 @@ __all__ = [
     "install",
     "install_bundle",
     "lock_path_for",
+    "read_entry",
     "read_snapshot",
+    "replace_entries",
     "writer_lock",
 ]
 
@@ -1418,3 +1422,386 @@ def _bundle_after_install(
         )
     ordered = {name: reports[name] for name in names if name in reports}
     return BundleReport(str(directory), ordered, tuple(removed), tuple(bundle_warnings))
+
+
+# --------------------------------------------------------------------------- entries
+
+ENTRY_KINDS = ("missing", "file", "symlink")
+
+
+@dataclass(frozen=True)
+class EntrySnapshot:
+    """One directory entry as a batch writer read it, never following a symlink.
+
+    ``kind`` is ``missing``, ``file`` (``data`` and ``mode`` set) or
+    ``symlink`` (``link`` is its text). ``generation`` is the entry's own
+    ``lstat`` generation. Directories and special files are refused when
+    read, so they can never be a target.
+    """
+
+    name: str
+    kind: str
+    data: bytes | None = None
+    link: str | None = None
+    generation: FileGeneration | None = None
+    mode: int | None = None
+
+    @property
+    def exists(self) -> bool:
+        return self.kind != "missing"
+
+
+def _read_entry_at(dir_fd: int, name: str, shown: str) -> EntrySnapshot:
+    try:
+        st = _stat_name(dir_fd, name)
+        if st is None:
+            return EntrySnapshot(name, "missing")
+        if stat.S_ISLNK(st.st_mode):
+            link = os.readlink(name, dir_fd=dir_fd)
+            after = _stat_name(dir_fd, name)
+            generation = FileGeneration.from_stat(st)
+            if after is None or FileGeneration.from_stat(after) != generation:
+                generation = FileGeneration(-1, -1, -1, -1, -1)
+            return EntrySnapshot(name, "symlink", link=link, generation=generation)
+    except OSError as exc:
+        raise _os_error(exc, "cannot inspect", shown) from exc
+    if stat.S_ISDIR(st.st_mode):
+        raise WriterError("not_regular_file", f"{shown} is a directory", shown, kind="directory")
+    if not stat.S_ISREG(st.st_mode):
+        raise WriterError("not_regular_file", f"{shown} is a special file", shown, kind="special")
+    current = _read_current(dir_fd, name, shown)
+    if current.data is None:
+        return EntrySnapshot(name, "missing")
+    return EntrySnapshot(name, "file", current.data, None, current.generation, current.mode)
+
+
+def read_entry(directory: str | os.PathLike[str], name: str) -> EntrySnapshot:
+    """Read one entry of ``directory`` (which may itself be reached through a symlink)."""
+    shown = str(Path(directory) / name)
+    _check_name(name, shown)
+    dir_fd = _open_dir(Path(directory))
+    try:
+        return _read_entry_at(dir_fd, name, shown)
+    finally:
+        os.close(dir_fd)
+
+
+def _compare_entry(now: EntrySnapshot, expected: EntrySnapshot, shown: str) -> None:
+    if now.kind != expected.kind:
+        raise WriterError(
+            "input_changed", f"{shown} was {expected.kind} and now is {now.kind}", shown
+        )
+    if now.data != expected.data or now.link != expected.link:
+        raise WriterError("input_changed", f"{shown} changed since it was read", shown)
+    if now.generation != expected.generation:
+        raise WriterError(
+            "input_changed", f"{shown} file generation changed since it was read", shown
+        )
+
+
+def replace_entries(
+    directory: str | os.PathLike[str],
+    bodies: Mapping[str, bytes],
+    *,
+    expected: Mapping[str, EntrySnapshot],
+    lock_target: str | os.PathLike[str],
+    fault: FaultHook | None = None,
+    lock: WriterLock | None = None,
+    lock_timeout: float = 30.0,
+) -> BundleReport:
+    """Replace several entries of one directory as one transaction.
+
+    The bundle protocol for targets a person owns (rendered analyses): a
+    target may be missing, a regular file or a symlink, and a symlink is
+    replaced as a directory entry, never followed. Every body is staged and
+    verified and every entry rechecked against ``expected`` before the first
+    replacement. During commit each existing target is first linked to a
+    same-directory recovery backup (``.<name>.<hex>.recovery``, the very
+    inode or symlink) and then replaced by its staged body; any later
+    failure restores the backups in reverse order, so a restored target is
+    its original inode with its original bytes (its ctime moves: its link
+    count changed) and raises ``bundle_rolled_back`` (or
+    ``bundle_rollback_incomplete``). After the last replacement the backups
+    are removed and failures are warnings, as for :func:`install_bundle`.
+    """
+    directory = Path(directory)
+    shown_dir = str(directory)
+    names = list(bodies)
+    new: dict[str, bytes] = {}
+    for name in names:
+        _check_name(name, str(directory / name))
+        if name not in expected:
+            raise ValueError(f"no expected entry snapshot for {name!r}")
+        new[name] = _to_bytes(bodies[name])
+
+    def shown(name: str) -> str:
+        return str(directory / name)
+
+    owned_lock = lock is None
+    held = _acquire(Path(lock_target), lock_timeout) if lock is None else lock
+    try:
+        if not owned_lock:
+            lock_dir_fd = _open_dir(Path(lock_target).parent)
+            try:
+                _check_lock(held, Path(lock_target), lock_dir_fd)
+            finally:
+                os.close(lock_dir_fd)
+        dir_fd = _open_dir(directory)
+    except BaseException:
+        if owned_lock:
+            held.release()
+        raise
+
+    staged: dict[str, _Staged] = {}
+
+    def abort() -> None:
+        for item in staged.values():
+            _discard_staged(item)
+        with suppress(OSError):
+            os.close(dir_fd)
+        if owned_lock:
+            held.release()
+
+    try:
+        _call_fault(fault, "entries_after_lock")
+        for name in names:
+            _compare_entry(_read_entry_at(dir_fd, name, shown(name)), expected[name], shown(name))
+        pending = [
+            name
+            for name in names
+            if not (expected[name].kind == "file" and expected[name].data == new[name])
+        ]
+        for name in pending:
+            staged[name] = _stage(
+                dir_fd,
+                name,
+                new[name],
+                expected[name].mode,
+                "staged",
+                shown(name),
+                fault,
+                "entries_",
+            )
+        _call_fault(fault, "entries_before_recheck")
+        for name in pending:
+            _compare_entry(_read_entry_at(dir_fd, name, shown(name)), expected[name], shown(name))
+            _verify_staged(staged[name], shown(name))
+    except BaseException as exc:
+        abort()
+        err = _pre_install_error(exc, shown_dir)
+        if err is exc:
+            raise
+        raise err from exc
+
+    backups: dict[str, str] = {}
+    installed: list[str] = []
+    step = ""
+    try:
+        for name in pending:
+            step = f"entries_before_install:{name}"
+            _call_fault(fault, step)
+            step = f"entries_install:{name}"
+            prior = expected[name]
+            if prior.kind == "missing":
+                try:
+                    os.link(
+                        staged[name].name,
+                        name,
+                        src_dir_fd=dir_fd,
+                        dst_dir_fd=dir_fd,
+                        follow_symlinks=False,
+                    )
+                except FileExistsError:
+                    raise WriterError(
+                        "input_changed", f"{shown(name)} was created meanwhile", shown(name)
+                    ) from None
+            else:
+                backup = _staged_name(name, "recovery")
+                os.link(name, backup, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
+                backups[name] = backup
+                linked = _stat_name(dir_fd, backup)
+                generation = prior.generation
+                if (
+                    linked is None
+                    or generation is None
+                    or _identity(linked) != (generation.device, generation.inode)
+                ):
+                    raise WriterError(
+                        "input_changed", f"{shown(name)} changed before its backup", shown(name)
+                    )
+                step = f"entries_after_backup:{name}"
+                _call_fault(fault, step)
+                step = f"entries_install:{name}"
+                os.replace(staged[name].name, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            installed.append(name)
+            step = f"entries_after_install:{name}"
+            _call_fault(fault, step)
+    except BaseException as exc:
+        problems = _restore_entries(dir_fd, pending, installed, backups, expected, staged, shown)
+        abort()
+        if not isinstance(exc, Exception):
+            raise
+        code = "bundle_rollback_incomplete" if problems else "bundle_rolled_back"
+        message = f"bundle failed at {step} ({exc}); "
+        message += (
+            "rollback incomplete: " + "; ".join(problems)
+            if problems
+            else "every target restored from its recovery backup"
+        )
+        raise WriterError(
+            code, message, shown_dir, failed_step=step, cause=repr(exc), problems=problems
+        ) from exc
+
+    return _entries_after_install(
+        directory,
+        dir_fd,
+        names,
+        pending,
+        new,
+        expected,
+        staged,
+        backups,
+        fault,
+        held if owned_lock else None,
+    )
+
+
+def _restore_entries(
+    dir_fd: int,
+    pending: list[str],
+    installed: list[str],
+    backups: Mapping[str, str],
+    expected: Mapping[str, EntrySnapshot],
+    staged: Mapping[str, _Staged],
+    shown: Callable[[str], str],
+) -> list[str]:
+    """Undo a partial commit in reverse order; return what could not be restored."""
+    problems: list[str] = []
+    touched = [name for name in pending if name in installed or name in backups]
+    for name in reversed(touched):
+        try:
+            if name in installed and name in backups:
+                os.replace(backups[name], name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            elif name in installed:
+                named = _stat_name(dir_fd, name)
+                if named is not None and _identity(named) == staged[name].identity:
+                    os.unlink(name, dir_fd=dir_fd)
+                elif named is not None:
+                    problems.append(f"{name}: created name was substituted; left in place")
+            else:
+                # Backup linked, target not yet replaced: drop the second link only.
+                named = _stat_name(dir_fd, backups[name])
+                generation = expected[name].generation
+                if (
+                    named is not None
+                    and generation is not None
+                    and _identity(named) == (generation.device, generation.inode)
+                ):
+                    os.unlink(backups[name], dir_fd=dir_fd)
+                elif named is not None:
+                    problems.append(f"{name}: recovery backup was substituted; left in place")
+        except OSError as exc:
+            problems.append(f"{name}: {exc}")
+    try:
+        os.fsync(dir_fd)
+    except OSError as exc:
+        problems.append(f"directory fsync: {exc}")
+    for name in touched:
+        try:
+            now = _read_entry_at(dir_fd, name, shown(name))
+        except WriterError as exc:
+            problems.append(f"{name}: {exc.message}")
+            continue
+        prior = expected[name]
+        same_identity = (
+            now.generation is None
+            or prior.generation is None
+            or (now.generation.device, now.generation.inode)
+            == (prior.generation.device, prior.generation.inode)
+        )
+        if now.kind != prior.kind or now.data != prior.data or now.link != prior.link:
+            problems.append(f"{name}: prior entry not restored")
+        elif not same_identity:
+            problems.append(f"{name}: restored entry is another inode")
+    return problems
+
+
+def _entries_after_install(
+    directory: Path,
+    dir_fd: int,
+    names: list[str],
+    pending: list[str],
+    new: Mapping[str, bytes],
+    expected: Mapping[str, EntrySnapshot],
+    staged: Mapping[str, _Staged],
+    backups: Mapping[str, str],
+    fault: FaultHook | None,
+    owned_lock: WriterLock | None,
+) -> BundleReport:
+    """Verify, remove staged links and recovery backups, fsync; never raises."""
+    per_file: dict[str, list[str]] = {name: [] for name in pending}
+    verify_failed: set[str] = set()
+    bundle_warnings: list[str] = []
+    try:
+        _call_fault(fault, "entries_before_verify")
+        for name in pending:
+            problem = _verify_installed(dir_fd, name, staged[name])
+            if problem is not None:
+                verify_failed.add(name)
+                per_file[name].append(f"installed_verification_failed: {problem}")
+    except Exception as exc:  # noqa: BLE001 - after install nothing may escape
+        verify_failed.update(pending)
+        bundle_warnings.append(f"installed_verification_failed: {exc!r}")
+    for name in pending:
+        item = staged[name]
+        try:
+            if expected[name].kind == "missing":
+                named = _stat_name(dir_fd, item.name)
+                if named is not None and _identity(named) == item.identity:
+                    os.unlink(item.name, dir_fd=dir_fd)
+            if name in backups:
+                named = _stat_name(dir_fd, backups[name])
+                generation = expected[name].generation
+                if (
+                    named is not None
+                    and generation is not None
+                    and _identity(named) == (generation.device, generation.inode)
+                ):
+                    os.unlink(backups[name], dir_fd=dir_fd)
+                elif named is not None:
+                    per_file[name].append("recovery_backup_substituted: left in place")
+        except Exception as exc:  # noqa: BLE001
+            per_file[name].append(f"recovery_cleanup_failed: {exc!r}")
+        with suppress(OSError):
+            item.close()
+    fsync_failed = False
+    try:
+        _call_fault(fault, "entries_before_dir_fsync")
+        os.fsync(dir_fd)
+    except Exception as exc:  # noqa: BLE001
+        fsync_failed = True
+        bundle_warnings.append(f"installed_directory_fsync_failed: {exc!r}")
+    try:
+        os.close(dir_fd)
+    except Exception as exc:  # noqa: BLE001
+        bundle_warnings.append(f"directory_close_failed: {exc!r}")
+    if owned_lock is not None:
+        bundle_warnings.extend(owned_lock.release())
+    reports: dict[str, WriteReport] = {}
+    for name in names:
+        sha = _sha256(new[name])
+        prior = expected[name]
+        input_sha = _sha256(prior.data) if prior.data is not None else None
+        if name not in pending:
+            reports[name] = WriteReport(str(directory / name), "unchanged", False, sha, sha)
+            continue
+        if name in verify_failed:
+            state = "installed_verification_failed"
+        elif fsync_failed:
+            state = "installed_directory_fsync_failed"
+        else:
+            state = "durable"
+        reports[name] = WriteReport(
+            str(directory / name), state, True, input_sha, sha, tuple(per_file[name])
+        )
+    return BundleReport(str(directory), reports, (), tuple(bundle_warnings))
