@@ -516,12 +516,494 @@ def report() -> dict[str, Any]:
     }
 
 
+SHA256 = {"pattern": "^[0-9a-f]{64}$", "type": "string"}
+REL_PATH = {"pattern": "^[^/\\s][^\\n]*$", "type": "string"}
+ARTIFACT_ROOTS = ["vault", "pptx_source_dir"]
+SOURCE_GROUPS = {
+    "items": {
+        "items": {"enum": list(v.EVIDENCE_SOURCES)},
+        "minItems": 1,
+        "type": "array",
+        "uniqueItems": True,
+    },
+    "type": "array",
+}
+SORTED_SOURCES = {
+    "items": {"enum": list(v.EVIDENCE_SOURCES)},
+    "type": "array",
+    "uniqueItems": True,
+}
+
+
+def _identity() -> dict[str, Any]:
+    """Where a verified artifact lives: root name, root-relative path, exact SHA-256."""
+    return {
+        "artifact_path": REL_PATH,
+        "artifact_root": {"enum": ARTIFACT_ROOTS},
+        "artifact_sha256": SHA256,
+    }
+
+
+def _canonical_citation() -> dict[str, Any]:
+    """The persisted citation: the worker locator plus the engine's verified enrichment."""
+    shapes = []
+    seconds = {"minimum": 0, "type": "number"}
+    for channel in v.CHANNELS:
+        sources = sorted(s for s, chans in v.SOURCE_CHANNELS.items() if channel in chans)
+        props: dict[str, Any] = {"channel": {"const": channel}, "source": {"enum": sources}}
+        required = ["source", "channel"]
+        if channel in ("transcript", "timed_transcript"):
+            props.update(
+                quote=TEXT,
+                translation={"type": "string"},
+                line_start={"minimum": 1, "type": "integer"},
+                line_end={"minimum": 1, "type": "integer"},
+                **_identity(),
+            )
+            required += ["quote", "line_start", "line_end", *_identity()]
+            if channel == "timed_transcript":
+                props.update(
+                    start_seconds=seconds,
+                    end_seconds=seconds,
+                    timing_artifact_path=REL_PATH,
+                    timing_artifact_sha256=SHA256,
+                )
+                required += [
+                    "start_seconds",
+                    "end_seconds",
+                    "timing_artifact_path",
+                    "timing_artifact_sha256",
+                ]
+        elif channel in ("slides", "slide_sequence"):
+            props.update(
+                slide_numbers={
+                    "items": {"minimum": 1, "type": "integer"},
+                    "minItems": 2 if channel == "slide_sequence" else 1,
+                    "type": "array",
+                    "uniqueItems": True,
+                },
+                slide_count={"minimum": 1, "type": "integer"},
+                **_identity(),
+            )
+            required += ["slide_numbers", "slide_count", *_identity()]
+        elif channel == "video":
+            props.update(
+                start_seconds=seconds,
+                end_seconds=seconds,
+                duration_seconds={"exclusiveMinimum": 0, "type": "number"},
+                **_identity(),
+            )
+            required += ["start_seconds", "end_seconds", "duration_seconds", *_identity()]
+        else:
+            props.update(
+                field={"enum": list(v.TALK_METADATA_FIELDS)},
+                value={},
+                owner_value_after_return={},
+            )
+            required += ["field", "value", "owner_value_after_return"]
+        shapes.append(
+            {
+                "if": {"properties": {"channel": {"const": channel}}},
+                "then": _closed(props, required),
+            }
+        )
+    return {
+        "allOf": shapes,
+        "description": (
+            "A persisted citation. The worker's locator (quote, slide_numbers, video interval, "
+            "metadata field) plus what persistence verified and stamped: transcript line_start/"
+            "line_end (the quote occurs exactly once in the whitespace-normalized transcript), "
+            "timed start/end seconds from a current timing receipt v2, the slide count and the "
+            "artifact the slide numbers were checked against, the identity-bound artifact and "
+            "verified duration of a video interval, the metadata value before the return and the "
+            "owner value after it."
+        ),
+        "properties": {"channel": {"enum": list(v.CHANNELS)}},
+        "required": ["channel", "source"],
+        "type": "object",
+    }
+
+
+ABSENCE_REASONS = [
+    "authorized_transcript",
+    "authorized_rendered_static",
+    "nonexhaustive_video_extraction",
+    "bare_native_deck",
+    "bare_delivery_video",
+    "comparison_alignment_unverified",
+    "incomplete_range_coverage",
+]
+_COUNT_KEY = {
+    "transcript": "line_count",
+    "static_slides": "page_count",
+    "native_deck": "page_count",
+    "delivery_video": "duration_seconds",
+}
+
+
+def _canonical_inspection() -> dict[str, Any]:
+    """The persisted source_inspection row: the worker ranges plus derived bounds and identity."""
+    shapes = []
+    capability = {
+        "absence_capability_complete": {"type": "boolean"},
+        "absence_capability_reason": {"enum": ABSENCE_REASONS},
+        "coverage_complete": {"type": "boolean"},
+    }
+    for source in v.EVIDENCE_SOURCES:
+        key = v.RANGE_KEY[source]
+        count_key = _COUNT_KEY[source]
+        bound = (
+            {"exclusiveMinimum": 0, "type": "number"}
+            if source == "delivery_video"
+            else {"minimum": 1, "type": "integer"}
+        )
+        props: dict[str, Any] = {
+            "source": {"const": source},
+            key: _range(source == "delivery_video"),
+            count_key: bound,
+            **capability,
+            **_identity(),
+        }
+        required = ["source", key, count_key, *capability, *_identity()]
+        if source == "transcript":
+            props.update(
+                quality_artifact_path=REL_PATH,
+                quality_artifact_sha256=SHA256,
+                timing_artifact_path=REL_PATH,
+                timing_artifact_sha256=SHA256,
+            )
+            required += ["quality_artifact_path", "quality_artifact_sha256"]
+        shapes.append(
+            {
+                "if": {"properties": {"source": {"const": source}}},
+                "then": _closed(
+                    props,
+                    required,
+                    dependentRequired={
+                        "timing_artifact_path": ["timing_artifact_sha256"],
+                        "timing_artifact_sha256": ["timing_artifact_path"],
+                    }
+                    if source == "transcript"
+                    else {},
+                ),
+            }
+        )
+    member = _closed(
+        {"source": {"enum": list(v.EVIDENCE_SOURCES)}, **_identity()},
+        ["source", *_identity()],
+    )
+    shapes.append(
+        {
+            "if": {"properties": {"source": {"const": v.COMPARISON}}},
+            "then": _closed(
+                {
+                    "artifact_identities": {"items": member, "minItems": 2, "type": "array"},
+                    "comparison_scope": {"enum": ["full", "partial"]},
+                    "evidence_sources_used": _sources_used(),
+                    "source": {"const": v.COMPARISON},
+                    **capability,
+                },
+                [
+                    "source",
+                    "evidence_sources_used",
+                    "comparison_scope",
+                    "artifact_identities",
+                    *capability,
+                ],
+            ),
+        }
+    )
+    for shape in shapes:
+        if not shape["then"].get("dependentRequired"):
+            shape["then"].pop("dependentRequired", None)
+    return {
+        "allOf": [
+            *shapes,
+            {
+                "if": {
+                    "properties": {"absence_capability_complete": {"const": True}},
+                    "required": ["absence_capability_complete"],
+                },
+                "then": {
+                    "properties": {
+                        "absence_capability_reason": {
+                            "enum": ["authorized_transcript", "authorized_rendered_static"]
+                        },
+                        "coverage_complete": {"const": True},
+                    }
+                },
+                "else": {
+                    "properties": {
+                        "absence_capability_reason": {
+                            "not": {"enum": ["authorized_transcript", "authorized_rendered_static"]}
+                        }
+                    }
+                },
+            },
+        ],
+        "description": (
+            "A persisted source_inspection row. coverage_complete is locator range completeness "
+            "against the verified bound (line_count, page_count or duration_seconds of the exact "
+            "artifact); absence_capability_complete/_reason is the engine-owned gate for "
+            "undetected and applicability outcomes. Comparison rows name the identity of every "
+            "compared artifact and are never absence-capable."
+        ),
+        "properties": {"source": {"enum": list(v.EVIDENCE_SOURCE_NAMES)}},
+        "required": ["source"],
+        "type": "object",
+    }
+
+
+def _persisted_sourced() -> dict[str, Any]:
+    fields = _sourced()
+    fields["evidence_citations"] = {
+        "items": {"$ref": "#/$defs/citation"},
+        "minItems": 1,
+        "type": "array",
+    }
+    return fields
+
+
+def _persisted_detection() -> dict[str, Any]:
+    props = {
+        "confidence": {"enum": list(v.CONFIDENCES)},
+        "dimensions": {"items": {"enum": list(v.DIMENSIONS)}, "type": "array"},
+        **_persisted_sourced(),
+    }
+    return _closed(
+        props,
+        [
+            "pattern_id",
+            "confidence",
+            "evidence_source",
+            "evidence",
+            "evidence_citations",
+            "dimensions",
+        ],
+        allOf=_comparison_rule(),
+    )
+
+
+def _persisted_assessment() -> dict[str, Any]:
+    shape = _assessment()
+    shape["properties"].update(_persisted_sourced())
+    return shape
+
+
+def _persisted_not_evaluable() -> dict[str, Any]:
+    return _closed(
+        {
+            "available_source_groups": SOURCE_GROUPS,
+            "capability_fact": _closed(
+                {
+                    "absence_capable_sources": SORTED_SOURCES,
+                    "complete_sources": SORTED_SOURCES,
+                    "inspected_sources": SORTED_SOURCES,
+                },
+                ["inspected_sources", "complete_sources", "absence_capable_sources"],
+            ),
+            "dimensions": {"items": {"enum": list(v.DIMENSIONS)}, "type": "array"},
+            "pattern_id": ID,
+            "reason_code": {"enum": list(v.NOT_EVALUABLE_REASONS)},
+            "required_source_groups": SOURCE_GROUPS,
+            "slide_count": {"minimum": 1, "type": "integer"},
+        },
+        [
+            "pattern_id",
+            "reason_code",
+            "required_source_groups",
+            "available_source_groups",
+            "capability_fact",
+            "dimensions",
+        ],
+        description=(
+            "required_source_groups: the catalog gate the reason refers to (absence gate, "
+            "applicability gate, base gate for a positive-only entry, [] for a pending gate); "
+            "available_source_groups: its alternatives whose every member was inspected; "
+            "capability_fact: which sources were inspected, completely covered and "
+            "absence-capable; slide_count: the verified slide count when the gate names a "
+            "slide source and one is known."
+        ),
+    )
+
+
+OUTCOMES = ["detected", "undetected", "not_applicable", "not_evaluable"]
+
+
+def pattern_observations() -> dict[str, Any]:
+    """Evidence ledger v2: the pattern_observations object of a current scoring generation."""
+    ids = {"items": ID, "type": "array", "uniqueItems": True}
+    props: dict[str, Any] = {
+        "antipattern_ids": ids,
+        "antipatterns_detected": {"items": {"$ref": "#/$defs/detection"}, "type": "array"},
+        "applicability_assessments": {"items": {"$ref": "#/$defs/assessment"}, "type": "array"},
+        "evidence_schema_version": {"const": 2},
+        "evidence_sources": {
+            "items": {"enum": list(v.EVIDENCE_SOURCE_NAMES)},
+            "minItems": 1,
+            "type": "array",
+            "uniqueItems": True,
+        },
+        "not_evaluable": {"items": {"$ref": "#/$defs/not_evaluable"}, "type": "array"},
+        "not_evaluable_ids": ids,
+        "opportunity_coverage_identity": SHA256,
+        "pattern_ids": ids,
+        "pattern_outcomes": {"items": {"$ref": "#/$defs/outcome"}, "type": "array"},
+        "pattern_score": {"type": "integer"},
+        "patterns_detected": {"items": {"$ref": "#/$defs/detection"}, "type": "array"},
+        "source_inspection": {
+            "items": {"$ref": "#/$defs/source_inspection"},
+            "minItems": 1,
+            "type": "array",
+        },
+    }
+    out = _closed(props, list(props))
+    return {
+        "$id": "urn:rvault:pattern-observations:v2",
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$defs": {
+            "assessment": _persisted_assessment(),
+            "citation": _canonical_citation(),
+            "detection": _persisted_detection(),
+            "not_evaluable": _persisted_not_evaluable(),
+            "outcome": _closed(
+                {"outcome": {"enum": OUTCOMES}, "pattern_id": ID}, ["pattern_id", "outcome"]
+            ),
+            "source_inspection": _canonical_inspection(),
+        },
+        "description": (
+            "Evidence ledger v2: talks[].pattern_observations of a current scoring generation "
+            "(talk schema 5, persisted by rvault-returns persist from a valid v5 return). "
+            "pattern_outcomes holds exactly one row per observable catalog entry, sorted by "
+            "pattern_id; opportunity_coverage_identity is the payload_sha256 (canonical JSON) of "
+            'that matrix as opportunities, the object {"rows": [[pattern_id, opportunity], '
+            '...], "schema": "opportunity-coverage/v1"} with detected and undetected both '
+            'written as "evaluable" (not_applicable and not_evaluable as themselves), so '
+            "talks with the same evaluable opportunities share it whatever was detected; "
+            "pattern_ids/antipattern_ids/not_evaluable_ids are sorted; pattern_score "
+            "is len(pattern_ids) - len(antipattern_ids) and equals the talk's promoted "
+            "pattern_score."
+        ),
+        **{k: out[k] for k in ("additionalProperties", "properties", "required", "type")},
+    }
+
+
+def persistence_report() -> dict[str, Any]:
+    generation = {
+        "oneOf": [
+            _closed(
+                {"reasons": {"maxItems": 0, "type": "array"}, "status": {"const": "current"}},
+                ["status", "reasons"],
+            ),
+            _closed(
+                {
+                    "reasons": {"items": ID, "minItems": 1, "type": "array", "uniqueItems": True},
+                    "status": {"const": "legacy_unbaselineable"},
+                },
+                ["status", "reasons"],
+            ),
+            _closed(
+                {
+                    "reasons": {"maxItems": 0, "type": "array"},
+                    "status": {"const": "not_applicable"},
+                },
+                ["status", "reasons"],
+            ),
+        ]
+    }
+    warning = _closed(
+        {"code": ID, "message": TEXT, "path": {"type": "string"}}, ["code", "message", "path"]
+    )
+    talk = _closed(
+        {
+            "cleared_fields": STR_LIST,
+            "filename": ID,
+            "merge_contract": {"enum": ["snapshot", "legacy_additive", "status_only"]},
+            "merged_fields": STR_LIST,
+            "opportunity_coverage_identity": {"anyOf": [SHA256, {"type": "null"}]},
+            "pattern_score": {"type": ["integer", "null"]},
+            "pattern_scoring_generation": generation,
+            "result_payload_sha256": SHA256,
+            "return_schema_version": {"enum": [1, 2, 3, 4, 5]},
+            "status": {"enum": list(v.STATUSES)},
+            "talk_schema_version": {"minimum": 1, "type": "integer"},
+            "warnings": {"items": warning, "type": "array"},
+        },
+        [
+            "cleared_fields",
+            "filename",
+            "merge_contract",
+            "merged_fields",
+            "opportunity_coverage_identity",
+            "pattern_score",
+            "pattern_scoring_generation",
+            "result_payload_sha256",
+            "return_schema_version",
+            "status",
+            "talk_schema_version",
+            "warnings",
+        ],
+    )
+    props: dict[str, Any] = {
+        "batch": _closed(
+            {
+                "batch_id": ID,
+                "claimed_at": {"type": ["string", "null"]},
+                "member_count": {"minimum": 1, "type": "integer"},
+                "run_id": ID,
+            },
+            ["run_id", "batch_id", "claimed_at", "member_count"],
+        ),
+        "catalog": _closed(
+            {"entry_count": COUNT, "fingerprint": SHA256, "source": TEXT},
+            ["entry_count", "fingerprint", "source"],
+        ),
+        "current_adherence_baseline": {"$ref": "urn:rvault:adherence-baseline:v2"},
+        "database_written": {"type": "boolean"},
+        "durability_state": {
+            "enum": [
+                "durable",
+                "unchanged",
+                "installed_directory_fsync_failed",
+                "installed_verification_failed",
+            ]
+        },
+        "input_sha256": SHA256,
+        "ok": {"const": True},
+        "output_sha256": SHA256,
+        "processed_date": TEXT,
+        "schema_version": {"const": 1},
+        "talks": {"items": talk, "minItems": 1, "type": "array"},
+        "warnings": {"items": {"type": "string"}, "type": "array"},
+    }
+    out = _closed(props, list(props))
+    return {
+        "$id": "urn:rvault:returns-persistence-report:v1",
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "description": (
+            "What rvault-returns persist prints on success: per talk the merge contract, the "
+            "fields merged and cleared, warnings, the scoring generation and the claim receipt "
+            "(result_payload_sha256); the post-batch all-inclusive current_adherence_baseline "
+            "(as_of = processed_date, the completion stamp); and the one write of the database "
+            "(database_written, durability_state, input/output SHA-256, writer warnings). "
+            "A refusal prints cli-failure instead and writes nothing."
+        ),
+        **{k: out[k] for k in ("additionalProperties", "properties", "required", "type")},
+    }
+
+
 def outputs() -> dict[Path, bytes]:
     out = {
         SCHEMAS / "worker-return" / f"v{n}.schema.json": artifact_bytes(worker_return(n))
         for n in range(1, 6)
     }
     out[SCHEMAS / "returns-validation-report" / "v1.schema.json"] = artifact_bytes(report())
+    out[SCHEMAS / "pattern-observations" / "v2.schema.json"] = artifact_bytes(
+        pattern_observations()
+    )
+    out[SCHEMAS / "returns-persistence-report" / "v1.schema.json"] = artifact_bytes(
+        persistence_report()
+    )
     return out
 
 
