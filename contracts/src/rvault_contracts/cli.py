@@ -12,7 +12,9 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, NoReturn, TextIO
 
 from rvault_contracts.canonical import artifact_bytes
@@ -69,6 +71,7 @@ def finish(code: int) -> int:
     """
     if not _console_process:
         return code
+    _note_deferred_exit()
     try:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -109,12 +112,16 @@ def run(parser: Any, argv: list[str] | None = None) -> int:
         emit(failure_document("usage_error", "no COMMAND given; see usage on stderr"))
         return EXIT_REFUSED
     try:
-        return int(handler(args))
+        code = int(handler(args))
+        _note_deferred_exit()
+        return code
     except Refusal as refusal:
         emit(refusal.to_dict())
         return EXIT_REFUSED
     except KeyboardInterrupt:
-        emit(failure_document("interrupted", "interrupted by the user"))
+        landed = landed_writes()
+        context = {"landed_writes": list(landed)} if landed else {}
+        emit(failure_document("interrupted", "interrupted by the user", None, **context))
         return EXIT_INTERNAL
     except Exception as exc:  # noqa: BLE001 - the contract is one JSON object, always
         emit(failure_document("internal_error", f"{type(exc).__name__}: {exc}"))
@@ -131,6 +138,103 @@ def printable(text: str) -> str:
 
 def _unwind(signum: int, frame: object) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
+
+
+# --------------------------------------------------------------------------- landed writes
+#
+# Once a writer has issued an install syscall, the file on disk is the new
+# generation whatever happens next; an interrupt that unwinds Python after
+# that point would report ``interrupted`` for a write that landed (and undo a
+# backup the new file depends on). Writers therefore run the install syscall
+# and the rest of their transaction inside :func:`deferred_interrupts`: an
+# unwinding signal (SIGINT, SIGTERM, SIGHUP with a Python handler) is recorded
+# instead of raised. In a console process the recording stays in force until
+# the handler has returned (its report says what is on disk) and the process
+# ends with the handler's own exit code; a later writer call in the same
+# handler is refused as ``interrupted`` before it touches anything. Outside a
+# console process (library use, tests) the recorded signal is re-delivered to
+# its original handler when the transaction ends.
+
+_DEFERRABLE = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+_pending_signals: list[int] = []
+_saved_handlers: dict[int, Any] = {}
+_landed: list[str] = []
+_depth = 0
+
+
+def _record(signum: int, frame: object) -> None:
+    _pending_signals.append(signum)
+
+
+def pending_interrupt() -> int | None:
+    """The first unwinding signal recorded while a write was landing, if any."""
+    return _pending_signals[0] if _pending_signals else None
+
+
+def landed_writes() -> tuple[str, ...]:
+    """Paths whose install syscall ran in this process while interrupts were deferred."""
+    return tuple(_landed)
+
+
+def note_landed(path: str) -> None:
+    """Record that ``path`` was installed (called by the writer after the syscall)."""
+    _landed.append(path)
+
+
+def raise_if_interrupted() -> None:
+    """Refuse to start a new write once an interrupt is pending (nothing touched yet)."""
+    if _pending_signals and _console_process:
+        raise KeyboardInterrupt(f"signal {_pending_signals[0]}")
+
+
+@contextmanager
+def deferred_interrupts() -> Iterator[None]:
+    """Record, instead of raise, unwinding signals for the duration of an install.
+
+    Only the main thread can change handlers; a writer on another thread is
+    not where Python delivers the exception anyway, so it runs unchanged.
+    """
+    global _depth
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    if _depth == 0 and not _saved_handlers:
+        for signum in _DEFERRABLE:
+            handler = signal.getsignal(signum)
+            if callable(handler) and handler is not _record:
+                _saved_handlers[signum] = handler
+                signal.signal(signum, _record)
+    _depth += 1
+    try:
+        yield
+    finally:
+        _depth -= 1
+        if _depth == 0 and not (_console_process and _landed):
+            _restore_handlers()
+
+
+def _restore_handlers() -> None:
+    """Put the original handlers back and re-deliver what was recorded."""
+    saved = dict(_saved_handlers)
+    _saved_handlers.clear()
+    for signum, handler in saved.items():
+        signal.signal(signum, handler)
+    pending = list(dict.fromkeys(_pending_signals))
+    _pending_signals.clear()
+    for signum in pending:
+        if signum in saved:
+            signal.raise_signal(signum)
+
+
+def _note_deferred_exit() -> None:
+    signum = pending_interrupt()
+    if signum is not None:
+        progress(
+            f"signal {signum} arrived while a write was landing; the report above says "
+            "what is on disk"
+        )
 
 
 def console_main(build_parser: Callable[[], Any], argv: list[str] | None = None) -> int:

@@ -35,18 +35,22 @@ import errno
 import fcntl
 import hashlib
 import os
+import re
 import secrets
 import stat
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from rvault_contracts import cli
+from rvault_contracts.canonical import artifact_bytes
 from rvault_contracts.cli import Refusal
+from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
 __all__ = [
     "DURABILITY_STATES",
@@ -67,6 +71,7 @@ __all__ = [
     "lock_path_for",
     "read_entry",
     "read_snapshot",
+    "recover_bundle",
     "replace_entries",
     "writer_lock",
 ]
@@ -445,6 +450,8 @@ class WriterLock:
         self.identity = identity
         self._fd: int | None = fd
         self.warnings: list[str] = []
+        #: What settling an interrupted bundle did when this lock was taken.
+        self.settled: dict[str, Any] | None = None
 
     @property
     def held(self) -> bool:
@@ -471,6 +478,7 @@ class WriterLock:
 
 
 def _acquire(target: Path, timeout: float) -> WriterLock:
+    cli.raise_if_interrupted()
     lock_path = lock_path_for(target)
     shown = str(lock_path)
     _check_name(target.name, str(target))
@@ -519,9 +527,14 @@ def _acquire(target: Path, timeout: float) -> WriterLock:
                 raise WriterError(
                     "lock_unavailable", f"{shown} was replaced while locking it", shown
                 )
+            # A bundle locked on this target may have been interrupted: settle it
+            # before the caller reads anything (see install_bundle).
+            settled = _settle_journal(dir_fd, _journal_name(target), str(target.parent))
             with _HELD_GUARD:
                 _HELD[identity] = me
-            return WriterLock(target, lock_path, fd, identity)
+            lock = WriterLock(target, lock_path, fd, identity)
+            lock.settled = settled
+            return lock
         except BaseException:
             os.close(fd)
             raise
@@ -610,7 +623,61 @@ class _Staged:
 
 
 def _staged_name(name: str, kind: str) -> str:
-    return f".{name}.{secrets.token_hex(8)}.{kind}"
+    """``.NAME.<pid>-<hex>.KIND``: the pid lets a later writer prove a leftover dead."""
+    return f".{name}.{os.getpid()}-{secrets.token_hex(8)}.{kind}"
+
+
+_LEFTOVER = re.compile(r"\.(?P<base>.+)\.(?P<pid>[0-9]{1,10})-[0-9a-f]{16}\.(?:staged|rollback)")
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0 or pid == os.getpid():
+        return True  # not a pid we can reason about, or ourselves: keep the file
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
+
+
+def _sweep_leftovers(dir_fd: int, guarded: Callable[[str], bool]) -> list[str]:
+    """Remove staged and rollback files of names this lock guards whose writer is dead.
+
+    Called with the target's lock held: a cooperating writer only stages
+    while it holds that lock, so a leftover for a guarded name whose
+    recorded pid no longer runs is provably a crash remnant. Only regular
+    files are removed (never followed); anything else, a live pid or a name
+    without a pid (older writers) is left alone. Never raises: a sweep that
+    cannot list or unlink is not a reason to refuse the write.
+    """
+    removed: list[str] = []
+    try:
+        entries = os.listdir(dir_fd)
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _LEFTOVER.fullmatch(entry)
+        if match is None or not guarded(match["base"]) or _pid_alive(int(match["pid"])):
+            continue
+        try:
+            st = os.stat(entry, dir_fd=dir_fd, follow_symlinks=False)
+            if stat.S_ISREG(st.st_mode):
+                os.unlink(entry, dir_fd=dir_fd)
+                removed.append(entry)
+        except OSError:
+            continue
+    return removed
+
+
+def _names_inode(dir_fd: int, name: str, identity: tuple[int, int]) -> bool:
+    """Whether ``name`` (not followed) is the inode ``identity``; False on any error."""
+    try:
+        named = _stat_name(dir_fd, name)
+    except OSError:
+        return False
+    return named is not None and _identity(named) == identity
 
 
 def _stage(
@@ -876,6 +943,8 @@ def _write_backup(backup_dir: Path, target_name: str, data: bytes) -> _Backup:
         shown, False, dir_fd, name, (0, 0), created_dir, parent_fd, backup_dir.name, ancestors
     )
     try:
+        backup_name = re.compile(re.escape(target_name) + r"\.[0-9a-f]{64}\.bak")
+        _sweep_leftovers(dir_fd, lambda base: backup_name.fullmatch(base) is not None)
         staged = _stage(dir_fd, name, data, None, "staged", shown, None)
         try:
             try:
@@ -988,10 +1057,13 @@ def install(
         raise
     staged: _Staged | None = None
     backup: _Backup | None = None
+    window = ExitStack()
+    swept: list[str] = []
     try:
         if not owned_lock:
             _check_lock(held, target, dir_fd)
         _call_fault(fault, "after_lock")
+        swept = _sweep_leftovers(dir_fd, lambda base: base == name)
         current = _read_current(dir_fd, name, shown, expected.data)
         _compare_input(current, expected, shown)
         input_sha = expected.sha256  # the bytes are equal; the digest is cached
@@ -1011,6 +1083,9 @@ def install(
         _compare_input(_read_current(dir_fd, name, shown, expected.data), expected, shown)
         _verify_staged(staged, shown)
         _call_fault(fault, "before_replace")
+        # From just before the install syscall an unwinding signal is recorded,
+        # not raised: the report below must say what is on disk.
+        window.enter_context(cli.deferred_interrupts())
         if current.data is None:
             # Create: linkat never replaces a name someone created meanwhile.
             try:
@@ -1024,29 +1099,38 @@ def install(
         else:
             os.replace(staged.name, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException as exc:
-        if staged is not None:
-            _discard_staged(staged)
-        if backup is not None:
-            backup.undo()
-        with suppress(OSError):
-            os.close(dir_fd)
-        if owned_lock:
-            held.release()
-        err = _pre_install_error(exc, shown)
-        if err is exc:
-            raise
-        raise err from exc
+        if staged is None or not _names_inode(dir_fd, name, staged.identity):
+            if staged is not None:
+                _discard_staged(staged)
+            if backup is not None:
+                backup.undo()
+            with suppress(OSError):
+                os.close(dir_fd)
+            if owned_lock:
+                held.release()
+            err = _pre_install_error(exc, shown)
+            window.close()  # may re-deliver a recorded signal: nothing was installed
+            if err is exc:
+                raise
+            raise err from exc
+        # The install syscall ran even though something raised after it: the
+        # file is the new generation, so the backup stays and we report that.
     # ---- installed: from here on nothing escapes ----------------------------------
-    warnings: list[str] = []
-    state = _after_install(dir_fd, name, staged, current.data is None, fault, warnings)
-    backup_path = None
-    if backup is not None:
-        backup_path = backup.path
-        backup.close()
-    if owned_lock:
-        warnings.extend(held.release())
-    output_sha = staged.sha256
-    return WriteReport(shown, state, True, input_sha, output_sha, tuple(warnings), backup_path)
+    with window:
+        cli.note_landed(shown)
+        warnings: list[str] = [f"leftover_removed: {n}" for n in swept]
+        state = _after_install(dir_fd, name, staged, current.data is None, fault, warnings)
+        backup_path = None
+        if backup is not None:
+            backup_path = backup.path
+            backup.close()
+        if owned_lock:
+            warnings.extend(held.release())
+        output_sha = staged.sha256
+        report = WriteReport(
+            shown, state, True, input_sha, output_sha, tuple(warnings), backup_path
+        )
+    return report
 
 
 def _after_install(
@@ -1147,6 +1231,185 @@ def _rollback(
     return problems
 
 
+# A bundle's intent journal. Before the first name of a bundle is installed,
+# ``.<lock-target-name>.bundle-journal`` is written and fsynced in the bundle
+# directory: for every pending name its prior and new SHA-256 and the staged
+# and rollback copies (fsynced too) that can rebuild either side. It is
+# removed only once every name is the new generation and the directory is
+# fsynced, or a rollback restored every prior file. A journal found later is
+# the mark of an interrupted transaction (SIGKILL, power loss), and the next
+# writer of that bundle (``install_bundle``, or any :func:`writer_lock` /
+# install on the lock target, which share the lock) settles it before doing
+# anything else, under the lock:
+# - every name already holds its new bytes (or is absent, for a deletion):
+#   the transaction completed; only the copies and the journal are removed;
+# - otherwise every name holding its new bytes is put back from its rollback
+#   copy (or removed, when it was created), so the set is all old again;
+# - a name holding neither side, or a needed copy that is missing or has other
+#   bytes, is ``bundle_recovery_conflict``: nothing is touched and the journal
+#   stays, so no later run can guess.
+
+BUNDLE_JOURNAL_VERSION = 1
+
+
+def _journal_name(lock_target: Path) -> str:
+    return f".{lock_target.name}.bundle-journal"
+
+
+def _sha_at(dir_fd: int, name: str, shown: str) -> str | None:
+    current = _read_current(dir_fd, name, shown)
+    return None if current.data is None else _sha256(current.data)
+
+
+def _write_journal(dir_fd: int, journal: str, body: dict[str, Any], shown: str) -> None:
+    staged = _stage(dir_fd, journal, artifact_bytes(body), None, "staged", shown, None)
+    try:
+        os.replace(staged.name, journal, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        os.fsync(dir_fd)
+    finally:
+        with suppress(OSError):
+            staged.close()
+
+
+def _remove_journal(dir_fd: int, journal: str) -> str | None:
+    """Unlink the journal and fsync the directory; a problem is returned, not raised."""
+    try:
+        os.unlink(journal, dir_fd=dir_fd)
+        os.fsync(dir_fd)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"bundle_journal_cleanup_failed: {exc}"
+    return None
+
+
+def _journal_entries(body: Any, shown: str) -> list[dict[str, Any]]:
+    def bad(why: str) -> WriterError:
+        return WriterError("bundle_journal_invalid", f"bundle journal {why}", shown)
+
+    if not isinstance(body, dict) or body.get("version") != BUNDLE_JOURNAL_VERSION:
+        raise bad("has an unknown version")
+    entries = body.get("entries")
+    if not isinstance(entries, list) or not entries:
+        raise bad("lists no entries")
+    for entry in entries:
+        if not isinstance(entry, dict):
+            raise bad("entry is not an object")
+        for key in ("name", "prior_sha256", "new_sha256", "staged", "rollback"):
+            value = entry.get(key)
+            if value is not None and not isinstance(value, str):
+                raise bad(f"field {key} is not a string")
+        for key in ("name", "staged", "rollback"):
+            value = entry.get(key)
+            if value is not None:
+                _check_name(value, shown)
+        if entry.get("name") is None:
+            raise bad("entry has no name")
+    return entries
+
+
+def _settle_journal(dir_fd: int, journal: str, shown_dir: str) -> dict[str, Any] | None:
+    """Complete or roll back the interrupted transaction ``journal`` records.
+
+    Returns ``None`` when there is no journal, else what was done
+    (``{"action": "completed" | "rolled_back", "names": [...]}``). Raises
+    ``bundle_recovery_conflict`` (nothing touched) when the files match
+    neither generation.
+    """
+    shown = f"{shown_dir}/{journal}"
+    raw = _read_current(dir_fd, journal, shown)
+    if raw.data is None:
+        return None
+    try:
+        body = loads_strict(raw.data)
+    except StrictJSONError as exc:
+        raise WriterError(
+            "bundle_journal_invalid", f"bundle journal is not strict JSON: {exc.message}", shown
+        ) from None
+    entries = _journal_entries(body, shown)
+    now = {e["name"]: _sha_at(dir_fd, e["name"], f"{shown_dir}/{e['name']}") for e in entries}
+    complete = all(now[e["name"]] == e["new_sha256"] for e in entries)
+    restore: list[dict[str, Any]] = []
+    if not complete:
+        conflicts = []
+        for entry in entries:
+            current = now[entry["name"]]
+            if current == entry["prior_sha256"]:
+                continue
+            if current != entry["new_sha256"]:
+                conflicts.append(f"{entry['name']}: holds neither the old nor the new bytes")
+                continue
+            if entry["prior_sha256"] is not None:
+                copy = entry["rollback"]
+                if copy is None or _sha_at(dir_fd, copy, shown) != entry["prior_sha256"]:
+                    conflicts.append(f"{entry['name']}: its rollback copy is missing or altered")
+                    continue
+            restore.append(entry)
+        if conflicts:
+            raise WriterError(
+                "bundle_recovery_conflict",
+                "an interrupted bundle transaction cannot be settled: " + "; ".join(conflicts),
+                shown,
+                problems=conflicts,
+            )
+        for entry in reversed(restore):
+            try:
+                if entry["prior_sha256"] is None:
+                    os.unlink(entry["name"], dir_fd=dir_fd)
+                else:
+                    os.replace(
+                        entry["rollback"], entry["name"], src_dir_fd=dir_fd, dst_dir_fd=dir_fd
+                    )
+            except OSError as exc:
+                raise _os_error(exc, "bundle recovery failed", shown) from exc
+        try:
+            os.fsync(dir_fd)
+        except OSError as exc:
+            raise _os_error(exc, "bundle recovery fsync failed", shown) from exc
+    for entry in entries:
+        for key in ("staged", "rollback"):
+            copy = entry[key]
+            if copy is None:
+                continue
+            with suppress(OSError):
+                named = _stat_name(dir_fd, copy)
+                if named is not None and stat.S_ISREG(named.st_mode):
+                    os.unlink(copy, dir_fd=dir_fd)
+    problem = _remove_journal(dir_fd, journal)
+    if problem is not None:
+        raise WriterError("io_error", problem, shown)
+    return {
+        "action": "completed" if complete else "rolled_back",
+        "names": [e["name"] for e in (entries if complete else restore)],
+    }
+
+
+def recover_bundle(
+    directory: str | os.PathLike[str],
+    lock_target: str | os.PathLike[str],
+    *,
+    lock: WriterLock | None = None,
+    lock_timeout: float = 30.0,
+) -> dict[str, Any] | None:
+    """Settle an interrupted bundle transaction now (a ``repair`` entry point).
+
+    Every writer of the bundle does this on its own before writing; this is
+    for a tool that only wants the bundle consistent. Returns ``None`` when
+    there was nothing to settle.
+    """
+    target = Path(lock_target)
+    held = _acquire(target, lock_timeout) if lock is None else lock
+    try:
+        dir_fd = _open_dir(Path(directory))
+        try:
+            return _settle_journal(dir_fd, _journal_name(target), str(directory))
+        finally:
+            os.close(dir_fd)
+    finally:
+        if lock is None:
+            held.release()
+
+
 def install_bundle(
     directory: str | os.PathLike[str],
     changes: Mapping[str, bytes | None],
@@ -1212,13 +1475,31 @@ def install_bundle(
         if owned_lock:
             held.release()
 
+    journal = _journal_name(Path(lock_target))
+    journal_written = False
+    window = ExitStack()
+    swept: list[str] = []
     try:
         _call_fault(fault, "bundle_after_lock")
+        settled = _settle_journal(dir_fd, journal, shown_dir) or held.settled
+        guarded = {*names, journal}
+        swept = _sweep_leftovers(dir_fd, guarded.__contains__)
         currents = {
             name: _read_current(dir_fd, name, shown(name), expected[name].data) for name in names
         }
         for name in names:
-            _compare_input(currents[name], expected[name], shown(name))
+            try:
+                _compare_input(currents[name], expected[name], shown(name))
+            except WriterError as exc:
+                if settled is None:
+                    raise
+                raise WriterError(
+                    "input_changed",
+                    f"an interrupted bundle transaction was {settled['action']} before this "
+                    "write, so the files are not what was read; re-read them and retry",
+                    shown(name),
+                    recovered=settled,
+                ) from exc
         pending = [name for name in names if new[name] != currents[name].data]
         if not pending:
             abort()
@@ -1240,9 +1521,31 @@ def install_bundle(
             _compare_input(now, expected[name], shown(name))
         for name, item in [*staged.items(), *rollback.items()]:
             _verify_staged(item, shown(name))
+        _call_fault(fault, "bundle_before_journal")
+        entries = [
+            {
+                "name": name,
+                "new_sha256": None if new[name] is None else staged[name].sha256,
+                "prior_sha256": None
+                if currents[name].data is None
+                else _sha256(currents[name].data),  # type: ignore[arg-type]
+                "rollback": rollback[name].name if name in rollback else None,
+                "staged": staged[name].name if name in staged else None,
+            }
+            for name in pending
+        ]
+        body = {"entries": entries, "pid": os.getpid(), "version": BUNDLE_JOURNAL_VERSION}
+        journal_written = True
+        _write_journal(dir_fd, journal, body, f"{shown_dir}/{journal}")
+        _call_fault(fault, "bundle_after_journal")
+        # Unwinding signals wait until the set is all new or all old again.
+        window.enter_context(cli.deferred_interrupts())
     except BaseException as exc:
+        if journal_written:
+            _remove_journal(dir_fd, journal)
         abort()
         err = _pre_install_error(exc, shown_dir)
+        window.close()
         if err is exc:
             raise
         raise err from exc
@@ -1287,8 +1590,25 @@ def install_bundle(
             step = f"bundle_after_install:{name}"
             _call_fault(fault, step)
     except BaseException as exc:
+        # Which names were installed is read from the directory, not from a
+        # list an exception may have cut short after the syscall.
+        installed = [
+            name
+            for name in pending
+            if (
+                _stat_name(dir_fd, name) is None
+                if new[name] is None
+                else _names_inode(dir_fd, name, staged[name].identity)
+            )
+        ]
         problems = _rollback(dir_fd, installed, currents, staged, rollback)
+        if not problems:
+            problem = _remove_journal(dir_fd, journal)
+            if problem is not None:
+                problems.append(problem)
+        # With problems the journal stays: the next writer settles it.
         abort()
+        window.close()
         if not isinstance(exc, Exception):
             raise
         code = "bundle_rollback_incomplete" if problems else "bundle_rolled_back"
@@ -1302,18 +1622,24 @@ def install_bundle(
             code, message, shown_dir, failed_step=step, cause=repr(exc), problems=problems
         ) from exc
 
-    return _bundle_after_install(
-        directory,
-        dir_fd,
-        names,
-        pending,
-        new,
-        currents,
-        staged,
-        rollback,
-        fault,
-        held if owned_lock else None,
-    )
+    with window:
+        for name in pending:
+            cli.note_landed(shown(name))
+        report = _bundle_after_install(
+            directory,
+            dir_fd,
+            names,
+            pending,
+            new,
+            currents,
+            staged,
+            rollback,
+            fault,
+            held if owned_lock else None,
+            journal,
+            swept,
+        )
+    return report
 
 
 def _unchanged_reports(
@@ -1343,11 +1669,13 @@ def _bundle_after_install(
     rollback: Mapping[str, _Staged],
     fault: FaultHook | None,
     owned_lock: WriterLock | None,
+    journal: str,
+    swept: list[str],
 ) -> BundleReport:
     """Verify, clean up and fsync after every name is installed; never raises."""
     per_file: dict[str, list[str]] = {name: [] for name in pending}
     verify_failed: set[str] = set()
-    bundle_warnings: list[str] = []
+    bundle_warnings: list[str] = [f"leftover_removed: {n}" for n in swept]
     try:
         _call_fault(fault, "bundle_before_verify")
         for name in pending:
@@ -1387,6 +1715,15 @@ def _bundle_after_install(
         bundle_warnings.append(f"installed_directory_fsync_failed: {exc!r}")
         for name in pending:
             per_file[name].append(f"installed_directory_fsync_failed: {exc!r}")
+    if not fsync_failed:
+        # Only a durable new generation may drop the journal that can undo it.
+        try:
+            _call_fault(fault, "bundle_before_journal_removal")
+            problem = _remove_journal(dir_fd, journal)
+        except Exception as exc:  # noqa: BLE001
+            problem = f"bundle_journal_cleanup_failed: {exc!r}"
+        if problem is not None:
+            bundle_warnings.append(problem)
     try:
         os.close(dir_fd)
     except Exception as exc:  # noqa: BLE001
