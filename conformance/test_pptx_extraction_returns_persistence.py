@@ -35,7 +35,7 @@ def test_native_deck_audit_names_render_required_slides(tmp_path: Path) -> None:
     document = reading.document
     assert document is not None
     audit = document["native_deck_audit"]
-    assert audit["render_required_slide_numbers"] == [3, 7]
+    assert audit["render_required_slide_numbers"] == [3, 4, 7]
     assert audit["extraction_schema_version"] == 4
     low = [
         s["slide_number"]

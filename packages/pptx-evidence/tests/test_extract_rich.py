@@ -245,8 +245,10 @@ def test_media_slide(slide_of: Any) -> None:
 
 def test_native_deck_audit(rich_doc: dict[str, Any]) -> None:
     audit = rich_doc["native_deck_audit"]
-    assert audit["render_required_slide_numbers"] == [3, 7]
+    assert audit["render_required_slide_numbers"] == [3, 4, 7]
     assert audit["render_required_reasons"]["7"] == ["media"]
+    # An image background needs a render for design judgment (spec), blob or not.
+    assert audit["render_required_reasons"]["4"] == ["background_image", "large_picture"]
     assert audit["source_pptx_sha256"] == rich_doc["input_fingerprint"]["digest"]
     assert "rendered_page_inspection" not in audit
     assert api.binding_issues(rich_doc) == []

@@ -27,6 +27,7 @@ from rvault_contracts.schemas import schema_issues
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
 from rvault_pptx_evidence.audit import native_deck_audit
+from rvault_pptx_evidence.render_policy import slide_render_reasons
 from rvault_pptx_evidence.versions import (
     ARTIFACT_ID,
     SCHEMA_VERSION,
@@ -123,9 +124,11 @@ def binding_issues(document: dict[str, Any]) -> list[str]:
             issues.append(f"{where}: slide_part_name is not {part}")
         if slide["native_timing"]["provenance"]["part_name"] != slide["slide_part_name"]:
             issues.append(f"{where}: native timing provenance names another part")
-        reasons = sorted({item["content_type"] for item in slide["unsupported_content"]})
-        if slide["render_required_reasons"] != reasons:
-            issues.append(f"{where}: render_required_reasons do not match unsupported_content")
+        if slide["render_required_reasons"] != slide_render_reasons(slide):
+            issues.append(
+                f"{where}: render_required_reasons do not match unsupported_content,"
+                " image_area_ratio and background_type"
+            )
         bindings = [
             (
                 s.get("picture_asset_status"),

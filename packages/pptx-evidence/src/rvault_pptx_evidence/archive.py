@@ -23,6 +23,7 @@ from rvault_contracts.cli import Refusal
 
 from rvault_pptx_evidence import refusals
 from rvault_pptx_evidence.limits import DEFAULT_LIMITS, Limits
+from rvault_pptx_evidence.opc_names import check_member_names, check_package_xml
 from rvault_pptx_evidence.versions import ARCHIVE_RECOVERY_SCHEMA_VERSION
 
 OLE_CFB_SIGNATURE = bytes.fromhex("d0cf11e0a1b11ae1")
@@ -182,6 +183,7 @@ def open_archive(data: bytes, limits: Limits = DEFAULT_LIMITS) -> OpenedArchive:
     with _open_zip(data) as zf:
         infos = [info for info in zf.infolist() if not info.is_dir()]
         _bound_directory(infos, limits)
+        check_member_names([info.filename for info in infos])
         names = {info.filename for info in infos}
         if CONTENT_TYPES not in names:
             raise Refusal(
@@ -210,4 +212,5 @@ def open_archive(data: bytes, limits: Limits = DEFAULT_LIMITS) -> OpenedArchive:
                     info.filename,
                 )
             members[info.filename] = blob
+    check_package_xml(members)
     return OpenedArchive(members=members, recovered=recovered)

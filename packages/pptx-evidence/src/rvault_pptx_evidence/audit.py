@@ -14,15 +14,46 @@ from rvault_contracts.canonical import payload_sha256
 
 from rvault_pptx_evidence.versions import NATIVE_DECK_AUDIT_SCHEMA_VERSION
 
+# Per-slide fields whose values depend on the OCR engine (its presence,
+# version and mode) rather than on the deck bytes.
+OCR_DEPENDENT_SLIDE_FIELDS = ("ocr_text", "text_extraction_method", "has_extracted_text")
+OCR_CHANNELS = ("picture_ocr", "background_image_ocr")
+
+
+def receipt_projection(document: dict[str, Any]) -> dict[str, Any]:
+    """What ``extraction_receipt_sha256`` binds: everything the deck bytes determine.
+
+    Left out: the audit itself; ``pptx_path`` (where the command ran from or
+    which ``--source-root`` it was given must not change the receipt: a
+    persistence worker re-extracting the same bytes elsewhere has to match);
+    and the OCR channels plus the per-slide fields derived from them (engine
+    presence, version and ``--no-ocr`` are not properties of the deck; OCR is
+    bound by its own per-asset receipts instead).
+    """
+    slides = []
+    for slide in document["per_slide_visual"]:
+        kept = {k: v for k, v in slide.items() if k not in OCR_DEPENDENT_SLIDE_FIELDS}
+        kept["text_channels"] = [
+            c for c in slide["text_channels"] if c.get("channel") not in OCR_CHANNELS
+        ]
+        slides.append(kept)
+    projection = {
+        key: value
+        for key, value in document.items()
+        if key not in ("native_deck_audit", "pptx_path", "per_slide_visual")
+    }
+    projection["per_slide_visual"] = slides
+    return projection
+
 
 def native_deck_audit(document: dict[str, Any]) -> dict[str, Any]:
     """The audit record bound to the exact deck and to this extraction's payload.
 
-    ``extraction_receipt_sha256`` is the canonical payload SHA-256 of the
-    document without its ``native_deck_audit`` key. No rendered-page
-    inspection is bound by this pipeline (no ``--rendered-pdf`` yet).
+    ``extraction_receipt_sha256`` is the canonical payload SHA-256 of
+    :func:`receipt_projection`. A rendered-page inspection, when the document
+    carries one, is added by ``rendered_inspection`` and is not recomputed here.
     """
-    receipt = {key: value for key, value in document.items() if key != "native_deck_audit"}
+    receipt = receipt_projection(document)
     required = [s for s in document["per_slide_visual"] if s["render_required"]]
     return {
         "schema_version": NATIVE_DECK_AUDIT_SCHEMA_VERSION,

@@ -60,6 +60,10 @@ class AssetIndex:
             return "unavailable", None, None
         part = rel.target_part
         name = str(part.partname).lstrip("/")
+        if not self.is_corrupt(name) and not part.blob:
+            # A zero-byte part is no image at all: binding it to the digest of
+            # empty bytes would let a reader rate it current evidence.
+            return "unavailable", None, None
         status = "corrupt" if self.is_corrupt(name) else "available"
         return status, name, self.digest(part)
 

@@ -26,6 +26,7 @@ from rvault_pptx_evidence.limits import DEFAULT_LIMITS, Limits
 from rvault_pptx_evidence.ocr_channels import OCR_DISABLED, OcrAsset, ocr_channel
 from rvault_pptx_evidence.ooxml import child, qn
 from rvault_pptx_evidence.package_loader import presentation_from_members
+from rvault_pptx_evidence.render_policy import adds_large_picture, render_required_reasons
 from rvault_pptx_evidence.shapes import ShapeWalker, is_raster, text_of
 from rvault_pptx_evidence.source import SourceDeck, read_source
 from rvault_pptx_evidence.theme import Theme, load_theme
@@ -35,9 +36,6 @@ from rvault_pptx_evidence.versions import (
     SCHEMA_VERSION,
 )
 
-# A picture covering at least this fraction of the slide is presumed able to
-# carry baked-in text (reason ``large_picture``); the single authority for it.
-TEXT_BEARING_IMAGE_AREA_RATIO = 0.5
 TEXT_CONTENT_PREVIEW_CHARS = 2000
 RT_NOTES_SLIDE = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/notesSlide"
 KNOWN_ASPECTS = {
@@ -134,7 +132,7 @@ def low_confidence_reasons(
         reasons.append("picture_only")
     if background["background_type"] == "image":
         reasons.append("background_image")
-    if image_area_ratio >= TEXT_BEARING_IMAGE_AREA_RATIO:
+    if adds_large_picture(image_area_ratio):
         reasons.append("large_picture")
     if walk.unsupported:
         reasons.append("unsupported_content")
@@ -187,7 +185,11 @@ class DeckExtractor:
             if attempted_engine:
                 method = "shapes+ocr_unavailable"
 
-        reasons = sorted({item["content_type"] for item in walk.unsupported})
+        reasons = render_required_reasons(
+            (item["content_type"] for item in walk.unsupported),
+            image_area_ratio,
+            background["background_type"],
+        )
         record: dict[str, Any] = {
             "slide_number": number,
             "slide_part_name": part_name,
@@ -206,7 +208,7 @@ class DeckExtractor:
             "text_channels": channels,
             "unsupported_content": walk.unsupported,
             "has_unsupported_content": bool(walk.unsupported),
-            "render_required": bool(walk.unsupported),
+            "render_required": bool(reasons),
             "render_required_reasons": reasons,
             "footer_text": " | ".join(walk.footer_parts),
             "has_speaker_notes": _speaker_notes(slide),

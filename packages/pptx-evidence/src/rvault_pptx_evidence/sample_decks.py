@@ -437,3 +437,50 @@ def replace_member(package: bytes, member: str, blob: bytes) -> bytes:
         for info in src.infolist():
             dst.writestr(info, blob if info.filename == member else src.read(info))
     return out.getvalue()
+
+
+# -- shapes real decks had (issue: "what real decks broke") --------------------
+
+
+def large_picture_deck() -> bytes:
+    """Slide 1: titled, one picture covering 60 % of the canvas (``large_picture``).
+    Slide 2: titled, one picture covering 25 % (no render needed).
+    Slide 3: an image background and a title (``background_image``).
+    Slide 4: an image background whose relationship names no part (blob missing)."""
+    prs = Presentation()
+    width, height = prs.slide_width, prs.slide_height
+    s1 = prs.slides.add_slide(prs.slide_layouts[5])
+    s1.shapes.title.text = "A big photo"
+    s1.shapes.add_picture(
+        io.BytesIO(png_bytes((9, 9, 9))), 0, 0, Emu(int(width * 0.75)), Emu(int(height * 0.8))
+    )
+    s2 = prs.slides.add_slide(prs.slide_layouts[5])
+    s2.shapes.title.text = "A small photo"
+    s2.shapes.add_picture(
+        io.BytesIO(png_bytes((8, 8, 8))), 0, 0, Emu(int(width * 0.5)), Emu(int(height * 0.5))
+    )
+    s3 = prs.slides.add_slide(prs.slide_layouts[5])
+    s3.shapes.title.text = "Photo background"
+    set_background_image(s3, png_bytes((7, 7, 7)))
+    s4 = prs.slides.add_slide(prs.slide_layouts[5])
+    s4.shapes.title.text = "Lost background"
+    _set_background(
+        s4,
+        '<a:blipFill><a:blip r:embed="rIdMissing"/><a:stretch><a:fillRect/></a:stretch>'
+        "</a:blipFill>",
+    )
+    return _save(prs)
+
+
+def zip_members(members: list[tuple[str, bytes]]) -> bytes:
+    """A new zip holding exactly ``members`` in this order (names kept verbatim)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for name, blob in members:
+            dst.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), blob)
+    return out.getvalue()
+
+
+def members_of(package: bytes) -> list[tuple[str, bytes]]:
+    with zipfile.ZipFile(io.BytesIO(package)) as src:
+        return [(info.filename, src.read(info)) for info in src.infolist()]
