@@ -9,6 +9,7 @@ schemas and the public ``rvault_tracking_db.api`` readers.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -49,8 +50,13 @@ def build_vault(root: Path, *, mixed: bool = False) -> Path:
     return write_current_database(vault, talks)
 
 
+def _applied(db: Path) -> tuple[str, ...]:
+    """``--apply`` bound to the database bytes on disk now (the owner's apply protocol)."""
+    return ("--apply", "--expected-sha256", hashlib.sha256(db.read_bytes()).hexdigest())
+
+
 def claim(db: Path, now: str, batch: str = "b1", extra: tuple[str, ...] = ()) -> dict[str, Any]:
-    """``rvault-db queue claim`` of up to five talks; ``extra`` appends options."""
+    """``rvault-db queue claim --apply`` of up to five talks; ``extra`` appends options."""
     result = run_cli(
         "rvault-db",
         "queue",
@@ -65,6 +71,7 @@ def claim(db: Path, now: str, batch: str = "b1", extra: tuple[str, ...] = ()) ->
         "--limit",
         "5",
         *extra,
+        *_applied(db),
     )
     assert result.returncode == 0, result.stdout + result.stderr
     return result.json
@@ -72,7 +79,17 @@ def claim(db: Path, now: str, batch: str = "b1", extra: tuple[str, ...] = ()) ->
 
 def recover(db: Path, now: str, batch: str = "b1") -> dict[str, Any]:
     result = run_cli(
-        "rvault-db", "queue", db, "recover", "--run-id", "r1", "--batch-id", batch, "--now", now
+        "rvault-db",
+        "queue",
+        db,
+        "recover",
+        "--run-id",
+        "r1",
+        "--batch-id",
+        batch,
+        "--now",
+        now,
+        *_applied(db),
     )
     assert result.returncode == 0, result.stdout + result.stderr
     return result.json

@@ -247,7 +247,10 @@ def run_pipeline(demo: Demo) -> None:
     demo.stage("tracking-db", "initialize the tracking database", "rvault-db", "mutate", initialize)
 
     def scan() -> None:
-        report = demo.run("rvault-db", "scan-shownotes", db, "--apply")
+        dry = demo.run("rvault-db", "scan-shownotes", db)
+        report = demo.run(
+            "rvault-db", "scan-shownotes", db, "--apply", "--expected-sha256", dry["input_sha256"]
+        )
         print(f"    shownotes: {report['counts']}, {report['durability_state']}")
 
     demo.stage(
@@ -361,7 +364,7 @@ def run_pipeline(demo: Demo) -> None:
 
     def claim() -> None:
         extra = ["--catalog-fingerprint", state["fingerprint"]] if "fingerprint" in state else []
-        result = demo.run(
+        request = [
             "rvault-db",
             "queue",
             db,
@@ -375,7 +378,9 @@ def run_pipeline(demo: Demo) -> None:
             "--talk",
             TALK,
             *extra,
-        )
+        ]
+        dry = demo.run(*request)
+        result = demo.run(*request, "--apply", "--expected-sha256", dry["input_sha256"])
         print(f"    claimed: {json.dumps(result.get('claimed', result.get('talks', '')))[:200]}")
 
     demo.stage("tracking-db", "claim the talk for a worker", "rvault-db", "queue", claim)

@@ -14,6 +14,7 @@ included, best of ``--repeat`` runs on a fresh copy each time.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -220,8 +221,13 @@ def _timed(args: list[str]) -> tuple[float, dict[str, Any]]:
     return elapsed, json.loads(done.stdout)
 
 
+def _bound(db: Path) -> list[str]:
+    """``--apply`` bound to the bytes on disk (hashed outside the timed command)."""
+    return ["--apply", "--expected-sha256", hashlib.sha256(db.read_bytes()).hexdigest()]
+
+
 def _claim(db: Path, *extra: str) -> tuple[float, dict[str, Any]]:
-    """``queue claim --limit 5`` of batch ("bench", "1") at NOW."""
+    """``queue claim --limit 5 --apply`` of batch ("bench", "1") at NOW."""
     return _timed(
         [
             "queue",
@@ -236,25 +242,30 @@ def _claim(db: Path, *extra: str) -> tuple[float, dict[str, Any]]:
             "--limit",
             "5",
             *extra,
+            *_bound(db),
         ]
     )
 
 
 def breakdown(db: Path) -> list[dict[str, Any]]:
     """In-process split of one claim: the owner read vs the queue's own work."""
+    from rvault_tracking_db.apply_protocol import ApplyRequest, session
     from rvault_tracking_db.capabilities import SourceRoots
     from rvault_tracking_db.queue import store
     from rvault_tracking_db.queue.claim import ClaimRequest, plan_claim
 
     request = ClaimRequest("split", "1", NOW, limit=5)
-    with store.locked_read(db) as (result, lock):
+    expected = hashlib.sha256(db.read_bytes()).hexdigest()
+    START[0] = time.perf_counter()  # the digest is the caller's (its dry run's), not the read's
+    with session(db, ApplyRequest(True, expected)) as current:
+        result = current.result
         read_done = time.perf_counter()
         assert result.database is not None
-        roots = SourceRoots.from_config(store.vault_root(result), result.database.get("config"))
+        roots = SourceRoots.from_config(current.vault_root, result.database.get("config"))
         outcome = plan_claim(result.database, request, roots)
         plan_done = time.perf_counter()
         assert outcome.database is not None
-        store.commit(result, outcome.database, lock, changed=outcome.changed)
+        current.install(store.candidate_bytes(result, outcome.database, changed=outcome.changed))
         commit_done = time.perf_counter()
     size = f"{db.stat().st_size / 1e6:.1f} MB"
     return [
@@ -348,7 +359,7 @@ def run(repeat: int = 3) -> list[dict[str, Any]]:
                 "target": 3.0,
             }
         )
-        elapsed, report = _timed(["scan-shownotes", str(db), "--apply"])
+        elapsed, report = _timed(["scan-shownotes", str(db), *_bound(db)])
         assert report["counts"]["add"] == 1_000, report["counts"]
         rows.append(
             {

@@ -13,7 +13,7 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rvault_contracts.canonical import artifact_bytes
+from rvault_contracts.canonical import artifact_bytes, sha256_bytes
 from rvault_contracts.strict_json import MAX_DEPTH, StrictJSONError, json_equal, loads_strict
 from rvault_tracking_db.cli import main
 from rvault_tracking_db.decoding import collector_paused, decode_artifact_exact, decode_database
@@ -212,6 +212,7 @@ def test_every_owner_write_stays_on_the_fast_path(tmp_path, capsys) -> None:
     queued.write_bytes(artifact_bytes(dict(json.loads(db.read_bytes()), talks=[talk])))
     claim = ("queue", queued, "claim", "--run-id", "r", "--batch-id", "b")
     now = ("--now", "2026-07-31T18:00:00+00:00", "--catalog-fingerprint", "a" * 64)
-    _run(capsys, *claim, *now, "--limit", "1")
+    digest = sha256_bytes(queued.read_bytes())
+    _run(capsys, *claim, *now, "--limit", "1", "--apply", "--expected-sha256", digest)
     assert "_queue_claim" in json.loads(queued.read_bytes())["talks"][0]
     assert decode_artifact_exact(queued.read_bytes()) is not None

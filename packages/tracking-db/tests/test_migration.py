@@ -262,12 +262,12 @@ def test_apply_requires_the_dry_run_digest(tmp_path: Path, capsys, snapshot_file
     h.assert_refused(
         *h.invoke(capsys, "migrate", db, "--apply", "--expected-sha256", "1" * 64),
         "expected_sha256_mismatch",
-        "$",
+        "--expected-sha256",
     )
     h.assert_refused(
         *h.invoke(capsys, "migrate", db, "--apply", "--expected-sha256", "missing"),
         "expected_sha256_mismatch",
-        "$",
+        "--expected-sha256",
     )
     assert snapshot_file(db) == before
 

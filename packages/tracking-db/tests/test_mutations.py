@@ -102,7 +102,7 @@ def test_initialize_keeps_supplied_exclusions_and_refuses_existing(
     assert _read(db)["config"]["pptx_directory_exclusions"] == ["cache"]
     before = snapshot_file(db)
     code, doc = h.invoke(capsys, "mutate", db, plan, "--apply", "--expected-sha256", "missing")
-    h.assert_refused(code, doc, "expected_sha256_mismatch", "$")
+    h.assert_refused(code, doc, "expected_sha256_mismatch", "--expected-sha256")
     code, doc = h.invoke(capsys, "mutate", db, plan)
     h.assert_refused(code, doc, "database_exists", '$["mutations"][0]')
     assert snapshot_file(db) == before
@@ -146,7 +146,7 @@ def test_set_config_dry_run_prints_changes_and_apply_binds_hash(
     ]
     assert snapshot_file(db) == before
     code, doc = h.invoke(capsys, "mutate", db, plan, "--apply", "--expected-sha256", "0" * 64)
-    h.assert_refused(code, doc, "expected_sha256_mismatch", "$")
+    h.assert_refused(code, doc, "expected_sha256_mismatch", "--expected-sha256")
     assert snapshot_file(db) == before
     code, applied = h.invoke(
         capsys, "mutate", db, plan, "--apply", "--expected-sha256", dry["input_sha256"]
@@ -429,7 +429,7 @@ def test_mutation_requires_current_root(tmp_path: Path, capsys, snapshot_file) -
         tmp_path, {"kind": "set_config", "path": ["x"], "expect": MISSING, "value": 1}
     )
     h.assert_refused(
-        *h.invoke(capsys, "mutate", db, plan), "migration_required", '$["schema_version"]'
+        *h.invoke(capsys, "mutate", db, plan), "database_requires_migration", '$["schema_version"]'
     )
 
 
@@ -750,7 +750,9 @@ def test_plan_from_stdin_and_apply_race_is_refused(tmp_path: Path, snapshot_file
         dry.json["input_sha256"],
         input_bytes=raw,
     )
-    h.assert_refused(result.returncode, result.json, "expected_sha256_mismatch", "$")
+    h.assert_refused(
+        result.returncode, result.json, "expected_sha256_mismatch", "--expected-sha256"
+    )
     assert snapshot_file(db) == before
 
 

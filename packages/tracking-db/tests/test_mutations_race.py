@@ -13,7 +13,7 @@ import pytest
 from rvault_contracts import writer
 from rvault_contracts.canonical import artifact_bytes, sha256_bytes
 from rvault_contracts.cli import Refusal
-from rvault_tracking_db import binding
+from rvault_tracking_db import apply_protocol
 from rvault_tracking_db.migration import run_migration
 from rvault_tracking_db.mutations import parse_plan, run_mutation
 from rvault_tracking_db.samples import example_database
@@ -36,7 +36,7 @@ def test_mutation_refuses_a_last_moment_edit(
     db = tmp_path / "tracking-database.json"
     db.write_bytes(artifact_bytes(example_database()))
     racer = artifact_bytes(dict(example_database(), _comment_racer="edited behind the lock"))
-    monkeypatch.setattr(binding, "install", _racing_install(racer))
+    monkeypatch.setattr(apply_protocol, "install", _racing_install(racer))
     plan = parse_plan(
         {
             "schema_version": 1,
@@ -66,7 +66,7 @@ def test_migration_race_leaves_no_backup(tmp_path: Path, monkeypatch: pytest.Mon
     legacy = {"config": {}, "talks": []}
     db.write_bytes(artifact_bytes(legacy))
     racer = artifact_bytes({"config": {"vault_root": "raced"}, "talks": []})
-    monkeypatch.setattr(binding, "install", _racing_install(racer))
+    monkeypatch.setattr(apply_protocol, "install", _racing_install(racer))
     with pytest.raises(Refusal) as refused:
         run_migration(db, apply=True, expected=sha256_bytes(db.read_bytes()))
     assert refused.value.code == "input_changed"

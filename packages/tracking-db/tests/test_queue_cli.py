@@ -59,8 +59,21 @@ class InProcess:
         return json.loads(self.stdout)
 
 
-def _queue(db: Path, *args: str, console: bool = False) -> Any:
+def _bound(db: Path, args: tuple[str, ...], apply: bool) -> tuple[str, ...]:
+    """``claim``/``recover`` applied, bound to the bytes on disk now (the protocol's
+    ``--apply --expected-sha256``); ``apply=False`` keeps the dry run."""
+    if not apply or not args or args[0] not in ("claim", "recover"):
+        return args
+    try:
+        digest = qb.sha(db.read_bytes())
+    except OSError:
+        digest = "0" * 64
+    return (*args, "--apply", "--expected-sha256", digest)
+
+
+def _queue(db: Path, *args: str, console: bool = False, apply: bool = True) -> Any:
     """In-process by default (fast); ``console=True`` runs the installed script."""
+    args = _bound(db, args, apply)
     if console:
         return run_cli("rvault-db", "queue", db, *args)
     out = io.StringIO()
@@ -69,9 +82,26 @@ def _queue(db: Path, *args: str, console: bool = False) -> Any:
     return InProcess(code, out.getvalue())
 
 
-def _claim(db: Path, *args: str, now: str = T1, batch: str = "b1", console: bool = False) -> Any:
+def _claim(
+    db: Path,
+    *args: str,
+    now: str = T1,
+    batch: str = "b1",
+    console: bool = False,
+    apply: bool = True,
+) -> Any:
     return _queue(
-        db, "claim", "--run-id", "r1", "--batch-id", batch, "--now", now, *args, console=console
+        db,
+        "claim",
+        "--run-id",
+        "r1",
+        "--batch-id",
+        batch,
+        "--now",
+        now,
+        *args,
+        console=console,
+        apply=apply,
     )
 
 
@@ -491,6 +521,7 @@ def test_concurrent_claims_of_one_talk_serialize(tmp_path: Path) -> None:
     import subprocess
 
     db = _vault(tmp_path)
+    digest = qb.sha(db.read_bytes())
     script = str(Path(sys.executable).parent / "rvault-db")
     procs = [
         subprocess.Popen(
@@ -507,6 +538,9 @@ def test_concurrent_claims_of_one_talk_serialize(tmp_path: Path) -> None:
                 T1,
                 "--talk",
                 "2024-01-01-a.md",
+                "--apply",
+                "--expected-sha256",
+                digest,
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

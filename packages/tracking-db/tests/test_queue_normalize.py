@@ -123,6 +123,9 @@ def main_claim(db: Path) -> int:
                 "2026-07-31T18:00:00Z",
                 "--talk",
                 "claimed.md",
+                "--apply",
+                "--expected-sha256",
+                sha256_bytes(db.read_bytes()),
                 "--catalog-fingerprint",
                 qb.FP,
             ]
@@ -158,7 +161,10 @@ def test_expected_sha256_without_apply_is_refused(tmp_path: Path, snapshot_file)
     before = snapshot_file(db)
     code, refused = _normalize(db, "--expected-sha256", sha256_bytes(before.data))
     assert code == 2 and refused["ok"] is False, refused
-    assert (refused["error"]["code"], refused["error"]["path"]) == ("apply_required", "--apply")
+    assert (refused["error"]["code"], refused["error"]["path"]) == (
+        "expected_sha256_without_apply",
+        "--apply",
+    )
     assert snapshot_file(db) == before
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _queue_builders as qb
-from rvault_contracts.canonical import artifact_bytes
+from rvault_contracts.canonical import artifact_bytes, sha256_bytes
 from rvault_tracking_db.cli import main
 from rvault_tracking_db.queue.splice import splice
 
@@ -35,6 +35,9 @@ def _claim_one(db: Path) -> int:
             "2026-07-31T18:00:00Z",
             "--limit",
             "1",
+            "--apply",
+            "--expected-sha256",
+            sha256_bytes(db.read_bytes()),
         ]
     )
 

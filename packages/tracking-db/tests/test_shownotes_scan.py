@@ -14,6 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _queue_builders as qb
+from rvault_contracts.canonical import sha256_bytes
 from rvault_contracts.schemas import schema_issues
 from rvault_testkit.plugin import run_cli
 from rvault_tracking_db.cli import main
@@ -32,7 +33,19 @@ UNRELATED = dict(
 )
 
 
+def _bound(db: Path, args: tuple[str, ...]) -> tuple[str, ...]:
+    """``--apply`` bound to the bytes on disk now (the one apply protocol)."""
+    if "--apply" not in args or "--expected-sha256" in args:
+        return args
+    try:
+        digest = sha256_bytes(db.read_bytes())
+    except OSError:
+        digest = "0" * 64
+    return (*args, "--expected-sha256", digest)
+
+
 def _scan(db: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    args = _bound(db, args)
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
         code = main(["scan-shownotes", str(db), *args])
@@ -163,7 +176,7 @@ def test_every_disposition_and_an_exact_apply(tmp_path: Path, snapshot_file) -> 
     assert report["counts"] == {"add": 1, "update": 1, "unchanged": 1, "review_required": 9}
     assert report["mutation_count"] == 2
 
-    result = run_cli("rvault-db", "scan-shownotes", db, "--apply")
+    result = run_cli("rvault-db", "scan-shownotes", db, *_bound(db, ("--apply",)))
     assert result.returncode == 0, result.stdout
     applied = result.json
     assert schema_issues("shownotes-scan-report", 3, applied) == []
@@ -307,7 +320,7 @@ def test_bad_shownotes_locations_are_refused(
     }
     db = qb.write_db(tmp_path / "vault", qb.database([], shownotes=shownotes))
     before = snapshot_file(db)
-    result = run_cli("rvault-db", "scan-shownotes", db, "--apply")
+    result = run_cli("rvault-db", "scan-shownotes", db, *_bound(db, ("--apply",)))
     assert result.returncode == 2
     assert result.json["ok"] is False and result.json["error"]["code"] == code
     assert snapshot_file(db) == before

@@ -13,15 +13,13 @@ current database is a byte-and-inode-preserving no-op.
 
 from __future__ import annotations
 
-import contextlib
 import os
-from pathlib import Path
 from typing import Any
 
-from rvault_contracts.canonical import artifact_bytes, sha256_bytes
+from rvault_contracts.canonical import artifact_bytes
 from rvault_contracts.cli import Refusal
-from rvault_contracts.writer import WriterError, writer_lock
 
+from rvault_tracking_db.apply_protocol import ApplyRequest, Session, session
 from rvault_tracking_db.assessment import assess_database
 from rvault_tracking_db.assessment.config import (
     CURRENT_CONFIG_VERSION,
@@ -30,14 +28,8 @@ from rvault_tracking_db.assessment.config import (
 from rvault_tracking_db.assessment.model import child
 from rvault_tracking_db.assessment.root import CURRENT_ROOT_VERSION, OWNED_ARRAYS
 from rvault_tracking_db.assessment.storage_path import database_parent
-from rvault_tracking_db.binding import (
-    check_expected_argument,
-    check_expected_matches,
-    install_bound,
-    write_fields,
-)
 from rvault_tracking_db.queue.batches import live_claim, talks_of
-from rvault_tracking_db.reader import MAX_REPORTED_ISSUES, read_database
+from rvault_tracking_db.reader import MAX_REPORTED_ISSUES
 
 MIGRATION_REPORT_VERSION = 1
 BACKUP_DIRECTORY = ".backups"
@@ -132,18 +124,13 @@ def migrate_value(database: dict[str, Any]) -> tuple[dict[str, Any], list[dict[s
 def run_migration(
     database_path: str | os.PathLike[str], *, apply: bool, expected: str | None
 ) -> dict[str, Any]:
-    target = Path(database_path)
-    check_expected_argument(apply=apply, expected=expected, creating=False)
-    lock_context: Any = writer_lock(target) if apply else contextlib.nullcontext()
-    try:
-        with lock_context as lock:
-            return _run_locked(target, apply=apply, expected=expected, lock=lock)
-    except WriterError as exc:
-        raise Refusal(exc.code, exc.message, "$", file=exc.path) from None
+    """Dry-run or apply the migration under the one apply protocol."""
+    with session(database_path, ApplyRequest(apply, expected)) as current:
+        return _run(current)
 
 
-def _run_locked(target: Path, *, apply: bool, expected: str | None, lock: Any) -> dict[str, Any]:
-    result = read_database(target)
+def _run(current: Session) -> dict[str, Any]:
+    result = current.result
     assert result.database is not None and result.assessment is not None
     claims = active_claims(result.database)
     if claims:
@@ -151,10 +138,8 @@ def _run_locked(target: Path, *, apply: bool, expected: str | None, lock: Any) -
             "active_queue_claim",
             f"{len(claims)} talk(s) are under an active queue claim; recover them first",
             claims[0],
+            hint="close the batch with `rvault-db queue DB recover --run-id R --batch-id B`",
         )
-    if apply:
-        assert expected is not None
-        check_expected_matches(expected, result.sha256)
     candidate, changes = migrate_value(result.database)
     verdict = assess_database(candidate, database_parent=database_parent(result.database_path))
     if verdict.fatal:
@@ -168,23 +153,23 @@ def _run_locked(target: Path, *, apply: bool, expected: str | None, lock: Any) -
     original = result.snapshot.data
     assert original is not None
     new_bytes = original if not changes else artifact_bytes(candidate)
-    write = None
-    if apply:
-        backup_dir = None if not changes else target.parent / BACKUP_DIRECTORY
-        write = install_bound(target, new_bytes, result.snapshot, lock, backup_dir=backup_dir)
-    report: dict[str, Any] = {
+    backup_dir = None if not changes else current.vault_root / BACKUP_DIRECTORY
+    write = current.install(new_bytes, backup_dir=backup_dir)
+    outcome = current.outcome(new_bytes, write, dry_run_state=None)
+    return {
         "backup_path": write.backup_path if write is not None else None,
         "changed": bool(changes),
         "changes": changes,
         "database_path": result.database_path,
+        "database_written": outcome["database_written"],
+        "durability_state": outcome["durability_state"] if write is not None else None,
         "from_root_schema_version": result.assessment.root_version,
         "input_sha256": result.sha256,
-        "mode": "apply" if apply else "dry-run",
+        "mode": current.request.mode,
         "ok": True,
-        "output_sha256": sha256_bytes(new_bytes),
+        "output_sha256": outcome["output_sha256"],
         "schema_version": MIGRATION_REPORT_VERSION,
         "to_root_schema_version": CURRENT_ROOT_VERSION,
         "warnings": [issue.to_dict() for issue in verdict.warnings],
+        "write": outcome["write"],
     }
-    report.update(write_fields(write))
-    return report

@@ -10,6 +10,8 @@ from typing import Any
 from rvault_contracts import cli as contract_cli
 from rvault_contracts.cli import Refusal
 
+from rvault_tracking_db import apply_protocol
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -24,8 +26,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("database", help="path of tracking-database.json")
     parser.add_argument("plan", help="path of the plan JSON file, or - for stdin")
-    parser.add_argument("--apply", action="store_true", help="install the result")
-    parser.add_argument("--expected-sha256", dest="expected_sha256", default=None)
+    apply_protocol.add_arguments(parser)
     parser.set_defaults(handler=handle)
 
 

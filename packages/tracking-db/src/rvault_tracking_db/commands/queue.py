@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rvault_tracking_db import apply_protocol
 from rvault_tracking_db.commands.lazy import lazy_handler
 
 _RUN = "rvault_tracking_db.commands.queue_run"
@@ -35,10 +36,7 @@ def register(subparsers: Any) -> None:
             "dry-run's input_sha256. Needs database schema 1."
         ),
     )
-    normalize.add_argument("--apply", action="store_true", help="install the changes")
-    normalize.add_argument(
-        "--expected-sha256", help="input SHA-256 from the dry-run (with --apply)"
-    )
+    apply_protocol.add_arguments(normalize)
     normalize.set_defaults(handler=lazy_handler(_RUN, "run_normalize"))
 
     claim = actions.add_parser("claim", help="claim a batch under schema v5 with one baseline")
@@ -57,10 +55,12 @@ def register(subparsers: Any) -> None:
         "--catalog-fingerprint",
         help="pattern catalog SHA-256 of the baseline (default: the one the current talks name)",
     )
+    apply_protocol.add_arguments(claim)
     claim.set_defaults(handler=lazy_handler(_RUN, "run_claim"))
 
     recover = actions.add_parser("recover", help="close a stranded batch and restore statuses")
     recover.add_argument("--run-id", help="run identifier of the batch (required)")
     recover.add_argument("--batch-id", help="batch identifier (required)")
     recover.add_argument("--now", help="timezone-aware release time (default: current UTC time)")
+    apply_protocol.add_arguments(recover)
     recover.set_defaults(handler=lazy_handler(_RUN, "run_recover"))

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rvault_contracts.canonical import sha256_bytes
 from rvault_contracts.cli import Refusal, emit, finish
 from rvault_contracts.writer import WriteReport
 
+from rvault_tracking_db.apply_protocol import ApplyRequest, Session, session
 from rvault_tracking_db.capabilities import SourceRoots
 from rvault_tracking_db.queue import store
 from rvault_tracking_db.queue.claim import ClaimRequest, plan_claim
@@ -56,6 +56,13 @@ def _now(value: str | None, flag: str = "--now") -> str:
             flag,
         ) from None
     assert canonical is not None
+    if parse_aware(canonical) > parse_aware(utc_now()):  # type: ignore[operator]
+        raise Refusal(
+            "now_in_future",
+            f"{flag} {value} is later than the current time {utc_now()}",
+            flag,
+            hint="pass the current time, e.g. --now $(date -u +%Y-%m-%dT%H:%M:%S+00:00)",
+        )
     return canonical
 
 
@@ -70,45 +77,53 @@ def run_inspect(args: argparse.Namespace) -> int:
 
 
 def run_normalize(args: argparse.Namespace) -> int:
-    if args.apply and not args.expected_sha256:
-        raise Refusal(
-            "expected_sha256_required", "--apply needs --expected-sha256", "--expected-sha256"
-        )
-    if args.expected_sha256 and not args.apply:
-        raise Refusal(
-            "apply_required", "--expected-sha256 is only meaningful with --apply", "--apply"
-        )
-    with store.locked_read(args.database) as (result, lock):
+    with session(args.database, ApplyRequest.from_args(args)) as current:
+        result = current.result
         assert result.database is not None
-        store.require_current_root(result, "normalize")
-        if args.apply and args.expected_sha256 != result.sha256:
-            raise Refusal(
-                "expected_sha256_mismatch",
-                f"the database is {result.sha256}, not the reviewed {args.expected_sha256}",
-                "--expected-sha256",
-            )
-        roots = SourceRoots.from_config(store.vault_root(result), result.database.get("config"))
+        current.require_current_root("queue normalize")
+        roots = SourceRoots.from_config(current.vault_root, result.database.get("config"))
         outcome = plan_normalize(result.database, roots)
-        write: WriteReport | None = None
-        planned: bytes | None = None
-        if args.apply and outcome.database is not None:
-            write = store.commit(result, outcome.database, lock, changed=outcome.changed)
-        elif outcome.database is not None:
+        planned = None
+        if outcome.database is not None:
             planned = store.candidate_bytes(result, outcome.database, changed=outcome.changed)
+        write = current.install(planned) if planned is not None else None
     report = _base("normalize", result)
-    report["mode"] = "apply" if args.apply else "dry-run"
-    report["apply_requested"] = bool(args.apply)
-    report.update(store.write_fields(write, result))
-    if not args.apply:
-        report["durability_state"] = "dry_run"
-        if planned is not None:
-            report["output_sha256"] = sha256_bytes(planned)
+    report.update(_outcome(current, planned, write))
     report["change_count"] = len(outcome.changes)
     report["changes"] = outcome.changes
     report["review"] = outcome.review
     report["skipped"] = outcome.skipped
     emit(report)
     return finish(0)
+
+
+def _outcome(current: Session, planned: bytes | None, write: WriteReport | None) -> dict[str, Any]:
+    fields = current.outcome(planned, write, dry_run_state="dry_run")
+    del fields["write"]
+    return fields
+
+
+def _nothing_claimable(skipped: list[dict[str, str]]) -> Refusal:
+    reasons: dict[str, int] = {}
+    for entry in skipped:
+        reasons[entry["reason"]] = reasons.get(entry["reason"], 0) + 1
+    why = ", ".join(f"{count} {reason}" for reason, count in sorted(reasons.items()))
+    message = "no talk can be claimed: " + (
+        f"the candidates were skipped ({why})"
+        if why
+        else "no talk is pending or needs-reprocessing without a live claim"
+    )
+    return Refusal(
+        "nothing_to_claim",
+        message,
+        '$["talks"]',
+        skipped=skipped,
+        hint=(
+            "run `rvault-db status DB` to see each talk's next action; a talk needs a "
+            "registered source (`rvault-db sources`, `register-transcript`) and "
+            "`rvault-db queue DB normalize` before it can be claimed"
+        ),
+    )
 
 
 def run_claim(args: argparse.Namespace) -> int:
@@ -129,21 +144,27 @@ def run_claim(args: argparse.Namespace) -> int:
         talks=tuple(args.talk) if args.talk else None,
         catalog_fingerprint=args.catalog_fingerprint,
     )
-    with store.locked_read(args.database) as (result, lock):
+    # bind_late: an exact replay writes nothing, so a retry after a lost response
+    # (still quoting the pre-claim digest) gets the stored claims back.
+    with session(args.database, ApplyRequest.from_args(args), bind_late=True) as current:
+        result = current.result
         assert result.database is not None
-        store.require_current_root(result, "claim")
-        roots = SourceRoots.from_config(store.vault_root(result), result.database.get("config"))
+        current.require_current_root("queue claim")
+        roots = SourceRoots.from_config(current.vault_root, result.database.get("config"))
         outcome = plan_claim(result.database, request, roots)
-        write = None
+        if not outcome.members:
+            raise _nothing_claimable(outcome.skipped)
+        planned = None
         if outcome.database is not None:
-            write = store.commit(result, outcome.database, lock, changed=outcome.changed)
+            planned = store.candidate_bytes(result, outcome.database, changed=outcome.changed)
+        write = current.install(planned) if planned is not None else None
     report = _base("claim", result)
-    report.update(store.write_fields(write, result))
+    report.update(_outcome(current, planned, write))
     report.update(
         {
             "run_id": run_id,
             "batch_id": batch_id,
-            "claimed_at": outcome.members[0][1]["claimed_at"] if outcome.members else claimed_at,
+            "claimed_at": outcome.members[0][1]["claimed_at"],
             "replayed": outcome.replayed,
             "member_count": len(outcome.members),
             "members": [{"filename": name, "claim": claim} for name, claim in outcome.members],
@@ -160,14 +181,16 @@ def run_recover(args: argparse.Namespace) -> int:
     run_id = _required(args.run_id, "--run-id")
     batch_id = _required(args.batch_id, "--batch-id")
     released_at = _now(args.now) if args.now is not None else utc_now()
-    with store.locked_read(args.database) as (result, lock):
+    with session(args.database, ApplyRequest.from_args(args)) as current:
+        result = current.result
         assert result.database is not None
         outcome = plan_recover(
             result.database, run_id=run_id, batch_id=batch_id, released_at=released_at
         )
-        write = store.commit(result, outcome.database, lock, changed=outcome.changed)
+        planned = store.candidate_bytes(result, outcome.database, changed=outcome.changed)
+        write = current.install(planned)
     report = _base("recover", result)
-    report.update(store.write_fields(write, result))
+    report.update(_outcome(current, planned, write))
     report.update(
         {
             "run_id": run_id,

@@ -1,7 +1,7 @@
-"""``rvault-db scan-shownotes DB [--apply]``: the shownotes scan/import report v3.
+"""``rvault-db scan-shownotes DB [--apply --expected-sha256 HEX]``: report v3.
 
-Dry-run is the default and never writes. ``--apply`` installs the add and
-update candidates in one hash-bound transaction under the writer lock;
+Dry-run is the default and never writes or locks. ``--apply`` installs the
+add and update candidates in one transaction bound to the dry run's digest;
 review-required entries never mutate. Disabled, remote and ``none`` sources
 return a structured no-op without reading any Markdown.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rvault_tracking_db import apply_protocol
 from rvault_tracking_db.commands.lazy import lazy_handler
 
 
@@ -20,7 +21,7 @@ def register(subparsers: Any) -> None:
         description="Scan local Jekyll/Hugo/Eleventy/Astro shownotes; dry-run unless --apply.",
     )
     parser.add_argument("database", help="path of tracking-database.json")
-    parser.add_argument("--apply", action="store_true", help="install add/update candidates")
+    apply_protocol.add_arguments(parser)
     parser.set_defaults(
         handler=lazy_handler("rvault_tracking_db.commands.scan_shownotes_run", "run_scan")
     )

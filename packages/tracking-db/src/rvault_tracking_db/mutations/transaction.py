@@ -9,30 +9,21 @@ writer reports ``unchanged`` and the inode is untouched).
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from rvault_contracts.canonical import sha256_bytes
 from rvault_contracts.cli import Refusal
 from rvault_contracts.strict_json import json_equal
-from rvault_contracts.writer import WriterError, writer_lock
 
+from rvault_tracking_db.apply_protocol import ApplyRequest, Session, session
 from rvault_tracking_db.assessment import Issue, assess_database
 from rvault_tracking_db.assessment.model import child
 from rvault_tracking_db.assessment.storage_path import database_parent
-from rvault_tracking_db.binding import (
-    check_expected_argument,
-    check_expected_matches,
-    install_bound,
-    write_fields,
-)
 from rvault_tracking_db.mutations.encoding import candidate_bytes
 from rvault_tracking_db.mutations.engine import apply_plan
 from rvault_tracking_db.mutations.plan import SET_CONFIG, Plan
-from rvault_tracking_db.reader import MAX_REPORTED_ISSUES, read_database
+from rvault_tracking_db.reader import MAX_REPORTED_ISSUES
 
 MUTATION_REPORT_VERSION = 1
 
@@ -72,29 +63,15 @@ def _unchanged(candidate: dict[str, Any], database: dict[str, Any] | None) -> bo
 def run_mutation(
     database_path: str | os.PathLike[str], plan: Plan, *, apply: bool, expected: str | None
 ) -> dict[str, Any]:
-    target = Path(database_path)
-    check_expected_argument(apply=apply, expected=expected, creating=plan.is_initialize)
-    lock_context: Any = writer_lock(target) if apply else contextlib.nullcontext()
-    try:
-        with lock_context as lock:
-            return _run_locked(target, plan, apply=apply, expected=expected, lock=lock)
-    except WriterError as exc:
-        raise Refusal(exc.code, exc.message, "$", file=exc.path) from None
+    """Dry-run or apply ``plan`` under the one apply protocol."""
+    request = ApplyRequest(apply, expected, creating=plan.is_initialize)
+    with session(database_path, request, tolerate=_tolerated(plan)) as current:
+        return _run(current, plan)
 
 
-def _run_locked(
-    target: Path, plan: Plan, *, apply: bool, expected: str | None, lock: Any
-) -> dict[str, Any]:
-    result = read_database(target, allow_missing=plan.is_initialize, tolerate=_tolerated(plan))
-    if result.assessment is not None and result.assessment.root_version != 1:
-        raise Refusal(
-            "migration_required",
-            "typed mutations apply only to a current (schema 1) database; run rvault-db migrate",
-            '$["schema_version"]',
-        )
-    if apply:
-        assert expected is not None
-        check_expected_matches(expected, result.sha256)
+def _run(current: Session, plan: Plan) -> dict[str, Any]:
+    result = current.result
+    current.require_current_root("mutate")
     candidate, changes = apply_plan(result.database, plan)
     prior = None
     if result.database is not None and result.assessment is not None:
@@ -116,19 +93,19 @@ def _run_locked(
         new_bytes = original
     else:
         new_bytes = candidate_bytes(original, result.database, candidate)
-    write = None
-    if apply:
-        write = install_bound(target, new_bytes, result.snapshot, lock)
-    report: dict[str, Any] = {
+    write = current.install(new_bytes)
+    outcome = current.outcome(new_bytes, write, dry_run_state=None)
+    return {
         "changed": new_bytes != original,
         "changes": changes,
         "database_path": result.database_path,
+        "database_written": outcome["database_written"],
+        "durability_state": outcome["durability_state"] if write is not None else None,
         "input_sha256": result.sha256,
-        "mode": "apply" if apply else "dry-run",
+        "mode": current.request.mode,
         "ok": True,
-        "output_sha256": sha256_bytes(new_bytes),
+        "output_sha256": outcome["output_sha256"],
         "schema_version": MUTATION_REPORT_VERSION,
         "warnings": [issue.to_dict() for issue in verdict.warnings],
+        "write": outcome["write"],
     }
-    report.update(write_fields(write))
-    return report

@@ -1,23 +1,18 @@
-"""Read-modify-write of the database for the queue and scan commands.
+"""The candidate bytes of a queue, scan or source-lane write.
 
-Every write holds the persistent sibling lock across the owner read, the
-computation and the hash-bound install, so the bytes a decision was made on
-are exactly the bytes being replaced. The candidate is assessed by the owner
-assessment before it is installed: a queue operation can never write a
-database the owner read would refuse.
+The candidate is assessed by the owner assessment before its bytes exist: a
+queue operation can never write (or show as its dry-run output) a database
+the owner read would refuse. Reading, locking and installing are the one
+apply protocol's job (``rvault_tracking_db.apply_protocol``).
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rvault_contracts.canonical import artifact_bytes
 from rvault_contracts.cli import Refusal
-from rvault_contracts.writer import WriteReport, WriterLock, install, writer_lock
 
 from rvault_tracking_db.assessment import assess_database
 from rvault_tracking_db.assessment.model import Issues
@@ -25,30 +20,11 @@ from rvault_tracking_db.assessment.storage_path import database_parent
 from rvault_tracking_db.assessment.talks import assess_talk
 from rvault_tracking_db.queue.claims import claim_issues
 from rvault_tracking_db.queue.splice import splice
-from rvault_tracking_db.reader import ReadResult, read_database
-
-
-def vault_root(result: ReadResult) -> Path:
-    return Path(result.database_path).parent
+from rvault_tracking_db.reader import ReadResult
 
 
 def root_version(result: ReadResult) -> int | None:
     return result.assessment.root_version if result.assessment is not None else None
-
-
-def require_current_root(result: ReadResult, command: str) -> None:
-    if root_version(result) != 1:
-        raise Refusal(
-            "database_requires_migration",
-            f"queue {command} needs database schema 1; run `rvault-db migrate` first",
-            '$["schema_version"]',
-        )
-
-
-@contextmanager
-def locked_read(path: str | os.PathLike[str]) -> Iterator[tuple[ReadResult, WriterLock]]:
-    with writer_lock(path) as lock:
-        yield read_database(path), lock
 
 
 def _assess_changed(
@@ -105,34 +81,3 @@ def candidate_bytes(
     if new_bytes is None:
         new_bytes = artifact_bytes(candidate)
     return new_bytes
-
-
-def commit(
-    result: ReadResult,
-    database: Mapping[str, Any],
-    lock: WriterLock,
-    *,
-    changed: Sequence[int] | None = None,
-) -> WriteReport:
-    """Assess the candidate, then install it bound to the snapshot that was read."""
-    new_bytes = candidate_bytes(result, database, changed=changed)
-    return install(result.path, new_bytes, expected=result.snapshot, lock=lock)
-
-
-def write_fields(report: WriteReport | None, result: ReadResult) -> dict[str, Any]:
-    """The report fields every writing queue command shares."""
-    if report is None:
-        return {
-            "database_written": False,
-            "durability_state": "unchanged",
-            "input_sha256": result.sha256,
-            "output_sha256": result.sha256,
-            "warnings": [],
-        }
-    return {
-        "database_written": report.database_written,
-        "durability_state": report.durability_state,
-        "input_sha256": report.input_sha256,
-        "output_sha256": report.output_sha256,
-        "warnings": list(report.warnings),
-    }
