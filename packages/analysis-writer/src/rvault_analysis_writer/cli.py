@@ -10,6 +10,7 @@ import argparse
 
 from rvault_contracts import cli as contract_cli
 
+from rvault_analysis_writer import write_command
 from rvault_analysis_writer.__about__ import __version__
 
 PROG = "rvault-analysis"
@@ -22,7 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 success, 2 refused input or failed precondition, 1 internal error.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    parser.add_subparsers(title="commands", metavar="COMMAND")
+    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
+    write_command.register(subparsers)
     return parser
 
 

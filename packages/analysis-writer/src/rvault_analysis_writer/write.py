@@ -1,0 +1,153 @@
+"""``write``: authorize a persisted batch, render it, replace it as one transaction.
+
+Three steps, each its own module: :mod:`authorize` (receipts and scoring
+generations), :mod:`talk_view` + :mod:`markdown` (rendering), and
+:mod:`replacement` (preflight and the batch commit). Every refusal happens
+before the first byte is written; the report is the ``analysis-write-report``
+v1 contract.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rvault_contracts.canonical import sha256_bytes
+from rvault_contracts.cli import Refusal
+from rvault_contracts.strict_json import StrictJSONError, loads_strict_any
+from rvault_contracts.writer import FaultHook
+
+from rvault_analysis_writer import markdown, replacement
+from rvault_analysis_writer.authorize import AuthorizedTalk, authorize
+from rvault_analysis_writer.talk_view import TalkView, build_view
+
+REPORT_VERSION = 1
+MAX_RETURNS_BYTES = 256 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class WriteRequest:
+    returns_path: Path
+    output_directory: Path
+    database_path: Path
+    catalog_dir: Path | None = None
+    fault: FaultHook | None = None
+
+
+def read_returns(path: Path) -> Any:
+    """The batch file, decoded strictly (duplicate keys, NaN, bad UTF-8 refused)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_RETURNS_BYTES + 1)
+    except OSError as exc:
+        raise Refusal(
+            "returns_unreadable",
+            f"cannot read {path}: {exc.strerror or exc}",
+            str(path),
+            hint="pass the RETURNS.json that `rvault-returns persist` accepted",
+        ) from None
+    if len(data) > MAX_RETURNS_BYTES:
+        raise Refusal(
+            "returns_too_large",
+            f"{path} is larger than {MAX_RETURNS_BYTES} bytes",
+            str(path),
+            hint="render one batch at a time",
+        )
+    try:
+        return loads_strict_any(data)
+    except StrictJSONError as exc:
+        raise Refusal(
+            f"returns_{exc.code}",
+            f"{path}: {exc.message}",
+            exc.path,
+            hint="the returns file must be the exact strict JSON that was persisted",
+        ) from None
+
+
+def view_of(member: AuthorizedTalk) -> TalkView:
+    feedback = member.ret.get("catalog_feedback")
+    return build_view(
+        member.talk,
+        claim=member.claim,
+        return_version=member.return_version,
+        catalog_feedback=feedback if isinstance(feedback, dict) else None,
+    )
+
+
+def render_batch(
+    members: tuple[AuthorizedTalk, ...], progress: Callable[[str], None] | None = None
+) -> dict[str, bytes]:
+    bodies: dict[str, bytes] = {}
+    for index, member in enumerate(m for m in members if m.rendered):
+        bodies[member.filename] = markdown.render(view_of(member))
+        if progress is not None and (index + 1) % 25 == 0:
+            progress(f"rendered {index + 1} analyses")
+    return bodies
+
+
+def write_analyses(
+    request: WriteRequest, progress: Callable[[str], None] | None = None
+) -> dict[str, Any]:
+    """Render and install a completed batch; return the report (or raise a Refusal)."""
+    document = read_returns(request.returns_path)
+    auth = authorize(document, database_path=request.database_path, catalog_dir=request.catalog_dir)
+    bodies = render_batch(auth.talks, progress)
+    names = sorted(bodies)
+    plan = replacement.preflight(request.output_directory, names)
+    if progress is not None:
+        progress(f"replacing {len(names)} analyses in {request.output_directory}")
+    report = replacement.commit(plan, bodies, request.fault) if names else None
+    written = []
+    for member in auth.talks:
+        if not member.rendered:
+            continue
+        name = member.filename
+        prior = plan.expected[name]
+        file_report = report.files[name] if report is not None else None
+        written.append(
+            {
+                "bytes": len(bodies[name]),
+                "durability_state": file_report.durability_state if file_report else "unchanged",
+                "filename": name,
+                "path": str(request.output_directory / name),
+                "pattern_scoring_generation_status": member.talk.get(
+                    "pattern_scoring_generation_status"
+                ),
+                "previous_kind": prior.kind,
+                "previous_sha256": sha256_bytes(prior.data) if prior.data is not None else None,
+                "result_payload_sha256": member.receipt,
+                "sha256": sha256_bytes(bodies[name]),
+                "warnings": list(file_report.warnings) if file_report else [],
+            }
+        )
+    skipped = [
+        {
+            "filename": m.filename,
+            "reason": "skipped_result_not_rendered",
+            "result_payload_sha256": m.receipt,
+            "result_status": m.ret["status"],
+        }
+        for m in auth.talks
+        if not m.rendered
+    ]
+    return {
+        "batch": {
+            "batch_id": auth.batch_id,
+            "member_count": len(auth.talks),
+            "run_id": auth.run_id,
+        },
+        "bytes_written": sum(w["bytes"] for w in written if w["durability_state"] != "unchanged"),
+        "catalog": {"fingerprint": auth.catalog_fingerprint, "source": auth.catalog_source},
+        "database": {"path": str(request.database_path), "sha256": auth.database_sha256},
+        "durability_state": report.durability_state if report is not None else "unchanged",
+        "files_written": bool(report is not None and report.database_written),
+        "ok": True,
+        "output_directory": str(request.output_directory),
+        "rendering_contract": markdown.RENDERING_CONTRACT,
+        "schema_version": REPORT_VERSION,
+        "skipped": skipped,
+        "warnings": list(report.warnings) if report is not None else [],
+        "written": written,
+    }

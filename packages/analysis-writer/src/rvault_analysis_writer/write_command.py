@@ -1,0 +1,44 @@
+"""``rvault-analysis write RETURNS.json OUTDIR --db DB [--catalog DIR]``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rvault_contracts import cli as contract_cli
+
+from rvault_analysis_writer.write import WriteRequest, write_analyses
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "write",
+        help="render the Markdown analyses of a completed, receipt-bound batch",
+        description=(
+            "Authorize RETURNS.json against the completed claims in DB (every receipt "
+            "recomputed, scoring generations checked against the current catalog), render "
+            "one Markdown analysis per processed talk from the persisted talk, and replace "
+            "them in OUTDIR as one transaction. Skipped talks are not rendered. stdout is "
+            "the analysis-write-report v1."
+        ),
+    )
+    parser.add_argument("returns", type=Path, metavar="RETURNS.json")
+    parser.add_argument("outdir", type=Path, metavar="OUTDIR")
+    parser.add_argument(
+        "--db", type=Path, required=True, metavar="DB", help="tracking-database.json"
+    )
+    parser.add_argument(
+        "--catalog",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="pattern catalog directory (default: the shipped catalog)",
+    )
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    request = WriteRequest(args.returns, args.outdir, args.db, args.catalog)
+    report = write_analyses(request, contract_cli.progress)
+    contract_cli.emit(report)
+    return contract_cli.finish(contract_cli.EXIT_OK)
