@@ -34,8 +34,14 @@ def test_stdout_is_one_schema_valid_deterministic_document(
 def test_without_no_ocr_receipts_say_engine_unavailable(
     rich_deck: Path, cli: Any, schema_valid: Any
 ) -> None:
-    result = cli("rvault-pptx", "extract", rich_deck)
+    result = cli(
+        "rvault-pptx",
+        "extract",
+        rich_deck,
+        env={"RVAULT_PPTX_TESSERACT": "rvault-no-such-tesseract"},
+    )
     assert result.returncode == 0, result.stderr
+    assert "tesseract is not installed" in result.stderr
     document = result.json
     schema_valid(document)
     slide = document["per_slide_visual"][1]

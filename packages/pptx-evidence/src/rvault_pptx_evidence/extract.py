@@ -23,7 +23,7 @@ from rvault_pptx_evidence.audit import native_deck_audit
 from rvault_pptx_evidence.background import AssetIndex, resolve_background
 from rvault_pptx_evidence.geometry import PlaceholderGeometry, placeholder_of
 from rvault_pptx_evidence.limits import DEFAULT_LIMITS, Limits
-from rvault_pptx_evidence.ocr_channels import OCR_DISABLED, OcrAsset, ocr_channel
+from rvault_pptx_evidence.ocr_channels import OcrAsset, OcrRunner
 from rvault_pptx_evidence.ooxml import child, qn
 from rvault_pptx_evidence.package_loader import presentation_from_members
 from rvault_pptx_evidence.render_policy import adds_large_picture, render_required_reasons
@@ -139,13 +139,23 @@ def low_confidence_reasons(
     return reasons
 
 
+def _extraction_method(ocr_channels: list[dict[str, Any]]) -> str:
+    """``shapes+ocr`` when the engine ran, ``shapes+ocr_unavailable`` when a
+    readable asset met a missing engine, else ``shapes``."""
+    if any(c["attempted"] for c in ocr_channels):
+        return "shapes+ocr"
+    if any(c["reason"] == "ocr_engine_unavailable" for c in ocr_channels):
+        return "shapes+ocr_unavailable"
+    return "shapes"
+
+
 class DeckExtractor:
     """One extraction run over an opened package."""
 
     def __init__(self, prs: Any, archive: OpenedArchive, ocr_mode: str) -> None:
         self.prs = prs
         self.archive = archive
-        self.ocr_mode = ocr_mode
+        self.ocr = OcrRunner(ocr_mode)
         self.assets = AssetIndex(archive.recovered_by_part())
         self.themes: dict[int, Theme] = {}
         self.geometry = PlaceholderGeometry()
@@ -178,12 +188,9 @@ class DeckExtractor:
         low_reasons = low_confidence_reasons(walk, background, image_area_ratio, bool(native_text))
         confidence = "low" if low_reasons else "high"
         channels = list(walk.channels)
-        method = "shapes"
-        if confidence == "low":
-            ocr, attempted_engine = self._ocr_channels(walk, background)
-            channels.extend(ocr)
-            if attempted_engine:
-                method = "shapes+ocr_unavailable"
+        ocr = self._ocr_channels(walk, background) if confidence == "low" else []
+        channels.extend(ocr)
+        method = _extraction_method(ocr)
 
         reasons = render_required_reasons(
             (item["content_type"] for item in walk.unsupported),
@@ -203,7 +210,7 @@ class DeckExtractor:
             "image_area_ratio": image_area_ratio,
             "text_extraction_confidence": confidence,
             "text_content_preview": native_text[:TEXT_CONTENT_PREVIEW_CHARS],
-            "ocr_text": "",
+            "ocr_text": "\n".join(c["text"] for c in ocr if c["text"]),
             "text_extraction_method": method,
             "text_channels": channels,
             "unsupported_content": walk.unsupported,
@@ -224,23 +231,24 @@ class DeckExtractor:
             )
         return record
 
-    def _ocr_channels(
-        self, walk: Any, background: dict[str, Any]
-    ) -> tuple[list[dict[str, Any]], bool]:
-        """OCR channels of a low slide, and whether a readable asset met a missing engine."""
+    def _ocr_channels(self, walk: Any, background: dict[str, Any]) -> list[dict[str, Any]]:
+        """The OCR channels of a low slide: one per picture set, one per image background."""
         channels = []
-        readable_seen = False
         if walk.pictures:
             readable = [p for p in walk.pictures if p["readable"]]
             assets = [
-                OcrAsset(p["part_name"], p["asset_sha256"], p["shape_path"]) for p in readable
+                OcrAsset(
+                    p["part_name"],
+                    p["asset_sha256"],
+                    p["shape_path"],
+                    self.archive.members[p["part_name"]],
+                )
+                for p in readable
             ]
-            readable_seen = bool(assets)
             channels.append(
-                ocr_channel(
+                self.ocr.channel(
                     "picture_ocr",
                     "embedded_picture_blobs",
-                    self.ocr_mode,
                     assets,
                     [p["shape_path"] for p in readable],
                 )
@@ -251,14 +259,18 @@ class DeckExtractor:
                 background
             ):
                 part = background["background_part_name"]
-                assets.append(OcrAsset(part, background["background_asset_sha256"], None))
-            readable_seen = readable_seen or bool(assets)
-            channels.append(
-                ocr_channel(
-                    "background_image_ocr", "background_image_blob", self.ocr_mode, assets, []
+                assets.append(
+                    OcrAsset(
+                        part,
+                        background["background_asset_sha256"],
+                        None,
+                        self.archive.members[part],
+                    )
                 )
+            channels.append(
+                self.ocr.channel("background_image_ocr", "background_image_blob", assets, [])
             )
-        return channels, readable_seen and self.ocr_mode != OCR_DISABLED
+        return channels
 
     def _background_readable(self, background: dict[str, Any]) -> bool:
         name = background["background_part_name"]

@@ -1,14 +1,17 @@
-"""OCR channels and receipts for slides where OCR would apply.
+"""OCR channels and per-asset receipts for slides where OCR applies.
 
-This pipeline does not run an OCR engine yet (tesseract arrives with a later
-issue). It therefore never emits recovered text: with ``--no-ocr`` every
-readable asset gets an explicit ``attempted: false`` / ``skipped`` receipt
-with reason ``ocr_disabled``; without it the engine is not available to this
-pipeline, so the receipts say ``unavailable`` with reason
-``ocr_engine_unavailable`` and the slide's method is
-``shapes+ocr_unavailable``. A channel with no readable asset is
-``unavailable`` / ``no_readable_asset`` with no receipts. All of these are
-``attempted: false`` and none is trustworthy text.
+On a low-confidence slide every readable picture blob (and a readable image
+background) gets one receipt binding its part name, SHA-256 and shape path
+to one outcome. With ``--no-ocr`` the receipts are explicit ``skipped`` /
+``ocr_disabled``; without an installed engine they are ``unavailable`` /
+``ocr_engine_unavailable`` (method ``shapes+ocr_unavailable``); with no
+readable blob the channel is ``unavailable`` / ``no_readable_asset`` with no
+receipts. Otherwise tesseract runs (``ocr_engine``) once per distinct asset
+digest, and the channel's status and closed reason summarise its receipts:
+all failed is ``failed`` / ``ocr_failed``, some failed ``partial`` /
+``partial_ocr_results``. Only a receipt whose own ``trustworthy_text`` is true
+authorizes its words; the channel ``text`` and the slide's ``ocr_text`` are
+review aggregates.
 """
 
 from __future__ import annotations
@@ -16,9 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-OCR_ENGINE = "tesseract"
+from rvault_pptx_evidence.ocr_engine import ENGINE, Engine, OcrResult, detect, recognize
+
+OCR_ENGINE = ENGINE
 OCR_DISABLED = "disabled"
-OCR_ENGINE_UNAVAILABLE = "engine_unavailable"
+OCR_ENABLED = "enabled"
+OCR_MODES = (OCR_DISABLED, OCR_ENABLED)
 
 
 @dataclass(frozen=True)
@@ -26,9 +32,80 @@ class OcrAsset:
     part_name: str
     asset_sha256: str
     shape_path: list[str] | None
+    blob: bytes
 
 
-def _receipt(asset: OcrAsset, result_status: str) -> dict[str, Any]:
+class OcrRunner:
+    """Runs the engine at most once per asset digest within one deck."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.engine: Engine | None = detect() if mode == OCR_ENABLED else None
+        self._results: dict[str, OcrResult] = {}
+
+    def result(self, asset: OcrAsset) -> OcrResult:
+        assert self.engine is not None
+        if asset.asset_sha256 not in self._results:
+            self._results[asset.asset_sha256] = recognize(self.engine, asset.blob)
+        return self._results[asset.asset_sha256]
+
+    def channel(
+        self, channel: str, source: str, assets: list[OcrAsset], shape_paths: list[list[str]]
+    ) -> dict[str, Any]:
+        """One ``picture_ocr`` or ``background_image_ocr`` channel."""
+        version = self.engine.version if self.engine is not None else None
+        receipts: list[dict[str, Any]]
+        text, confidence = "", None
+        attempted = False
+        if not assets:
+            status, reason, receipts = "unavailable", "no_readable_asset", []
+        elif self.mode == OCR_DISABLED:
+            status, reason = "skipped", "ocr_disabled"
+            receipts = [_idle_receipt(asset, "skipped") for asset in assets]
+        elif self.engine is None:
+            status, reason = "unavailable", "ocr_engine_unavailable"
+            receipts = [_idle_receipt(asset, "unavailable") for asset in assets]
+        else:
+            attempted = True
+            results = [self.result(asset) for asset in assets]
+            receipts = [
+                _receipt(asset, result, self.engine.version)
+                for asset, result in zip(assets, results, strict=True)
+            ]
+            status, reason = _summary(results)
+            text = "\n".join(r.text for r in results if r.text)
+            scored = [r.confidence for r in results if r.confidence is not None]
+            confidence = round(sum(scored) / len(scored), 2) if scored else None
+        provenance: dict[str, Any] = {"source": source}
+        if channel == "picture_ocr":
+            provenance["shape_paths"] = shape_paths
+        return {
+            "channel": channel,
+            "text": text,
+            "confidence": "low",
+            "result_confidence": confidence,
+            "status": status,
+            "attempted": attempted,
+            "engine": OCR_ENGINE,
+            "engine_version": version,
+            "reason": reason,
+            "provenance": provenance,
+            "ocr_receipts": receipts,
+        }
+
+
+def _summary(results: list[OcrResult]) -> tuple[str, str | None]:
+    failed = sum(1 for r in results if r.status == "failed")
+    if failed == len(results):
+        return "failed", "ocr_failed"
+    if failed:
+        return "partial", "partial_ocr_results"
+    if any(r.text for r in results):
+        return "extracted", None
+    return "empty", None
+
+
+def _idle_receipt(asset: OcrAsset, result_status: str) -> dict[str, Any]:
     return {
         "attempted": False,
         "engine": OCR_ENGINE,
@@ -44,31 +121,17 @@ def _receipt(asset: OcrAsset, result_status: str) -> dict[str, Any]:
     }
 
 
-def ocr_channel(
-    channel: str, source: str, mode: str, assets: list[OcrAsset], shape_paths: list[list[str]]
-) -> dict[str, Any]:
-    """One ``picture_ocr`` or ``background_image_ocr`` channel, never attempted."""
-    if not assets:
-        status, reason, receipts = "unavailable", "no_readable_asset", []
-    elif mode == OCR_DISABLED:
-        status, reason = "skipped", "ocr_disabled"
-        receipts = [_receipt(asset, "skipped") for asset in assets]
-    else:
-        status, reason = "unavailable", "ocr_engine_unavailable"
-        receipts = [_receipt(asset, "unavailable") for asset in assets]
-    provenance: dict[str, Any] = {"source": source}
-    if channel == "picture_ocr":
-        provenance["shape_paths"] = shape_paths
+def _receipt(asset: OcrAsset, result: OcrResult, version: str) -> dict[str, Any]:
     return {
-        "channel": channel,
-        "text": "",
-        "confidence": "low",
-        "result_confidence": None,
-        "status": status,
-        "attempted": False,
+        "attempted": True,
         "engine": OCR_ENGINE,
-        "engine_version": None,
-        "reason": reason,
-        "provenance": provenance,
-        "ocr_receipts": receipts,
+        "engine_version": version,
+        "result_status": result.status,
+        "result_confidence": result.confidence,
+        "error": result.error,
+        "part_name": asset.part_name,
+        "asset_sha256": asset.asset_sha256,
+        "shape_path": asset.shape_path,
+        "recovered_text": result.text,
+        "trustworthy_text": result.trustworthy,
     }

@@ -484,3 +484,56 @@ def zip_members(members: list[tuple[str, bytes]]) -> bytes:
 def members_of(package: bytes) -> list[tuple[str, bytes]]:
     with zipfile.ZipFile(io.BytesIO(package)) as src:
         return [(info.filename, src.read(info)) for info in src.infolist()]
+
+
+def text_image(lines: Sequence[str], size: tuple[int, int] = (1200, 300)) -> bytes:
+    """A PNG with real rendered text (Pillow's bundled font), black on white."""
+    from PIL import ImageDraw, ImageFont
+
+    image = Image.new("RGB", size, "white")
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=48)
+    for index, line in enumerate(lines):
+        draw.text((40, 40 + 90 * index), line, fill="black", font=font)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+OCR_PHRASES = (
+    ("Quarterly revenue doubled", "Ship small changes often"),
+    ("Measure before you optimise",),
+    ("Background words matter",),
+)
+
+
+def ocr_deck() -> bytes:
+    """Baked-in text where only OCR can read it.
+
+    1: two text pictures (one repeated on slide 2, so OCR runs once per digest)
+    plus a blank picture (genuine empty). 2: the repeated picture and a PNG whose
+    header is valid but whose pixel data is cut off (an OCR failure: partial).
+    3: an image background carrying text and no picture.
+    """
+    prs = Presentation()
+    blank = prs.slide_layouts[6]
+    first, second, third = (text_image(lines) for lines in OCR_PHRASES)
+    s1 = prs.slides.add_slide(blank)
+    s1.shapes.add_picture(io.BytesIO(first), Inches(0.5), Inches(0.5), Inches(8), Inches(2))
+    s1.shapes.add_picture(io.BytesIO(second), Inches(0.5), Inches(3), Inches(8), Inches(2))
+    s1.shapes.add_picture(
+        io.BytesIO(png_bytes((255, 255, 255), (64, 64))),
+        Inches(8.7),
+        Inches(6),
+        Inches(1),
+        Inches(1),
+    )
+    s2 = prs.slides.add_slide(blank)
+    s2.shapes.add_picture(io.BytesIO(first), Inches(0.5), Inches(0.5), Inches(8), Inches(2))
+    broken = text_image(("broken",))
+    s2.shapes.add_picture(
+        io.BytesIO(broken[: len(broken) // 3]), Inches(0.5), Inches(3), Inches(4), Inches(1)
+    )
+    s3 = prs.slides.add_slide(blank)
+    set_background_image(s3, third)
+    return _save(prs)

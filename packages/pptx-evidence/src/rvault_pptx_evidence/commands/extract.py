@@ -16,7 +16,7 @@ from typing import Any
 from rvault_contracts import cli as contract_cli
 from rvault_contracts.canonical import artifact_bytes
 
-from rvault_pptx_evidence.ocr_channels import OCR_DISABLED, OCR_ENGINE_UNAVAILABLE
+from rvault_pptx_evidence.ocr_channels import OCR_DISABLED, OCR_ENABLED
 from rvault_pptx_evidence.source import check_path
 from rvault_pptx_evidence.worker import run_isolated
 
@@ -88,6 +88,28 @@ def _is_directory(path: Path) -> bool:
         return False
 
 
+def _report_ocr(document: dict[str, Any]) -> None:
+    """One stderr line: how many assets were OCRed, or why none was."""
+    channels = [
+        c
+        for slide in document["per_slide_visual"]
+        for c in slide["text_channels"]
+        if c["channel"] in ("picture_ocr", "background_image_ocr")
+    ]
+    receipts = [r for c in channels for r in c["ocr_receipts"]]
+    if any(c["reason"] == "ocr_engine_unavailable" for c in channels):
+        contract_cli.progress(
+            "rvault-pptx: tesseract is not installed (apt-get install tesseract-ocr);"
+            " OCR receipts say ocr_engine_unavailable"
+        )
+    elif any(r["attempted"] for r in receipts):
+        trusted = sum(1 for r in receipts if r["trustworthy_text"])
+        contract_cli.progress(
+            f"rvault-pptx: OCR receipts {len(receipts)}, trustworthy {trusted},"
+            f" failed {sum(1 for r in receipts if r['result_status'] == 'failed')}"
+        )
+
+
 def handle(args: argparse.Namespace) -> int:
     deck = Path(args.deck)
     _precheck(deck)
@@ -103,18 +125,14 @@ def handle(args: argparse.Namespace) -> int:
             "--out must name a file in an existing directory",
             str(out.parent),
         )
-    ocr_mode = OCR_DISABLED if args.no_ocr else OCR_ENGINE_UNAVAILABLE
+    ocr_mode = OCR_DISABLED if args.no_ocr else OCR_ENABLED
     run = run_isolated(deck, display_path(deck, args.source_root), ocr_mode=ocr_mode)
     contract_cli.progress(
         f"rvault-pptx: {run.document['slide_count']} slides;"
         f" worker peak_rss_kib={run.worker_peak_rss_kib} "
         f"supervisor peak_rss_kib={run.supervisor_peak_rss_kib}"
     )
-    if not args.no_ocr:
-        contract_cli.progress(
-            "rvault-pptx: no OCR engine is wired into this pipeline;"
-            " OCR receipts say ocr_engine_unavailable"
-        )
+    _report_ocr(run.document)
     if out is None:
         contract_cli.emit(run.document)
         return contract_cli.EXIT_OK
