@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from rvault_tracking_db import persist_write as persist_write  # owner write: rvault-returns persist
 from rvault_tracking_db.capabilities import (
     LOCAL_CAPABILITIES,
     REMOTE_CAPABILITIES,
