@@ -103,7 +103,8 @@ def _check_ranges(ctx: ReturnContext, path: str, source: str, ranges: Any) -> bo
     return ok
 
 
-def _complete(source: str, ranges: list[list[Any]], bound: float | int | None) -> bool:
+def range_complete(source: str, ranges: list[list[Any]], bound: float | int | None) -> bool:
+    """Ranges start at 1 (or 0 s), reach the verified final bound and leave no gap."""
     if bound is None:
         return False
     if source == "delivery_video":
@@ -200,7 +201,7 @@ def check_inspection(ctx: ReturnContext, po: dict[str, Any], path: str) -> Inspe
                         "range_exceeds_artifact",
                         f"the ranges reach {ranges[-1][1]} but the artifact ends at {bound}",
                     )
-                elif _complete(source, ranges, bound):
+                elif range_complete(source, ranges, bound):
                     result.complete.add(source)
     for group in result.groups:
         missing = sorted(group - result.inspected)

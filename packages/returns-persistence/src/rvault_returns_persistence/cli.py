@@ -10,7 +10,7 @@ import argparse
 
 from rvault_contracts import cli as contract_cli
 
-from rvault_returns_persistence import cmd_catalog, cmd_scaffold, cmd_validate
+from rvault_returns_persistence import cmd_catalog, cmd_persist, cmd_scaffold, cmd_validate
 from rvault_returns_persistence.__about__ import __version__
 
 PROG = "rvault-returns"
@@ -21,7 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description=(
             "The deterministic gate for AI worker returns: "
-            "pattern catalog, return scaffolds, validation (read-only: nothing is written)."
+            "pattern catalog, return scaffolds, validation (read-only) and persist (the one "
+            "command that writes: a whole batch into the tracking database)."
         ),
         epilog="Exit status: 0 success, 2 refused input or failed precondition, 1 internal error.",
     )
@@ -30,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_validate.register(subparsers)
     cmd_scaffold.register(subparsers)
     cmd_catalog.register(subparsers)
+    cmd_persist.register(subparsers)
     return parser
 
 

@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=handle)
 
 
-def _read_returns(path: Path) -> object:
+def read_returns(path: Path) -> object:
     try:
         st = os.lstat(path)
         if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
@@ -65,7 +65,7 @@ def _read_returns(path: Path) -> object:
 
 
 def handle(args: argparse.Namespace) -> int:
-    document = _read_returns(args.returns)
+    document = read_returns(args.returns)
     db, vault_root = open_database(args)
     catalog, label = open_catalog(args)
     # BatchShapeError (not a batch) is a cli-failure refusal at "$".

@@ -46,8 +46,8 @@ class Database:
     def talk(self, filename: object) -> dict[str, Any] | None:
         return self.talks.get(filename) if isinstance(filename, str) else None
 
-    def pptx_slide_count(self, pptx_path: object) -> int | None:
-        """Deck slide count from the database's pptx_catalog (owner: tracking-db)."""
+    def pptx_record(self, pptx_path: object) -> dict[str, Any] | None:
+        """The pptx_catalog record of a deck path (owner: tracking-db), else ``None``."""
         if not isinstance(pptx_path, str):
             return None
         records = self.root.get("pptx_catalog")
@@ -55,10 +55,14 @@ class Database:
             return None
         for record in records:
             if isinstance(record, dict) and record.get("pptx_path") == pptx_path:
-                count = record.get("slide_count")
-                if is_integer(count) and count > 0:
-                    return count
+                return record
         return None
+
+    def pptx_slide_count(self, pptx_path: object) -> int | None:
+        """Deck slide count from the database's pptx_catalog (owner: tracking-db)."""
+        record = self.pptx_record(pptx_path)
+        count = record.get("slide_count") if record is not None else None
+        return count if is_integer(count) and count > 0 else None
 
 
 def database_error(refusal: Refusal, path: Path) -> DatabaseError:
@@ -91,6 +95,11 @@ def load_database(path: Path) -> Database:
         result = tracking.read_database(path)
     except tracking.DatabaseRefusal as refusal:
         raise database_error(refusal, path) from None
+    return from_read(result, path)
+
+
+def from_read(result: tracking.ReadResult, path: Path) -> Database:
+    """The :class:`Database` view of an owner read (persist reads under the writer lock)."""
     root = result.database
     assert root is not None  # only a read with allow_missing=True returns no value
     talks_raw = root.get("talks")

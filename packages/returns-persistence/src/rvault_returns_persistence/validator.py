@@ -94,7 +94,7 @@ class Result:
         }
 
 
-def _version(ret: dict[str, Any], issues: Collector, path: str) -> int | None:
+def return_version(ret: dict[str, Any], issues: Collector, path: str) -> int | None:
     if "return_schema_version" not in ret:
         return 1  # historical returns without a version keep the legacy v1 contract
     value = ret["return_schema_version"]
@@ -156,6 +156,39 @@ def _schema_backstop(ctx: ReturnContext) -> None:
         covered.append(path)
 
 
+def return_context(
+    path: str,
+    ret: dict[str, Any],
+    *,
+    version: int,
+    status: str | None,
+    talk: dict[str, Any],
+    claim: dict[str, Any],
+    db: Database,
+    catalog: Catalog,
+    vault_root: Path,
+    issues: Collector,
+) -> ReturnContext:
+    """What one return is checked against (persistence rebuilds the same context)."""
+    manifest = None
+    structured = ret.get("structured_data")
+    if (
+        ret.get("slide_source") == "video_extracted"
+        and isinstance(structured, dict)
+        and "video_extraction" in structured
+    ):
+        manifest = assess(structured["video_extraction"], vault_root=vault_root)
+    found = vault_artifacts.resolve(
+        vault_root,
+        talk,
+        deck_slides=db.pptx_slide_count(talk.get("pptx_path")),
+        return_pdf=ret.get("slides_local_path"),
+    )
+    return ReturnContext(
+        path, ret, version, status, talk, claim, catalog, found, manifest, issues, vault_root
+    )
+
+
 def validate_return(
     path: str, ret: Any, *, db: Database, catalog: Catalog, vault_root: Path, seen: set[str]
 ) -> Result:
@@ -172,7 +205,7 @@ def validate_return(
         )
     filename = ret.get("filename") if isinstance(ret.get("filename"), str) else None
     status = ret.get("status") if isinstance(ret.get("status"), str) else None
-    version = _version(ret, issues, path)
+    version = return_version(ret, issues, path)
 
     def done() -> Result:
         ordered = sorted(set(issues.items))
@@ -213,22 +246,17 @@ def validate_return(
         return done()
     if version is None or not _claim_compatible(issues, path, dict(claim), version, filename):
         return done()
-    manifest = None
-    structured = ret.get("structured_data")
-    if (
-        ret.get("slide_source") == "video_extracted"
-        and isinstance(structured, dict)
-        and "video_extraction" in structured
-    ):
-        manifest = assess(structured["video_extraction"], vault_root=vault_root)
-    found = vault_artifacts.resolve(
-        vault_root,
-        talk,
-        deck_slides=db.pptx_slide_count(talk.get("pptx_path")),
-        return_pdf=ret.get("slides_local_path"),
-    )
-    ctx = ReturnContext(
-        path, ret, version, status, talk, dict(claim), catalog, found, manifest, issues, vault_root
+    ctx = return_context(
+        path,
+        ret,
+        version=version,
+        status=status,
+        talk=talk,
+        claim=dict(claim),
+        db=db,
+        catalog=catalog,
+        vault_root=vault_root,
+        issues=issues,
     )
     check_queue_claim(ctx)
     if status is None or status not in STATUSES:

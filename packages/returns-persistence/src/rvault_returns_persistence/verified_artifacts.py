@@ -1,0 +1,284 @@
+"""The exact artifacts one talk's evidence is bound to, read once and hashed.
+
+Validation proves a return is well formed against the bounds the vault
+shows; persistence must additionally bind every citation and inspection row
+to the exact bytes it was checked against. Each artifact is read here once,
+without following a symlink at any path component, hashed, and re-checked
+against what its owner recorded (transcript receipts through
+``rvault_transcript.api``, the deck's extraction digest in the tracking-db
+``pptx_catalog``). Anything missing, symlinked, relocated or changed since its
+owner bound it fails closed with a stable code: evidence that cannot be
+re-verified later must not be persisted as current.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from rvault_contracts.canonical import sha256_bytes
+from rvault_contracts.cli import Refusal
+from rvault_contracts.writer import WriterError, read_snapshot
+
+from rvault_returns_persistence.artifacts import TalkArtifacts, _regular_file
+from rvault_returns_persistence.issues import is_number
+from rvault_returns_persistence.quote_locator import NormalizedText
+
+VAULT = "vault"
+PPTX_ROOT = "pptx_source_dir"  # tracking-db's root name for the configured deck source
+
+
+class EvidenceRefusal(Refusal):
+    """An artifact cannot be bound: the whole batch is refused, nothing is written."""
+
+
+@dataclass(frozen=True)
+class Identity:
+    root: str
+    path: str
+    sha256: str
+
+    def fields(self) -> dict[str, str]:
+        return {
+            "artifact_path": self.path,
+            "artifact_root": self.root,
+            "artifact_sha256": self.sha256,
+        }
+
+
+@dataclass(frozen=True)
+class TranscriptEvidence:
+    identity: Identity
+    text: NormalizedText
+    line_count: int
+    quality: Identity
+    timing: Identity | None
+    segments: tuple[tuple[str, float, float], ...]
+    timing_duration: float | None
+
+
+@dataclass(frozen=True)
+class BoundedArtifact:
+    identity: Identity
+    bound: float | int  # slide/page count or duration in seconds
+
+
+def _read(root: Path, relative: str, code: str, what: str, path: str) -> bytes:
+    found = _regular_file(root, relative)
+    if found is None:
+        raise EvidenceRefusal(
+            code,
+            f"{what} {relative!r} is missing, a symlink, or not a regular file below its root",
+            path,
+            hint="restore the artifact its owner produced (re-run the owner tool), then persist",
+        )
+    try:
+        snapshot = read_snapshot(found)
+    except WriterError as exc:
+        raise EvidenceRefusal(code, f"{what} {relative!r}: {exc.message}", path) from None
+    if snapshot.data is None:
+        raise EvidenceRefusal(code, f"{what} {relative!r} disappeared while reading", path)
+    return snapshot.data
+
+
+class VerifiedArtifacts:
+    """Lazily bound artifacts of one talk; ``path`` is the return's JSON path for refusals."""
+
+    def __init__(
+        self,
+        *,
+        vault_root: Path,
+        pptx_root: Path | None,
+        talk: dict[str, Any],
+        found: TalkArtifacts,
+        pptx_record: dict[str, Any] | None,
+        path: str,
+    ) -> None:
+        self.vault_root = vault_root
+        self.pptx_root = pptx_root
+        self.talk = talk
+        self.found = found
+        self.pptx_record = pptx_record
+        self.path = path
+
+    # ------------------------------------------------------------------ transcript
+
+    @cached_property
+    def transcript(self) -> TranscriptEvidence:
+        from rvault_transcript import api as transcript_api
+
+        relative = self.found.transcript_path
+        if relative is None:
+            raise EvidenceRefusal(
+                "transcript_artifact_missing",
+                "the talk has no readable transcript in the vault",
+                self.path,
+                hint="register the transcript (rvault-transcript fetch) before persisting",
+            )
+        data = _read(
+            self.vault_root, relative, "transcript_artifact_missing", "transcript", self.path
+        )
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise EvidenceRefusal(
+                "transcript_not_utf8", f"{relative} is not UTF-8", self.path
+            ) from None
+        digest = sha256_bytes(data)
+        youtube_id = self.talk.get("youtube_id")
+        owner = transcript_api.OwnerContext(
+            video_id=youtube_id if isinstance(youtube_id, str) else None
+        )
+        absolute = self.vault_root / relative
+        quality = transcript_api.read_quality(absolute, transcript_bytes=data, owner=owner)
+        if not quality.usable:
+            raise EvidenceRefusal(
+                "transcript_quality_receipt_unusable",
+                f"current transcript evidence needs a hash-current quality receipt beside "
+                f"{relative}: {quality.code}: {quality.message}",
+                self.path,
+                owner_code=quality.code,
+                hint="re-run rvault-transcript fetch (or vtt-cleanup) so the quality receipt "
+                "matches the transcript bytes",
+            )
+        quality_rel = str(Path(relative).with_name(Path(relative).stem + ".quality.json"))
+        quality_bytes = _read(
+            self.vault_root,
+            quality_rel,
+            "transcript_quality_receipt_unusable",
+            "quality receipt",
+            self.path,
+        )
+        timing = transcript_api.read_timing(absolute, transcript_bytes=data, owner=owner)
+        timing_identity = None
+        segments: tuple[tuple[str, float, float], ...] = ()
+        duration = None
+        if timing.usable and timing.receipt is not None:
+            timing_rel = str(Path(relative).with_name(Path(relative).stem + ".segments.json"))
+            timing_bytes = _read(
+                self.vault_root, timing_rel, "timing_receipt_unusable", "timing receipt", self.path
+            )
+            timing_identity = Identity(VAULT, timing_rel, sha256_bytes(timing_bytes))
+            segments = tuple((s.text, s.start_seconds, s.end_seconds) for s in timing.segments)
+            value = timing.receipt.provenance.get("duration_seconds")
+            duration = float(value) if is_number(value) and value > 0 else None
+        normalized = NormalizedText(text)
+        from rvault_returns_persistence.artifacts import count_lines
+
+        return TranscriptEvidence(
+            identity=Identity(VAULT, relative, digest),
+            text=normalized,
+            line_count=count_lines(data),
+            quality=Identity(VAULT, quality_rel, sha256_bytes(quality_bytes)),
+            timing=timing_identity,
+            segments=segments,
+            timing_duration=duration,
+        )
+
+    # ------------------------------------------------------------------ slides
+
+    @cached_property
+    def static_slides(self) -> BoundedArtifact:
+        relative, pages = self.found.pdf_path, self.found.pdf_pages
+        if relative is None or pages is None:
+            raise EvidenceRefusal(
+                "slide_artifact_unverified",
+                "static_slides evidence needs a readable slide PDF in the vault with a known "
+                "page count",
+                self.path,
+                hint="promote the slide PDF to slides/ (rvault-video promote or the deck export)",
+            )
+        data = _read(self.vault_root, relative, "slide_artifact_unverified", "PDF", self.path)
+        return BoundedArtifact(Identity(VAULT, relative, sha256_bytes(data)), pages)
+
+    @cached_property
+    def native_deck(self) -> BoundedArtifact:
+        count = self.found.deck_slides
+        record = self.pptx_record
+        if count is None or record is None:
+            raise EvidenceRefusal(
+                "native_deck_artifact_unverified",
+                "native_deck evidence needs the talk's pptx_catalog record with a slide count",
+                self.path,
+                hint="extract the deck (rvault-pptx extract) and record it with rvault-db",
+            )
+        evidence = record.get("visual_evidence")
+        artifact = evidence.get("artifact") if isinstance(evidence, dict) else None
+        if isinstance(artifact, dict) and isinstance(artifact.get("path"), str):
+            relative = artifact["path"]
+            data = _read(
+                self.vault_root,
+                relative,
+                "native_deck_artifact_unverified",
+                "deck extraction",
+                self.path,
+            )
+            digest = sha256_bytes(data)
+            if digest != artifact.get("sha256"):
+                raise EvidenceRefusal(
+                    "native_deck_artifact_changed",
+                    f"{relative} no longer has the digest its pptx_catalog record bound",
+                    self.path,
+                    hint="re-extract the deck and record the new extraction",
+                )
+            return BoundedArtifact(Identity(VAULT, relative, digest), count)
+        relative = record.get("pptx_path")
+        root_name = PPTX_ROOT if self.pptx_root is not None else VAULT
+        root = self.pptx_root if self.pptx_root is not None else self.vault_root
+        if not isinstance(relative, str):
+            raise EvidenceRefusal(
+                "native_deck_artifact_unverified", "the pptx_catalog record has no path", self.path
+            )
+        data = _read(root, relative, "native_deck_artifact_unverified", "deck", self.path)
+        return BoundedArtifact(Identity(root_name, relative, sha256_bytes(data)), count)
+
+    def slides(self, source: str) -> BoundedArtifact:
+        return self.static_slides if source == "static_slides" else self.native_deck
+
+    # ------------------------------------------------------------------ video
+
+    @cached_property
+    def delivery_video(self) -> BoundedArtifact:
+        """The identity-bound video artifact and its verified duration.
+
+        The downloaded delivery video (``slides-rebuild/{id}/{id}.mp4``) with the duration
+        its transcript owner verified, else the current timing receipt itself (a timed
+        artifact whose owner-bound provenance carries the duration). A URL or an unbound
+        ``source_identity`` duration cannot verify a timestamp.
+        """
+        duration = self.found.video_duration
+        relative = self.found.video_path
+        if relative is not None and duration is not None and self._receipt_duration():
+            data = _read(self.vault_root, relative, "video_artifact_unverified", "video", self.path)
+            return BoundedArtifact(Identity(VAULT, relative, sha256_bytes(data)), duration)
+        if self.found.transcript_path is not None:
+            transcript = self.transcript
+            if transcript.timing is not None and transcript.timing_duration is not None:
+                return BoundedArtifact(transcript.timing, transcript.timing_duration)
+        raise EvidenceRefusal(
+            "video_artifact_unverified",
+            "delivery_video evidence needs an identity-bound video artifact with a verified "
+            "duration (the downloaded video plus a current transcript receipt, or a current "
+            "timing receipt)",
+            self.path,
+            hint="fetch the transcript with timing (rvault-transcript fetch) so the video "
+            "duration is owner-verified",
+        )
+
+    def _receipt_duration(self) -> bool:
+        from rvault_returns_persistence.artifacts import _receipt_duration
+
+        transcript = self.found.transcript_path
+        if transcript is None or not transcript.endswith(".txt"):
+            return False
+        return _receipt_duration(self.vault_root, self.talk, transcript) is not None
+
+    def bounded(self, source: str) -> BoundedArtifact:
+        if source == "transcript":
+            t = self.transcript
+            return BoundedArtifact(t.identity, t.line_count)
+        if source == "delivery_video":
+            return self.delivery_video
+        return self.slides(source)

@@ -1,0 +1,128 @@
+"""Generated vaults for the persist tests: real owner artifacts, claimed batches.
+
+Transcripts come from a generated WebVTT file through the installed
+``rvault-transcript vtt-cleanup`` (so the transcript, its timing receipt v2
+and its quality receipt are the owner's own bytes). Each caption line is
+unique, so a quote can be located exactly once. Slide PDFs are pypdf pages.
+Claims are written into the database following the specification's claim v5
+example (``returns_testdata.claim_v5``); the database is written in the
+owner's canonical layout (``canonical.artifact_bytes``).
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+from returns_testdata import (
+    CATALOG,
+    claim_v5,
+    complete_return,
+    database,
+    talk,
+    write_pdf,
+)
+from rvault_contracts.canonical import artifact_bytes
+from rvault_testkit.plugin import run_cli
+
+RUN_DATE = "2026-08-01T09:00:00+00:00"
+CUE_SECONDS = 5.0
+
+
+def caption(n: int) -> str:
+    return f"in chapter {n} of this story we ask a question about failure and then answer it"
+
+
+def quote(n: int) -> str:
+    """Unique in the transcript: 'chapter 7 of' never occurs inside 'chapter 70 of'."""
+    return f"in chapter {n} of this story"
+
+
+def _stamp(seconds: float) -> str:
+    minutes, rest = divmod(seconds, 60)
+    hours, minutes = divmod(int(minutes), 60)
+    return f"{hours:02d}:{minutes:02d}:{rest:06.3f}"
+
+
+def write_vtt_transcript(root: Path, youtube_id: str, cues: int) -> Path:
+    """transcripts/{id}.txt + receipts through the transcript owner's vtt-cleanup."""
+    folder = root / "transcripts"
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = ["WEBVTT", ""]
+    for n in range(1, cues + 1):
+        start = (n - 1) * CUE_SECONDS
+        lines += [f"{_stamp(start)} --> {_stamp(start + 4.0)}", caption(n), ""]
+    vtt = folder / f"{youtube_id}.en.vtt"
+    vtt.write_text("\n".join(lines), encoding="utf-8")
+    out = folder / f"{youtube_id}.txt"
+    result = run_cli("rvault-transcript", "vtt-cleanup", vtt, out)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return out
+
+
+def write_database(root: Path, db: dict[str, Any]) -> Path:
+    path = root / "tracking-database.json"
+    path.write_bytes(artifact_bytes(db))
+    return path
+
+
+def build_vault(
+    root: Path, *, members: int = 2, cues: int = 120, pages: int = 12, extra: int = 0
+) -> tuple[Path, list[str]]:
+    """``members`` claimed talks (one batch) plus ``extra`` unclaimed processed-less talks."""
+    names = [f"2024-04-{10 + i:02d}-talk-{i}.md" for i in range(members)]
+    talks = []
+    for i, name in enumerate(names):
+        yid = f"vid{i:08d}"
+        talks.append(
+            talk(
+                name,
+                yid,
+                google_drive_id=f"drive{i}",
+                slide_source="pdf",
+                _queue_claim=claim_v5(names),
+            )
+        )
+        write_vtt_transcript(root, yid, cues)
+        write_pdf(root / "slides" / f"drive{i}.pdf", pages)
+    for j in range(extra):
+        talks.append(
+            talk(f"2023-01-{1 + j % 28:02d}-other-{j}.md", f"oth{j:08d}", status="pending")
+        )
+    return write_database(root, database(talks)), names
+
+
+def read_talk(db: Path, filename: str) -> dict[str, Any]:
+    import json
+
+    for record in json.loads(db.read_text(encoding="utf-8"))["talks"]:
+        if record["filename"] == filename:
+            return record
+    raise KeyError(filename)
+
+
+def fill_return(
+    db: Path, filename: str, *, version: int = 5, chapter: int = 7, **options: Any
+) -> dict[str, Any]:
+    """A completed return whose transcript citations quote a unique caption."""
+    record = read_talk(db, filename)
+    ret = complete_return(record, db.parent, deck_slides=None, version=version, **options)
+    for lane in ("patterns_detected", "antipatterns_detected", "applicability_assessments"):
+        for row in ret.get("pattern_observations", {}).get(lane, []):
+            for cit in row.get("evidence_citations", []):
+                if cit.get("source") == "transcript":
+                    cit["quote"] = quote(chapter)
+    return ret
+
+
+def batch(db: Path, names: list[str], **options: Any) -> list[dict[str, Any]]:
+    return [fill_return(db, name, chapter=3 + i, **options) for i, name in enumerate(names)]
+
+
+def observable_ids() -> list[str]:
+    return sorted(e.id for e in CATALOG.observable())
+
+
+def deep(value: Any) -> Any:
+    return copy.deepcopy(value)
