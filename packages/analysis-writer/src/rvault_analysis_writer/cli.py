@@ -12,6 +12,7 @@ from rvault_contracts import cli as contract_cli
 
 from rvault_analysis_writer import write_command
 from rvault_analysis_writer.__about__ import __version__
+from rvault_analysis_writer.site import command as site_command
 
 PROG = "rvault-analysis"
 
@@ -25,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     write_command.register(subparsers)
+    site_command.register(subparsers)
     return parser
 
 

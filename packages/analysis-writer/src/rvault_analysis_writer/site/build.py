@@ -1,0 +1,149 @@
+"""Render the vault report for one database and install it into OUTDIR.
+
+The steps, each in its own module: read (the tracking-db owner read, the
+pattern catalog), ask the owners about every talk's evidence
+(:mod:`.evidence`), build the overview rows (:mod:`.overview`), draw the
+trends (:mod:`.charts`), render each analysed talk's page with thumbnails
+of its trusted slide pages (:mod:`.talk_page`, :mod:`.thumbnails`), then
+install every file as one transaction (:mod:`.output`). Nothing is written
+until every body is rendered, so a refused input changes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rvault_contracts.canonical import artifact_bytes, sha256_bytes
+from rvault_contracts.cli import Refusal
+from rvault_returns_persistence.api import load_catalog
+from rvault_tracking_db.api import SourceRoots, read_database
+
+from rvault_analysis_writer.__about__ import __version__
+from rvault_analysis_writer.site import charts, render
+from rvault_analysis_writer.site.evidence import read_talk_evidence
+from rvault_analysis_writer.site.output import MANIFEST, install_site
+from rvault_analysis_writer.site.overview import TalkRow, build_rows, totals
+from rvault_analysis_writer.site.talk_page import talk_page
+from rvault_analysis_writer.site.thumbnails import render_thumbnails
+from rvault_analysis_writer.site.vault_files import VaultFiles
+
+REPORT_VERSION = 1
+PROGRESS_EVERY = 100
+
+
+@dataclass(frozen=True)
+class SiteRequest:
+    outdir: Path
+    db: Path
+    vault_root: Path | None = None
+    catalog: Path | None = None
+
+
+def _vault_root(request: SiteRequest) -> Path:
+    root = request.vault_root if request.vault_root is not None else request.db.parent
+    if not root.is_dir():
+        raise Refusal("vault_root_invalid", f"{root} is not a directory", str(root))
+    return root
+
+
+def _thumbnails(row: TalkRow, files: VaultFiles) -> tuple[dict[str, bytes], str | None]:
+    slides = row.evidence.slides
+    if not slides.trusted or slides.path is None:
+        return {}, f"No thumbnails: {slides.reason}."
+    data = files.data(slides.path)
+    if data is None:
+        return {}, "No thumbnails: the promoted PDF could not be read."
+    rendered = render_thumbnails(data)
+    assert row.page is not None
+    stem = row.page.removesuffix(".html").removeprefix("talk-")
+    out = {f"thumb-{stem}-p{i:03d}.png": png for i, png in enumerate(rendered.pages, start=1)}
+    note = f"{rendered.page_count} pages of {slides.path} ({slides.reason})."
+    if rendered.problem:
+        note += f" {rendered.problem}."
+    return out, note
+
+
+def render_site(
+    request: SiteRequest, progress: Callable[[str], None] = lambda _: None
+) -> tuple[dict[str, bytes], dict[str, Any]]:
+    """Every file of the site (name -> bytes) and the facts the report prints."""
+    read = read_database(request.db)
+    catalog = load_catalog(request.catalog)
+    vault_root = _vault_root(request)
+    database = read.database or {}
+    talks = [t for t in database.get("talks", []) if isinstance(t, dict)]
+    roots = SourceRoots.from_config(vault_root, database.get("config"))
+    files = VaultFiles(vault_root)
+    evidence = []
+    for i, talk in enumerate(talks, start=1):
+        evidence.append(read_talk_evidence(talk, roots, files))
+        if i % PROGRESS_EVERY == 0:
+            progress(f"evidence read for {i}/{len(talks)} talks")
+    rows = build_rows(talks, evidence, catalog.fingerprint)
+    site = {
+        "catalog_fingerprint": catalog.fingerprint,
+        "database_sha256": read.sha256 or "",
+        "talk_count": len(rows),
+        "version": __version__,
+    }
+    progress("drawing trend charts")
+    drawn = charts.all_charts(rows, catalog.fingerprint)
+    bodies: dict[str, bytes] = {chart.name: chart.svg for chart in drawn}
+    pages = 0
+    for row in rows:
+        if row.page is None:
+            continue
+        thumbs, note = _thumbnails(row, files)
+        bodies.update(thumbs)
+        page = talk_page(row, catalog, sorted(thumbs), note)
+        bodies[row.page] = render.render("talk.html.j2", page=page, site=site)
+        pages += 1
+        if pages % PROGRESS_EVERY == 0:
+            progress(f"rendered {pages} talk pages")
+    bodies["index.html"] = render.render(
+        "index.html.j2", rows=rows, totals=totals(rows), charts=drawn, site=site
+    )
+    bodies["style.css"] = render.static("style.css")
+    manifest = {
+        "catalog_fingerprint": catalog.fingerprint,
+        "database_sha256": read.sha256,
+        "files": {name: sha256_bytes(data) for name, data in sorted(bodies.items())},
+        "schema_version": REPORT_VERSION,
+    }
+    bodies[MANIFEST] = artifact_bytes(manifest)
+    facts = {
+        "catalog_fingerprint": catalog.fingerprint,
+        "chart_count": len(drawn),
+        "database_sha256": read.sha256,
+        "page_count": pages,
+        "talk_count": len(rows),
+        "thumbnail_count": sum(name.startswith("thumb-") for name in bodies),
+    }
+    return bodies, facts
+
+
+def build_site(
+    request: SiteRequest, progress: Callable[[str], None] = lambda _: None
+) -> dict[str, Any]:
+    """Render and install the site; the report ``rvault-analysis site`` prints."""
+    bodies, facts = render_site(request, progress)
+    progress(f"installing {len(bodies)} files into {request.outdir}")
+    installed = install_site(request.outdir, bodies)
+    index = os.path.abspath(request.outdir / "index.html")  # noqa: PTH100 - lexical
+    return {
+        **facts,
+        "durability_state": installed.report.durability_state,
+        "file_count": len(bodies),
+        "index": index,
+        "ok": True,
+        "outdir": os.path.abspath(request.outdir),  # noqa: PTH100
+        "schema_version": REPORT_VERSION,
+        "stale": list(installed.stale),
+        "unchanged_count": installed.unchanged,
+        "warnings": list(installed.report.warnings),
+        "written": list(installed.written),
+    }

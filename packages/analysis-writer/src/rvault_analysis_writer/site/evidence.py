@@ -1,0 +1,211 @@
+"""What evidence a talk has right now, decided by the owners' public readers.
+
+The overview must say where evidence is thin, and only the owners can say
+whether an artifact is real: the tracking-db capability resolver decides
+which local transcript, deck and PDF paths are readable below the roots
+(no symlink, regular file, right format), the transcript owner re-hashes
+the transcript and its quality/timing receipts, and the video owner
+validates the manifest and decides whether its slide region is trusted.
+This module only asks them and records the answers; it never re-decides.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rvault_tracking_db.api import SourceRoots, resolve, youtube_id
+from rvault_transcript.api import OwnerContext, read_evidence
+from rvault_video_extraction.api import read_manifest
+
+from rvault_analysis_writer.site.vault_files import VaultFiles
+
+VIDEO_EXTRACTED = "video_extracted"
+
+
+@dataclass(frozen=True)
+class TranscriptState:
+    """``state``: missing, unverified (no quality receipt), invalid or valid."""
+
+    path: str | None
+    state: str
+    quality_code: str
+    timing_code: str
+    word_count: int | None
+    plain_quote: bool
+    timed_quote: bool
+
+
+@dataclass(frozen=True)
+class ManifestState:
+    """``state``: missing, current, legacy, future or invalid (the video owner's status)."""
+
+    path: str | None
+    state: str
+    trusted: bool
+    codes: tuple[str, ...]
+    slide_region_path: str | None
+    slide_region_sha256: str | None
+
+
+@dataclass(frozen=True)
+class SlidesState:
+    """The promoted PDF (``slides_local_path``) and whether its pages may be shown as slides."""
+
+    path: str | None
+    readable: bool
+    trusted: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class Evidence:
+    transcript: TranscriptState
+    deck: bool
+    deck_path: str | None
+    slides: SlidesState
+    manifest: ManifestState
+    findings: tuple[dict[str, str], ...]
+
+    @property
+    def sources(self) -> dict[str, bool]:
+        """The coverage lanes the trends chart counts (one flag per source)."""
+        return {
+            "transcript": self.transcript.state == "valid",
+            "timed transcript": self.transcript.timed_quote,
+            "deck": self.deck,
+            "trusted slides": self.slides.trusted,
+            "video manifest": self.manifest.state != "missing",
+        }
+
+
+def owner_context(talk: Mapping[str, Any]) -> OwnerContext:
+    """What the database knows about the talk's media, independent of any receipt."""
+    video = _youtube_id(talk)
+    identity = talk.get("source_identity")
+    duration = identity.get("duration_seconds") if isinstance(identity, Mapping) else None
+    usable = (
+        isinstance(duration, int | float)
+        and not isinstance(duration, bool)
+        and math.isfinite(duration)
+        and duration > 0
+    )
+    if not usable:
+        duration = None
+    return OwnerContext(video_id=video, duration_seconds=duration)
+
+
+def _youtube_id(talk: Mapping[str, Any]) -> str | None:
+    value = talk.get("youtube_id")
+    if isinstance(value, str) and youtube_id(f"https://youtu.be/{value}") == value:
+        return value
+    return None
+
+
+def _transcript(
+    talk: Mapping[str, Any], capabilities: list[dict[str, Any]], vault_root: Path
+) -> TranscriptState:
+    paths = [c["path"] for c in capabilities if c["capability"] == "local_transcript"]
+    declared = talk.get("transcript_path")
+    path = declared if isinstance(declared, str) and declared in paths else None
+    path = path or (paths[0] if paths else None)
+    if path is None:
+        return TranscriptState(
+            None, "missing", "transcript_missing", "timing_missing", None, False, False
+        )
+    report = read_evidence(vault_root / path, owner=owner_context(talk))
+    if report.transcript_status != "valid":
+        state = report.transcript_status
+    elif report.quality.status == "missing":
+        state = "unverified"
+    elif report.quality.usable:
+        state = "valid"
+    else:
+        state = "invalid"
+    return TranscriptState(
+        path,
+        state,
+        report.quality.code,
+        report.timing.code,
+        report.word_count,
+        report.plain_quote,
+        report.timed_quote,
+    )
+
+
+def _manifest(talk: Mapping[str, Any], vault_root: Path) -> ManifestState:
+    video = _youtube_id(talk)
+    if video is None:
+        return ManifestState(None, "missing", False, (), None, None)
+    relative = f"slides-rebuild/{video}/{video}.video-extraction.json"
+    if not (vault_root / relative).exists():
+        return ManifestState(None, "missing", False, (), None, None)
+    report = read_manifest(vault_root / relative, vault_root=vault_root, expected_video_id=video)
+    region = report.trusted_slide_region_path
+    return ManifestState(
+        relative,
+        report.status,
+        report.trusted,
+        tuple(report.codes),
+        region,
+        report.pdf_sha256.get(region) if region is not None else None,
+    )
+
+
+def _slides(
+    talk: Mapping[str, Any],
+    capabilities: list[dict[str, Any]],
+    manifest: ManifestState,
+    pdf_sha256: str | None,
+) -> SlidesState:
+    declared = talk.get("slides_local_path")
+    if not isinstance(declared, str) or not declared:
+        return SlidesState(None, False, False, "no promoted PDF (slides_local_path unset)")
+    readable = any(
+        c["capability"] == "local_pdf" and c.get("path") == declared and c.get("root") == "vault"
+        for c in capabilities
+    )
+    if not readable:
+        return SlidesState(declared, False, False, "the promoted PDF is missing or unreadable")
+    if talk.get("slide_source") != VIDEO_EXTRACTED:
+        return SlidesState(declared, True, True, "authored PDF")
+    if not manifest.trusted:
+        return SlidesState(
+            declared, True, False, "video-extracted, but the manifest is not trusted"
+        )
+    if pdf_sha256 is None or pdf_sha256 != manifest.slide_region_sha256:
+        return SlidesState(
+            declared, True, False, "video-extracted, but not the manifest's trusted slide region"
+        )
+    return SlidesState(declared, True, True, "trusted video-extracted slide region")
+
+
+def read_talk_evidence(talk: Mapping[str, Any], roots: SourceRoots, files: VaultFiles) -> Evidence:
+    """Ask every owner what this talk's evidence is worth.
+
+    ``files`` reads the promoted PDF once; its bytes are reused for thumbnails.
+    """
+    resolution = resolve(talk, roots)
+    capabilities = resolution.capabilities
+    transcript = _transcript(talk, capabilities, roots.vault_root)
+    decks = [c["path"] for c in capabilities if c["capability"] == "local_pptx"]
+    manifest = _manifest(talk, roots.vault_root)
+    declared = talk.get("slides_local_path")
+    digest = None
+    if (
+        talk.get("slide_source") == VIDEO_EXTRACTED
+        and manifest.trusted
+        and isinstance(declared, str)
+    ):
+        digest = files.sha256(declared)
+    return Evidence(
+        transcript=transcript,
+        deck=bool(decks),
+        deck_path=decks[0] if decks else None,
+        slides=_slides(talk, capabilities, manifest, digest),
+        manifest=manifest,
+        findings=tuple(f.to_dict() for f in resolution.findings),
+    )

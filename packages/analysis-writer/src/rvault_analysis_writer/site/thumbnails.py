@@ -1,0 +1,51 @@
+"""PNG thumbnails of the trusted slide pages, rendered from the promoted PDF.
+
+PDFium (pypdfium2) rasterizes the exact bytes the evidence check hashed;
+Pillow encodes PNG without text chunks or timestamps, so the same PDF always
+gives the same thumbnail bytes. A PDF that PDFium cannot open yields no
+thumbnails and a reason, never a failed site.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+THUMB_WIDTH = 320
+MAX_PAGES = 120
+
+
+@dataclass(frozen=True)
+class Thumbnails:
+    pages: tuple[bytes, ...]
+    page_count: int
+    problem: str | None = None
+
+
+def render_thumbnails(
+    pdf: bytes, *, width: int = THUMB_WIDTH, max_pages: int = MAX_PAGES
+) -> Thumbnails:
+    import pypdfium2 as pdfium
+
+    try:
+        document = pdfium.PdfDocument(pdf)
+    except pdfium.PdfiumError as exc:
+        return Thumbnails((), 0, f"the promoted PDF cannot be rendered: {exc}")
+    try:
+        count = len(document)
+        pages = []
+        for index in range(min(count, max_pages)):
+            page = document[index]
+            try:
+                page_width = page.get_width() or 1.0
+                bitmap = page.render(scale=width / page_width)
+                image = bitmap.to_pil().convert("RGB")
+            finally:
+                page.close()
+            buffer = io.BytesIO()
+            image.save(buffer, format="PNG", optimize=False, compress_level=6)
+            pages.append(buffer.getvalue())
+    finally:
+        document.close()
+    problem = None if count <= max_pages else f"only the first {max_pages} of {count} pages shown"
+    return Thumbnails(tuple(pages), count, problem)
