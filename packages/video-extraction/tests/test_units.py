@@ -34,10 +34,14 @@ def test_progress_reports_frames_samples_and_eta(
     frames_dir.mkdir()
     lines: list[str] = []
     sampled = sampling.sample_video(video, 2.0, frames_dir, lines.append)
-    assert (
-        sampled.frames_decoded == 140 and sampled.sample_count == 28 and len(sampled.halves) == 28
-    )
-    assert any("decoded 128/140 frames" in line and "ETA" in line for line in lines), lines
+    assert sampled.packets_total == 140
+    assert sampled.sample_count == 28 and len(sampled.halves) == 28
+    # 12-frame GOPs: each is decoded only up to its last sub-sample, none wholly skipped.
+    assert sampled.frames_decoded < 140 and sampled.gop_treatments["full"] == 12
+    assert any(
+        "decoded 128/" in line and "planned packets of 140" in line and "ETA" in line
+        for line in lines
+    ), lines
     (frames_dir / "keep.txt").write_text("not ours")
     sampling.remove_frames(frames_dir)
     assert sorted(p.name for p in frames_dir.iterdir()) == ["keep.txt"]

@@ -80,7 +80,9 @@ def analyse(
     manual_verified: bool = False,
 ) -> AnalysisResult:
     sequence = sampled.sequence()
-    scene = analyse_scene(sequence)
+    # Sub-samples are half an interval apart; allow 1.5x that for decode-time jitter.
+    max_gap = 0.75 * sampled.video_fps / sampled.fps_used
+    scene = analyse_scene(sequence, sampled.sequence_sources(), max_gap)
     height, width = scene.median.shape
     detected = None if manual_region is not None else detect_region(scene)
     crop = decide_crop(manual_region, manual_verified, detected, (height, width))

@@ -13,8 +13,17 @@ consecutive matching pair, and every such pair includes a nominal sample.
 
 A stable sample is retained when it differs from the *last retained* one:
 A, B, A yields three pages, while a slide that stays up for minutes yields
-one. If a video never holds still (no stable sample at all), every sample is
-treated as stable so that the result is never empty.
+one.
+
+Skipping unstable samples is only safe while instability means "transition".
+When the compared area contains motion the comparator does not ignore (an
+unverified region that includes the speaker), samples are unstable because
+of the speaker, and a stable sample appears only by chance; skipping the
+rest would merge slides away. A transition shorter than one interval makes at
+most one nominal sample unstable, so only a *lone* unstable sample is
+skipped: runs of two or more unstable samples, and every sample of a video in
+which most samples are unstable, are used as if stable (motion may add
+pages, it cannot remove slides).
 """
 
 from __future__ import annotations
@@ -46,11 +55,33 @@ def stable_samples(
     return stable
 
 
+MOSTLY_UNSTABLE = 0.5
+
+
+def usable_samples(stable: list[bool]) -> list[bool]:
+    """Stable samples plus every unstable one that cannot be a lone transition sample."""
+    if not stable or sum(1 for flag in stable if not flag) > MOSTLY_UNSTABLE * len(stable):
+        return [True] * len(stable)
+    usable = list(stable)
+    index = 0
+    while index < len(stable):
+        if stable[index]:
+            index += 1
+            continue
+        end = index
+        while end < len(stable) and not stable[end]:
+            end += 1
+        if end - index >= 2:
+            usable[index:end] = [True] * (end - index)
+        index = end
+    return usable
+
+
 def select_retained(
     comparator: FrameComparator, samples: list[Prepared], halves: list[Prepared]
 ) -> Selection:
     stable = stable_samples(comparator, samples, halves)
-    usable = stable if any(stable) else [True] * len(samples)
+    usable = usable_samples(stable)
     retained: list[int] = []
     for index, sample in enumerate(samples):
         if not usable[index]:

@@ -63,8 +63,20 @@ class SceneAnalysis:
     changed: np.ndarray
 
 
-def analyse_scene(sequence: list[np.ndarray]) -> SceneAnalysis:
-    """Median frame, motion mask and ever-changed map of a thumbnail sequence."""
+def analyse_scene(
+    sequence: list[np.ndarray], sources: list[int] | None = None, max_gap: float | None = None
+) -> SceneAnalysis:
+    """Median frame, motion mask and ever-changed map of a thumbnail sequence.
+
+    ``sources`` gives the frame number behind each member. A pair of members
+    from one frame (a keyframe standing for a quiet GOP) says nothing and is
+    left out. Motion frequencies count only pairs at most ``max_gap`` frames
+    apart (the half interval, with slack): over a longer gap a slide pixel
+    is more likely to have changed, and a keyframe-to-keyframe pair would
+    make slide text look like motion.
+    """
+    if sources is None:
+        sources = list(range(len(sequence)))
     step = max(
         1, len(sequence) // MAX_MEDIAN_FRAMES + (1 if len(sequence) % MAX_MEDIAN_FRAMES else 0)
     )
@@ -76,11 +88,18 @@ def analyse_scene(sequence: list[np.ndarray]) -> SceneAnalysis:
     reach = cv2.getStructuringElement(
         cv2.MORPH_ELLIPSE, (2 * MOTION_REACH + 1, 2 * MOTION_REACH + 1)
     )
-    for previous, current in itertools.pairwise(sequence):
+    pairs = 0
+    for (previous, first), (current, second) in itertools.pairwise(
+        zip(sequence, sources, strict=True)
+    ):
+        if first == second:
+            continue
         delta = cv2.absdiff(previous, current)
-        counts += cv2.dilate((delta > MOTION_DELTA).astype(np.uint8), reach)
         ever |= delta > CHANGE_DELTA
-    pairs = len(sequence) - 1
+        if max_gap is not None and abs(second - first) > max_gap:
+            continue
+        pairs += 1
+        counts += cv2.dilate((delta > MOTION_DELTA).astype(np.uint8), reach)
     if pairs >= MIN_MOTION_PAIRS:
         moving = counts >= MOTION_FREQUENCY * pairs
     else:

@@ -1,42 +1,52 @@
-"""One sequential decode pass that samples a talk video.
+"""Sampling a talk video while decoding as little of it as the answer allows.
 
-Decoding strategy (why sequential ``grab``/``retrieve``): H.264 frames depend
-on their predecessors, so any method that is guaranteed to see every slide
-must decode every frame; seeking re-decodes from the previous keyframe for
-each sample and keyframe skipping misses slides between keyframes. OpenCV's
-FFmpeg backend splits the two halves of the work: ``grab()`` decodes a frame
-into the codec's own buffer (the irreducible cost, the "decode floor"),
-``retrieve()`` converts that buffer to BGR. We ``grab()`` every frame and
-``retrieve()`` only the sampled ones, so extraction costs one full decode plus
-a colour conversion per sample.
+The answer needs one frame per half sampling interval, not every frame. The
+video is demuxed twice: first for the packet index (times, sizes, keyframe
+flags; no decoding, a few milliseconds), from which ``decode_plan`` decides
+per GOP whether to skip it, decode only its keyframe, or decode it up to the
+last frame a sub-sample needs; then for decoding exactly those packets with
+PyAV. Inside decoded GOPs the decoder skips non-reference frames
+(``skip_frame = NONREF``: B-frames nothing else depends on) and decodes with
+frame and slice threads; a sub-sample takes the latest decoded frame at or
+before its time (at most a frame or two early). Colour conversion, the
+thumbnail and the JPEG of a sample are computed once per decoded frame even
+when one keyframe stands for a whole quiet GOP.
 
-Sub-sampling: besides the nominal samples at ``k / fps`` seconds we retrieve
-one "half" sample at ``(k + 0.5) / fps``. The merged sequence has a frame
-every half interval, so any slide that is stable on screen for at least one
+Sub-sampling: besides the nominal samples at ``k / fps`` seconds we take one
+"half" sample at ``(k + 0.5) / fps``. The merged sequence has a frame every
+half interval, so any slide that is stable on screen for at least one
 sampling interval contains two consecutive members of that sequence, one of
 which is a nominal sample (see ``dedupe``). Halves are kept as thumbnails
 only; nominal samples are also written as intermediate JPEGs (full
-resolution) because the page images come from them.
+resolution) because the page images come from them. ``sources`` records
+which decoded frame each sub-sample is, so that the motion statistics never
+count a keyframe compared with itself as "no motion".
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import math
 import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
+import av
 import cv2
 import numpy as np
 
+from rvault_video_extraction.decode_plan import FULL, KEY, SKIP, Packet, plan_decoding
 from rvault_video_extraction.errors import VideoExtractionError
 
 THUMB_WIDTH = 320
 JPEG_QUALITY = 92
 PROGRESS_INTERVAL_S = 2.0
+NO_SPACE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 
 
 @dataclass
@@ -51,6 +61,9 @@ class SampledVideo:
     samples: list[np.ndarray] = field(default_factory=list)
     halves: list[np.ndarray] = field(default_factory=list)
     frame_paths: list[Path] = field(default_factory=list)
+    sources: list[int] = field(default_factory=list)
+    packets_total: int = 0
+    gop_treatments: dict[str, int] = field(default_factory=dict)
 
     @property
     def sample_count(self) -> int:
@@ -64,6 +77,12 @@ class SampledVideo:
             if index < len(self.halves):
                 merged.append(self.halves[index])
         return merged
+
+    def sequence_sources(self) -> list[int]:
+        """Decoded-frame identity of each member of :meth:`sequence` (same order)."""
+        if len(self.sources) == len(self.samples) + len(self.halves):
+            return list(self.sources)
+        return list(range(len(self.samples) + len(self.halves)))
 
 
 def thumbnail(frame: np.ndarray) -> np.ndarray:
@@ -91,97 +110,219 @@ def _format_eta(seconds: float) -> str:
     return f"{seconds // 60}m{seconds % 60:02d}s"
 
 
+def io_failure(exc: OSError, what: str, path: Path | str) -> VideoExtractionError:
+    """A failed write as a refusal: a full disk or quota is ``io_error`` (exit 2), not a crash."""
+    reason = "no space left on the device" if exc.errno in NO_SPACE_ERRNOS else exc.strerror
+    return VideoExtractionError("io_error", f"cannot write {what}: {reason or exc}", str(path))
+
+
+def _open(video: Path) -> Any:
+    try:
+        container = av.open(str(video), mode="r")
+    except (av.FFmpegError, OSError, ValueError):
+        raise VideoExtractionError(
+            "video_unreadable", "FFmpeg (PyAV) cannot open the video", str(video)
+        ) from None
+    if not container.streams.video:
+        container.close()
+        raise VideoExtractionError("video_unreadable", "the file has no video stream", str(video))
+    return container
+
+
+def _frame_rate(stream: Any) -> float:
+    for rate in (stream.average_rate, stream.guessed_rate, stream.base_rate):
+        if rate:
+            value = float(rate)
+            if math.isfinite(value) and value > 0:
+                return value
+    return 0.0
+
+
+def index_packets(video: Path) -> tuple[list[Packet], float, Fraction]:
+    """Demux without decoding: (packets in decode order, frame rate, time base)."""
+    container = _open(video)
+    try:
+        stream = container.streams.video[0]
+        rate = _frame_rate(stream)
+        base = stream.time_base or Fraction(1, 90000)
+        packets: list[Packet] = []
+        origin: int | None = stream.start_time
+        raw: list[tuple[int, int, bool]] = []
+        for packet in container.demux(stream):
+            if packet.size == 0 or packet.pts is None:
+                continue
+            raw.append((packet.pts, packet.size, bool(packet.is_keyframe)))
+        if raw and origin is None:
+            origin = min(pts for pts, _, _ in raw)
+        for pts, size, keyframe in raw:
+            packets.append(Packet(float((pts - (origin or 0)) * base), size, keyframe))
+        return packets, rate, base
+    except av.FFmpegError:
+        raise VideoExtractionError(
+            "video_decode_failed", "the video cannot be demuxed", str(video)
+        ) from None
+    finally:
+        container.close()
+
+
+class _SampleSink:
+    """Turns decoded frames into sub-samples: thumbnails, JPEGs, sources."""
+
+    def __init__(self, result: SampledVideo, frames_dir: Path) -> None:
+        self.result = result
+        self.frames_dir = frames_dir
+        self.source: int | None = None
+        self.thumb: np.ndarray | None = None
+        self.bgr: np.ndarray | None = None
+        self.path: Path | None = None
+
+    def take(self, index: int, frame: Any, source: int) -> None:
+        if source != self.source:
+            self.source, self.path = source, None
+            self.bgr = frame.to_ndarray(format="bgr24")
+            self.thumb = thumbnail(self.bgr)
+            if not self.result.width:
+                self.result.height, self.result.width = self.bgr.shape[:2]
+        assert self.thumb is not None and self.bgr is not None
+        self.result.sources.append(source)
+        if index % 2:
+            self.result.halves.append(self.thumb)
+            return
+        if self.path is None:
+            self.path = self.frames_dir / f"sample-{index // 2:06d}.jpg"
+            ok, encoded = cv2.imencode(".jpg", self.bgr, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+            if not ok:
+                raise VideoExtractionError(
+                    "jpeg_encode_failed", "a sample could not be encoded", str(self.path)
+                )
+            try:
+                with open(self.path, "xb") as handle:
+                    handle.write(encoded.tobytes())
+            except OSError as exc:
+                raise io_failure(exc, "an intermediate frame", self.path) from None
+        self.result.frame_paths.append(self.path)
+        self.result.samples.append(self.thumb)
+
+
 def sample_video(
     video: Path,
     fps: float,
     frames_dir: Path,
     progress: Callable[[str], None] | None = None,
 ) -> SampledVideo:
-    """Decode ``video`` once and collect samples at ``fps`` (plus halves).
+    """Collect samples at ``fps`` (plus halves), decoding only what the plan needs.
 
     Raises ``VideoExtractionError`` with ``video_unreadable``,
-    ``video_no_frame_rate``, ``fps_exceeds_video_rate``, ``video_no_frames``
-    or ``video_decode_failed``.
+    ``video_no_frame_rate``, ``fps_exceeds_video_rate``, ``video_no_frames``,
+    ``video_decode_failed`` or ``io_error``.
     """
-    capture = cv2.VideoCapture(str(video), cv2.CAP_FFMPEG)
-    if not capture.isOpened():
-        raise VideoExtractionError("video_unreadable", "OpenCV cannot open the video", str(video))
-    try:
-        video_fps = float(capture.get(cv2.CAP_PROP_FPS) or 0.0)
-        if not math.isfinite(video_fps) or video_fps <= 0:
-            raise VideoExtractionError(
-                "video_no_frame_rate", "the video reports no frame rate", str(video)
-            )
-        if fps * 2.0 > video_fps:
-            raise VideoExtractionError(
-                "fps_exceeds_video_rate",
-                f"--fps {fps} needs at least {2 * fps} video frames per second; "
-                f"the video has {video_fps:g}",
-                str(video),
-            )
-        expected = int(capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
-        result = SampledVideo(
-            width=0, height=0, video_fps=video_fps, fps_used=fps, frames_decoded=0
+    packets, video_fps, base = index_packets(video)
+    if not math.isfinite(video_fps) or video_fps <= 0:
+        raise VideoExtractionError(
+            "video_no_frame_rate", "the video reports no frame rate", str(video)
         )
-        next_index = 0
-        next_frame = sub_sample_frame(0, video_fps, fps)
-        frame_number = 0
-        started = time.monotonic()
-        last_report = started
-        while capture.grab():
-            if frame_number == next_frame:
-                ok, frame = capture.retrieve()
-                if not ok or frame is None:
-                    raise VideoExtractionError(
-                        "video_decode_failed",
-                        f"frame {frame_number} could not be retrieved",
-                        str(video),
-                    )
-                if not result.width:
-                    result.height, result.width = frame.shape[:2]
-                thumb = thumbnail(frame)
-                if next_index % 2 == 0:
-                    path = frames_dir / f"sample-{next_index // 2:06d}.jpg"
-                    ok, encoded = cv2.imencode(
-                        ".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY]
-                    )
-                    if not ok:
-                        raise VideoExtractionError(
-                            "jpeg_encode_failed", "a sample could not be encoded", str(path)
-                        )
-                    with open(path, "xb") as handle:
-                        handle.write(encoded.tobytes())
-                    result.frame_paths.append(path)
-                    result.samples.append(thumb)
-                else:
-                    result.halves.append(thumb)
-                next_index += 1
-                next_frame = sub_sample_frame(next_index, video_fps, fps)
-            frame_number += 1
-            if progress is not None and frame_number % 64 == 0:
+    if fps * 2.0 > video_fps:
+        raise VideoExtractionError(
+            "fps_exceeds_video_rate",
+            f"--fps {fps} needs at least {2 * fps} video frames per second; "
+            f"the video has {video_fps:g}",
+            str(video),
+        )
+    if not packets:
+        raise VideoExtractionError(
+            "video_no_frames", "the video has no decodable frames", str(video)
+        )
+    last_frame = max(round(packet.time * video_fps) for packet in packets)
+    targets: list[int] = []
+    while (frame_number := sub_sample_frame(len(targets), video_fps, fps)) <= last_frame:
+        targets.append(frame_number)
+    tolerance = 0.5 / video_fps
+    plan = plan_decoding(packets, [number / video_fps for number in targets], tolerance)
+    fed = plan.fed()
+    result = SampledVideo(
+        width=0,
+        height=0,
+        video_fps=video_fps,
+        fps_used=fps,
+        frames_decoded=0,
+        packets_total=len(packets),
+        gop_treatments={name: plan.count(name) for name in (SKIP, KEY, FULL)},
+    )
+    sink = _SampleSink(result, frames_dir)
+    started = time.monotonic()
+    last_report = started
+    to_feed = sum(fed)
+    container = _open(video)
+    try:
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        stream.codec_context.skip_frame = "NONREF"
+        origin = stream.start_time
+        pending = 0  # next target to serve
+        previous: tuple[Any, int] | None = None
+        position = 0
+        sent = 0
+
+        def serve(frame: Any, number: int) -> None:
+            nonlocal pending, previous
+            while pending < len(targets) and targets[pending] < number and previous is not None:
+                sink.take(pending, previous[0], previous[1])
+                pending += 1
+            previous = (frame, number)
+
+        for packet in container.demux(stream):
+            if packet.size == 0 or packet.pts is None:
+                continue
+            position += 1
+            if not fed[position - 1]:
+                continue
+            sent += 1
+            for frame in stream.codec_context.decode(packet):
+                if frame.pts is None:
+                    continue
+                result.frames_decoded += 1
+                seconds = float((frame.pts - (origin or 0)) * base)
+                number = round(seconds * video_fps)
+                if previous is not None and number <= previous[1]:
+                    continue
+                serve(frame, number)
+            if progress is not None and sent % 64 == 0:
                 now = time.monotonic()
                 if now - last_report >= PROGRESS_INTERVAL_S:
                     last_report = now
-                    rate = frame_number / max(now - started, 1e-9)
-                    eta = (
-                        _format_eta((expected - frame_number) / rate)
-                        if expected > frame_number
-                        else "unknown"
-                    )
+                    rate = sent / max(now - started, 1e-9)
+                    eta = _format_eta((to_feed - sent) / rate)
                     progress(
-                        f"decoded {frame_number}/{expected or '?'} frames, "
+                        f"decoded {sent}/{to_feed} planned packets of {len(packets)}, "
                         f"{len(result.samples)} samples, ETA {eta}"
                     )
-        result.frames_decoded = frame_number
+        for frame in stream.codec_context.decode(None):
+            if frame.pts is None:
+                continue
+            result.frames_decoded += 1
+            number = round(float((frame.pts - (origin or 0)) * base) * video_fps)
+            if previous is None or number > previous[1]:
+                serve(frame, number)
+        if previous is not None:
+            while pending < len(targets):
+                sink.take(pending, previous[0], previous[1])
+                pending += 1
+    except av.FFmpegError as exc:
+        raise VideoExtractionError(
+            "video_decode_failed", f"decoding failed: {exc}", str(video)
+        ) from None
     finally:
-        capture.release()
+        container.close()
     if not result.samples:
         raise VideoExtractionError(
             "video_no_frames", "the video has no decodable frames", str(video)
         )
     if progress is not None:
+        treatments = result.gop_treatments
         progress(
-            f"decoded {result.frames_decoded} frames, {len(result.samples)} samples "
+            f"decoded {result.frames_decoded} of {len(packets)} frames "
+            f"(GOPs: {treatments[FULL]} decoded, {treatments[KEY]} keyframe only, "
+            f"{treatments[SKIP]} skipped), {len(result.samples)} samples "
             f"in {time.monotonic() - started:.1f}s"
         )
     return result

@@ -21,19 +21,25 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-LAYOUTS = ("fullscreen", "side_by_side", "camera_left", "pip")
+LAYOUTS = ("fullscreen", "side_by_side", "camera_left", "pip", "open_stage")
 SLIDE_BOXES = {
     "fullscreen": (0.0, 0.0, 1.0, 1.0),
     "side_by_side": (0.03, 0.12, 0.66, 0.88),
     "camera_left": (0.33, 0.1, 0.97, 0.9),
     "pip": (0.0, 0.0, 1.0, 1.0),
+    "open_stage": (0.04, 0.1, 0.62, 0.9),
 }
 CAMERA_BOXES: dict[str, tuple[float, float, float, float] | None] = {
     "fullscreen": None,
     "side_by_side": (0.69, 0.18, 0.97, 0.82),
     "camera_left": (0.02, 0.2, 0.3, 0.8),
     "pip": (0.74, 0.68, 0.98, 0.96),
+    "open_stage": None,
 }
+# "open_stage": the speaker is a box wandering over the stage right of the
+# slides, with no camera frame around it (the layout that defeated a
+# frame-contour-only detector: its motion sweeps a large, unframed area).
+STAGE_AREAS = {"open_stage": (0.66, 0.05, 0.98, 0.95)}
 PALETTE = [
     (245, 245, 245),
     (250, 235, 215),
@@ -198,6 +204,10 @@ class _Renderer:
         if not self.spec.speaker:
             return
         width, height = self.spec.width, self.spec.height
+        stage = STAGE_AREAS.get(self.spec.layout)
+        if stage is not None:
+            self.wandering_box(frame, seconds, _px(stage, width, height))
+            return
         if self.camera_px is not None:
             x0, y0, x1, y1 = self.camera_px
         else:
@@ -217,6 +227,25 @@ class _Renderer:
             (centre_x + arm + body[0], head_y + head_r),
             (150, 180, 220),
             max(1, head_r // 2),
+        )
+
+    @staticmethod
+    def wandering_box(
+        frame: np.ndarray, seconds: float, area: tuple[int, int, int, int]
+    ) -> None:
+        """A bright box (a person lit on stage) drifting over ``area`` on two incommensurate
+        frequencies, so that it covers the whole area over time but is never still."""
+        x0, y0, x1, y1 = area
+        box_w, box_h = max(4, (x1 - x0) * 2 // 5), max(6, (y1 - y0) * 2 // 5)
+        left = x0 + int((x1 - x0 - box_w) * (0.5 + 0.5 * math.sin(seconds * 1.3)))
+        top = y0 + int((y1 - y0 - box_h) * (0.5 + 0.5 * math.sin(seconds * 0.9 + 1.0)))
+        cv2.rectangle(frame, (left, top), (left + box_w, top + box_h), (90, 150, 210), -1)
+        cv2.circle(
+            frame,
+            (left + box_w // 2, top + box_h // 4),
+            max(2, box_w // 5),
+            (200, 215, 235),
+            -1,
         )
 
     def frames(self) -> Iterator[np.ndarray]:
