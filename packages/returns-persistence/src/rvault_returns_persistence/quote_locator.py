@@ -74,8 +74,8 @@ def segment_span(
     offsets: list[int] = []
     position = 0
     parts: list[str] = []
-    for text, _, _ in segments:
-        normalized = " ".join(text.split())
+    for words, _, _ in segments:
+        normalized = " ".join(words.split())
         if not normalized:
             continue
         if parts:
