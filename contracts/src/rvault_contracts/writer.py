@@ -1402,9 +1402,10 @@ def recover_bundle(
     try:
         dir_fd = _open_dir(Path(directory))
         try:
-            return _settle_journal(dir_fd, _journal_name(target), str(directory))
+            settled = _settle_journal(dir_fd, _journal_name(target), str(directory))
         finally:
             os.close(dir_fd)
+        return settled or held.settled
     finally:
         if lock is None:
             held.release()

@@ -1,0 +1,129 @@
+"""A small real vault built with the owner tools, once per test session and worker.
+
+Not a test module. Every artifact is produced by the owner's console script
+exactly as the demo does (tools/demo.py): the database is initialized and
+filled from the embedded shownotes sample, a transcript bundle comes from the
+sample VTT, a deck is generated with python-pptx and extracted, and a short
+screencast generated with OpenCV is extracted into PDFs and a manifest.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from _harness import command, run
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "demo" / "sample-vault"
+VIDEO_ID = "Qu1etSl1de0"
+DB = "tracking-database.json"
+TALK = "2025-05-14-the-quiet-slide.md"
+
+
+def ok(argv: list[str]) -> dict[str, Any]:
+    done = run(argv)
+    assert done.returncode == 0, (argv, done.stdout, done.stderr[-2000:])
+    return done.document
+
+
+def init_plan(vault: Path) -> dict[str, Any]:
+    shownotes = {
+        "enabled": True,
+        "source": {
+            "type": "local_jekyll",
+            "path_or_url": str(vault / "shownotes"),
+            "talks_subdir": "_talks",
+        },
+    }
+    return {
+        "schema_version": 1,
+        "mutations": [{"kind": "initialize_database", "config": {"shownotes": shownotes}}],
+    }
+
+
+def apply_db(*args: str | Path) -> dict[str, Any]:
+    """Dry-run then apply a hash-bound rvault-db command."""
+    dry = ok(command("rvault-db", *args))
+    return ok(command("rvault-db", *args, "--apply", "--expected-sha256", dry["input_sha256"]))
+
+
+def make_deck(path: Path, titles: list[str]) -> None:
+    from pptx import Presentation
+
+    deck = Presentation()
+    for title in titles:
+        slide = deck.slides.add_slide(deck.slide_layouts[1])
+        slide.shapes.title.text = title
+        slide.placeholders[1].text = f"about {title.lower()}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    deck.save(str(path))
+
+
+def make_video(path: Path, titles: list[str], seconds: int = 2, fps: int = 4) -> None:
+    import cv2
+    import numpy as np
+
+    width, height = 320, 180
+    path.parent.mkdir(parents=True, exist_ok=True)
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), fps, (width, height))
+    for number, title in enumerate(titles):
+        frame = np.full((height, width, 3), 240 - 30 * number, np.uint8)
+        cv2.putText(frame, title, (20, 90), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (20, 20, 20), 2)
+        cv2.rectangle(frame, (10 + 40 * number, 130), (60 + 40 * number, 170), (0, 0, 200), -1)
+        for _ in range(seconds * fps):
+            writer.write(frame)
+    writer.release()
+
+
+def video_argv(vault: Path, video: Path) -> list[str]:
+    workdir = vault / "slides-rebuild" / VIDEO_ID
+    return command(
+        "rvault-video",
+        "extract",
+        video,
+        workdir,
+        VIDEO_ID,
+        "--vault-root",
+        vault,
+        "--region",
+        "0,0,1,1",
+        "--region-verified",
+    )
+
+
+def build(vault: Path) -> Path:
+    """Build the base vault in ``vault`` (must not exist) and return it."""
+    shutil.copytree(SAMPLE, vault)
+    plan = vault.parent / "init-plan.json"
+    plan.write_text(json.dumps(init_plan(vault)))
+    db = vault / DB
+    ok(command("rvault-db", "mutate", db, plan, "--apply", "--expected-sha256", "missing"))
+    apply_db("scan-shownotes", db)
+    transcripts = vault / "transcripts"
+    ok(
+        command(
+            "rvault-transcript",
+            "vtt-cleanup",
+            transcripts / f"{VIDEO_ID}.en.vtt",
+            transcripts / f"{VIDEO_ID}.txt",
+        )
+    )
+    make_deck(vault.parent / "decks" / "deck.pptx", ["Opening", "Evidence", "Close"])
+    (vault / "pptx").mkdir()
+    ok(
+        command(
+            "rvault-pptx",
+            "extract",
+            vault.parent / "decks" / "deck.pptx",
+            "--no-ocr",
+            "--out",
+            vault / "pptx" / "deck.extraction.json",
+        )
+    )
+    video = vault / "slides-rebuild" / VIDEO_ID / f"{VIDEO_ID}.mp4"
+    make_video(video, ["One", "Two"])
+    ok(video_argv(vault, video))
+    return vault
