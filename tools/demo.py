@@ -430,6 +430,7 @@ def run_pipeline(demo: Demo) -> None:
     def worker() -> None:
         path = complete_with_worker_analysis(state["scaffold"], demo.out / "worker-return.json")
         report = demo.run("rvault-returns", "validate", path, "--db", db, "--vault-root", vault)
+        state["completed"] = path
         generation = report["pattern_scoring_generations"][0]["status"]
         print(f"    completed return passes the gate: {report['valid_count']} valid, {generation}")
 
@@ -440,6 +441,30 @@ def run_pipeline(demo: Demo) -> None:
             "rvault-returns",
             "validate",
             worker,
+        )
+
+    def persist() -> None:
+        stamp = "2026-11-30T13:00:00+00:00"  # the batch completion stamp, after the claim
+        report = demo.run(
+            "rvault-returns", "persist", db, state["completed"], "--run-date", stamp,
+            "--vault-root", vault,
+        )  # fmt: skip
+        talk = report["talks"][0]
+        baseline = report["current_adherence_baseline"]
+        print(
+            f"    {talk['filename']}: {talk['status']}, score {talk['pattern_score']}, "
+            f"receipt {talk['result_payload_sha256'][:12]}; {report['durability_state']}; "
+            f"baseline {baseline['raw_score_comparison_status']} "
+            f"({baseline['eligible_talk_count']} eligible)"
+        )
+
+    if "completed" in state:
+        demo.stage(
+            "returns-persistence",
+            "persist the batch into the tracking database",
+            "rvault-returns",
+            "persist",
+            persist,
         )
 
     def render() -> None:
