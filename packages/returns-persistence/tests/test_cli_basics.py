@@ -1,50 +1,12 @@
-"""The console script answers --help and --version, and exits 0."""
+"""Package-specific command-line refusals (the shared CLI shape is checked in
+conformance/test_console_scripts.py)."""
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import pytest
-from rvault_returns_persistence import __version__
-from rvault_returns_persistence.cli import main
-
-
-def test_version_flag(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exited:
-        main(["--version"])
-    assert exited.value.code == 0
-    assert capsys.readouterr().out.strip() == f"rvault-returns {__version__}"
-
-
-def test_help_flag(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exited:
-        main(["--help"])
-    assert exited.value.code == 0
-    assert "usage: rvault-returns" in capsys.readouterr().out
-
-
-def test_module_entry_point_runs() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "rvault_returns_persistence", "--version"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0
-    assert result.stdout.strip().endswith(__version__)
-
-
-def test_no_command_is_a_usage_error_with_one_json_document(
-    cli: Callable[..., Any],
-) -> None:
-    result = cli("rvault-returns")
-    assert result.returncode == 2
-    assert result.json["error"]["code"] == "usage_error"
 
 
 def test_non_utf8_argument_is_refused_with_one_json_document(

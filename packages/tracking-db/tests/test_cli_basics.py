@@ -1,39 +1,12 @@
-"""The console script answers --help and --version, and exits 0."""
+"""Package-specific command-line refusals (the shared CLI shape is checked in
+conformance/test_console_scripts.py)."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
-from rvault_tracking_db import __version__
 from rvault_tracking_db.cli import main
-
-
-def test_version_flag(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exited:
-        main(["--version"])
-    assert exited.value.code == 0
-    assert capsys.readouterr().out.strip() == f"rvault-db {__version__}"
-
-
-def test_help_flag(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exited:
-        main(["--help"])
-    assert exited.value.code == 0
-    assert "usage: rvault-db" in capsys.readouterr().out
-
-
-def test_module_entry_point_runs() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "rvault_tracking_db", "--version"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0
-    assert result.stdout.strip().endswith(__version__)
 
 
 @pytest.mark.parametrize("argv", [[], ["queue", "DB"]])
