@@ -19,6 +19,7 @@ import pytest
 from pypdf import PdfReader
 from rvault_video_extraction import extract as extract_module
 from rvault_video_extraction.api import validate_manifest
+from rvault_video_extraction.errors import VideoExtractionError
 from rvault_video_extraction.extract import ExtractRequest, extract, output_names
 from rvault_video_extraction.synthetic import TalkSpec, distinct_slides, timeline
 from rvault_video_extraction.versioning import PIPELINE_VERSION
@@ -281,12 +282,13 @@ def test_failure_mid_run_leaves_previous_outputs_and_no_intermediates(
         return real_writer(*args, **kwargs)
 
     monkeypatch.setattr(extract_module, "write_jpeg_pdf", failing_writer)
-    with pytest.raises(OSError):
+    with pytest.raises(VideoExtractionError) as refused:
         extract(
             ExtractRequest(
                 vault.video, vault.outdir, vault.video_id, fps=2.0, region=[0.0, 0.0, 0.5, 0.5]
             )
         )
+    assert refused.value.code == "io_error"
     assert {path: snapshot_file(path) for path in outputs(vault)} == before
     names = sorted(p.name for p in vault.outdir.iterdir())
     assert not [n for n in names if ".frames-" in n or ".staged" in n or n.endswith(".tmp")], names
@@ -337,7 +339,9 @@ def test_outdir_below_a_regular_file_is_refused(
     blocker.write_bytes(b"a regular file")
     before = snapshot_tree(vault.root)
     for outdir in (blocker / "X", vault.video / "X"):
-        result = cli(SCRIPT, "extract", vault.video, outdir, "X", "--vault-root", vault.root)
+        result = cli(
+            SCRIPT, "extract", vault.video, outdir, vault.video_id, "--vault-root", vault.root
+        )
         assert result.returncode == 2, result.stdout
         assert result.json["error"]["code"] == "outdir_unwritable"
         assert "Traceback" not in result.stderr

@@ -30,7 +30,14 @@ from rvault_video_extraction.errors import VideoExtractionError
 from rvault_video_extraction.manifest import ManifestInputs, build_manifest
 from rvault_video_extraction.pdf_writer import JpegPage, write_jpeg_pdf
 from rvault_video_extraction.region import to_pixels
-from rvault_video_extraction.sampling import JPEG_QUALITY, SampledVideo, remove_frames, sample_video
+from rvault_video_extraction.sampling import (
+    JPEG_QUALITY,
+    NO_SPACE_ERRNOS,
+    SampledVideo,
+    io_failure,
+    remove_frames,
+    sample_video,
+)
 from rvault_video_extraction.vault_paths import (
     locate_in_vault,
     make_directories,
@@ -41,6 +48,8 @@ from rvault_video_extraction.vault_paths import (
 from rvault_video_extraction.versioning import (
     DEFAULT_FPS,
     DEFAULT_HASH_THRESHOLD,
+    MAX_FPS,
+    MIN_FPS,
     PDF_PRODUCER,
 )
 
@@ -92,8 +101,12 @@ def check_region(values: list[float]) -> None:
 def _validate(request: ExtractRequest) -> None:
     if not VIDEO_ID.fullmatch(request.video_id):
         raise VideoExtractionError("invalid_video_id", "VIDEO_ID must match [A-Za-z0-9_-]{1,64}")
-    if not math.isfinite(request.fps) or request.fps <= 0:
-        raise VideoExtractionError("invalid_fps", "--fps must be a positive number")
+    if not math.isfinite(request.fps) or not MIN_FPS <= request.fps <= MAX_FPS:
+        raise VideoExtractionError(
+            "invalid_fps",
+            f"--fps must lie within {MIN_FPS:g}..{MAX_FPS:g} samples per second "
+            f"(default {DEFAULT_FPS:g})",
+        )
     if request.hash_threshold < 0 or request.hash_threshold > 256:
         raise VideoExtractionError(
             "invalid_hash_threshold", "--hash-threshold must be within 0..256 (256-bit hash)"
@@ -118,6 +131,29 @@ def _configured_root(request: ExtractRequest) -> Path:
         "pass --vault-root (OUTDIR is not {vault_root}/slides-rebuild/{id})",
         str(request.outdir),
     )
+
+
+CONTRACT_DIR = "slides-rebuild"
+
+
+def _check_contract_paths(video_id: str, video: Path, outdir: Path, storage: Path) -> None:
+    """Refuse a VIDEO_ID that contradicts the contract directory it is used in.
+
+    The spec keeps a talk's video at ``slides-rebuild/{id}/{id}.mp4`` and its
+    outputs beside it; an id that disagrees with that directory would write
+    ``{other}.*`` files next to the real ones, where no reader looks. Other
+    locations (a manual run with ``--vault-root``) are not constrained.
+    """
+    for path, what in ((outdir, "OUTDIR"), (video.parent, "the video's directory")):
+        parts = path.relative_to(storage).parts
+        if len(parts) == 2 and parts[0] == CONTRACT_DIR and parts[1] != video_id:
+            raise VideoExtractionError(
+                "video_id_path_mismatch",
+                f"{what} is {CONTRACT_DIR}/{parts[1]}/, the contract directory of video id "
+                f"{parts[1]!r}, not {video_id!r}: pass that id, or use "
+                f"{CONTRACT_DIR}/{video_id}/{video_id}.mp4",
+                str(path),
+            )
 
 
 def _check_video(path: Path) -> None:
@@ -167,6 +203,7 @@ def extract(
     video = locate_in_vault(request.video, configured, storage, must_exist=False)
     _check_video(video)
     outdir = locate_in_vault(request.outdir, configured, storage, must_exist=False)
+    _check_contract_paths(request.video_id, video, outdir, storage)
     if outdir.exists() and not outdir.is_dir():
         raise VideoExtractionError(
             "outdir_not_directory", "OUTDIR exists and is not a directory", str(outdir)
@@ -192,10 +229,19 @@ def extract(
         try:
             frames_dir = Path(tempfile.mkdtemp(prefix=f".{request.video_id}.frames-", dir=outdir))
         except OSError as exc:
+            if exc.errno in NO_SPACE_ERRNOS:
+                raise io_failure(exc, "into OUTDIR", outdir) from None
             raise VideoExtractionError(
                 "outdir_unwritable", f"cannot write into OUTDIR: {exc.strerror}", str(outdir)
             ) from None
-        manifest, summary = _extract_into(request, video, outdir, frames_dir, expected, progress)
+        try:
+            manifest, summary = _extract_into(
+                request, video, outdir, frames_dir, expected, progress
+            )
+        except OSError as exc:
+            # Intermediate frames, crops: a full disk or failing device is a refusal
+            # with nothing installed (the writer maps its own failures the same way).
+            raise io_failure(exc, "an intermediate file", exc.filename or outdir) from None
         installed = True
     finally:
         if not installed:

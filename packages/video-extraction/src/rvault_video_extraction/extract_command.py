@@ -8,7 +8,7 @@ from pathlib import Path
 from rvault_contracts import cli as contract_cli
 
 from rvault_video_extraction.errors import VideoExtractionError
-from rvault_video_extraction.versioning import DEFAULT_FPS, DEFAULT_HASH_THRESHOLD
+from rvault_video_extraction.versioning import DEFAULT_FPS, DEFAULT_HASH_THRESHOLD, MAX_FPS, MIN_FPS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -16,9 +16,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "extract",
         help="sample a talk video, keep distinct slides, write two PDFs and manifest v3",
         description=(
-            "Decode VIDEO once, sample it at --fps, keep every distinct stable slide, and write "
-            "VIDEO_ID.slide-region.pdf (cropped), VIDEO_ID.context.pdf (full frames) and "
-            "VIDEO_ID.video-extraction.json into OUTDIR. stdout is the manifest (schema v3)."
+            "Sample VIDEO at --fps (decoding only the frames the samples need), keep every "
+            "distinct stable slide, and write VIDEO_ID.slide-region.pdf (cropped), "
+            "VIDEO_ID.context.pdf (full frames), VIDEO_ID.video-extraction.json and "
+            "VIDEO_ID.contact-sheet.png (sampled frames with the region drawn) into OUTDIR. "
+            "Under slides-rebuild/ VIDEO_ID must match the contract path "
+            "slides-rebuild/{id}/{id}.mp4. stdout is the manifest (schema v3)."
         ),
     )
     parser.add_argument("video", type=Path, metavar="VIDEO")
@@ -28,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--fps",
         type=float,
         default=DEFAULT_FPS,
-        help=f"samples per second (default {DEFAULT_FPS})",
+        help=f"samples per second, {MIN_FPS:g}..{MAX_FPS:g} (default {DEFAULT_FPS})",
     )
     parser.add_argument(
         "--hash-threshold",

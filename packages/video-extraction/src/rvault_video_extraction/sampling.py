@@ -165,6 +165,18 @@ def index_packets(video: Path) -> tuple[list[Packet], float, Fraction]:
         container.close()
 
 
+def to_bgr(frame: Any) -> np.ndarray:
+    """A decoded frame as BGR pixels.
+
+    For the usual 4:2:0 frames the planes are taken as they are and OpenCV's
+    vectorised I420 conversion is used: about 4x faster than PyAV's own
+    ``bgr24`` reformat (libswscale), which was a fifth of the sampling time.
+    """
+    if frame.format.name == "yuv420p" and frame.width % 2 == 0 and frame.height % 2 == 0:
+        return cv2.cvtColor(frame.to_ndarray(), cv2.COLOR_YUV2BGR_I420)
+    return frame.to_ndarray(format="bgr24")
+
+
 class _SampleSink:
     """Turns decoded frames into sub-samples: thumbnails, JPEGs, sources."""
 
@@ -179,7 +191,7 @@ class _SampleSink:
     def take(self, index: int, frame: Any, source: int) -> None:
         if source != self.source:
             self.source, self.path = source, None
-            self.bgr = frame.to_ndarray(format="bgr24")
+            self.bgr = to_bgr(frame)
             self.thumb = thumbnail(self.bgr)
             if not self.result.width:
                 self.result.height, self.result.width = self.bgr.shape[:2]

@@ -16,3 +16,8 @@ PDF_PRODUCER = f"rvault-video-extraction pipeline {PIPELINE_VERSION}"
 # arguments) and ExtractRequest.
 DEFAULT_FPS = 0.5
 DEFAULT_HASH_THRESHOLD = 8
+# --fps bounds: below MIN_FPS (one sample per 50 s) a run keeps almost nothing of a
+# talk and would still replace a good manifest; above MAX_FPS no talk video has the
+# frames (sub-samples need twice the rate).
+MIN_FPS = 0.02
+MAX_FPS = 30.0
