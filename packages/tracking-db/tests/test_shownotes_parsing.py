@@ -141,3 +141,22 @@ def test_frontmatter_datetimes_give_the_written_date(text: str) -> None:
     proposal = extract(page.data, page.body, "talk.md")
     assert proposal.issues == []
     assert proposal.fields["date"] == "2024-03-06"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\nscore: .nan\n---\n",
+        "---\nscore: -.inf\n---\n",
+        "---\nblob: !!binary aGVsbG8=\n---\n",
+        "---\ntags: !!set {a, b}\n---\n",
+        "+++\nscore = nan\n+++\n",
+        "+++\nscore = inf\n+++\n",
+    ],
+)
+def test_frontmatter_without_a_json_form_is_malformed_not_passed_on(text: str) -> None:
+    # Found by reliability/test_fuzz_decoders.py: these values reached the scanner
+    # (and the database encoder, which refuses them) as NaN, bytes or a set.
+    parsed = parse(text)
+    assert parsed.data == {}
+    assert parsed.error is not None and "not a JSON value" in parsed.error

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import tomllib
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +51,11 @@ def _jsonable(value: Any, budget: list[int], depth: int = 0) -> Any:
         return {str(k): _jsonable(v, budget, depth + 1) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_jsonable(v, budget, depth + 1) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("frontmatter holds a non-finite number (.nan/.inf), not a JSON value")
+    if value is not None and not isinstance(value, str | int | float):
+        # YAML !!binary (bytes), !!set and the like have no JSON form
+        raise ValueError(f"frontmatter holds a {type(value).__name__} value, not a JSON value")
     return value
 
 
