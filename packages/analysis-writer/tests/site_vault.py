@@ -98,7 +98,7 @@ def make_pdf(path: Path, pages: int, label: str) -> None:
     for n in range(1, pages + 1):
         image = Image.new("RGB", (640, 360), (240 - 20 * (n % 5), 245, 250))
         draw = ImageDraw.Draw(image)
-        draw.rectangle((0, 0, 640, 50), fill=(22, 50, 79))
+        draw.rectangle((0, 0, 640, 50), fill=(120, 30, 90))
         draw.text((20, 15), f"{label}  slide {n}/{pages}", fill=(255, 255, 255))
         draw.rectangle((60, 120, 60 + 80 * (n % 7 + 1), 220), fill=(31, 95, 153))
         images.append(image)

@@ -20,9 +20,11 @@ from rvault_analysis_writer.site.overview import TalkRow
 
 HASH_SALT = "rvault-analysis-site"
 TOP_N = 12
-CURRENT_COLOR = "#1f5f99"
+WIDTH_IN = 5.8
+DPI = 96
+CURRENT_COLOR = "#2b6cb0"
 LEGACY_COLOR = "#9a9a9a"
-ANTI_COLOR = "#b5482e"
+ANTI_COLOR = "#c0392b"
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,7 @@ class Chart:
     title: str
     alt: str
     svg: bytes
+    width: int = round(WIDTH_IN * DPI)
 
 
 def _svg(figure: object) -> bytes:
@@ -46,7 +49,7 @@ def _svg(figure: object) -> bytes:
 def _figure(height: float) -> object:
     from matplotlib.figure import Figure
 
-    return Figure(figsize=(8.0, height), dpi=96, layout="constrained")
+    return Figure(figsize=(WIDTH_IN, height), dpi=DPI, layout="constrained")
 
 
 def _date(text: str) -> dt.date | None:
@@ -56,7 +59,17 @@ def _date(text: str) -> dt.date | None:
         return None
 
 
+def _date_axis(axes: object) -> None:
+    from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
+
+    locator = AutoDateLocator(maxticks=8)
+    axes.xaxis.set_major_locator(locator)  # type: ignore[attr-defined]
+    axes.xaxis.set_major_formatter(ConciseDateFormatter(locator))  # type: ignore[attr-defined]
+
+
 def score_trend(rows: Sequence[TalkRow], catalog_fingerprint: str) -> Chart:
+    from matplotlib.ticker import MaxNLocator
+
     current, other = [], []
     for row in rows:
         when = _date(row.date)
@@ -66,7 +79,7 @@ def score_trend(rows: Sequence[TalkRow], catalog_fingerprint: str) -> Chart:
         (current if same else other).append((when, row.score))
     current.sort()
     other.sort()
-    figure = _figure(4.6)
+    figure = _figure(4.2)
     top, bottom = figure.subplots(2, 1, sharex=True, height_ratios=(3, 2))
     if current:
         top.plot(*zip(*current, strict=True), marker="o", color=CURRENT_COLOR, linewidth=1.2)
@@ -77,11 +90,16 @@ def score_trend(rows: Sequence[TalkRow], catalog_fingerprint: str) -> Chart:
         top.text(0.5, 0.5, "no current-generation talks yet", ha="center", transform=top.transAxes)
     if other:
         bottom.scatter(*zip(*other, strict=True), marker="s", color=LEGACY_COLOR)
+        scores = [score for _, score in other]
+        bottom.set_ylim(min(0, *scores) - 0.5, max(scores) + 0.5)
     else:
         bottom.text(0.5, 0.5, "no legacy results", ha="center", transform=bottom.transAxes)
     bottom.set_title("Legacy / other-catalog results: not comparable, excluded from baselines")
     bottom.set_ylabel("pattern score")
     bottom.grid(alpha=0.3)
+    _date_axis(bottom)
+    for axes in (top, bottom):
+        axes.yaxis.set_major_locator(MaxNLocator(integer=True))
     alt = f"{len(current)} current-generation scores over time; {len(other)} legacy shown apart"
     return Chart("chart-score-trend.svg", "Pattern score over time", alt, _svg(figure))
 
@@ -99,11 +117,11 @@ def frequency(rows: Sequence[TalkRow], catalog_fingerprint: str) -> Chart:
             ids = observations.get(key)
             if isinstance(ids, list):
                 counter.update(i for i in ids if isinstance(i, str))
-    figure = _figure(5.2)
+    figure = _figure(4.2)
     left, right = figure.subplots(1, 2)
     for axes, counter, color, label in (
-        (left, patterns, CURRENT_COLOR, "Most frequent patterns"),
-        (right, antipatterns, ANTI_COLOR, "Most frequent antipatterns"),
+        (left, patterns, CURRENT_COLOR, "Patterns"),
+        (right, antipatterns, ANTI_COLOR, "Antipatterns"),
     ):
         top = sorted(counter.items(), key=lambda item: (-item[1], item[0]))[:TOP_N]
         if top:
@@ -123,7 +141,7 @@ def frequency(rows: Sequence[TalkRow], catalog_fingerprint: str) -> Chart:
 def coverage(rows: Sequence[TalkRow]) -> Chart:
     lanes = list(rows[0].evidence.sources) if rows else []
     counts = [sum(row.evidence.sources[lane] for row in rows) for lane in lanes]
-    figure = _figure(2.8)
+    figure = _figure(2.6)
     axes = figure.subplots()
     axes.barh(list(reversed(lanes)), list(reversed(counts)), color=CURRENT_COLOR)
     axes.set_xlim(0, max(len(rows), 1))
@@ -134,8 +152,11 @@ def coverage(rows: Sequence[TalkRow]) -> Chart:
 
 
 def all_charts(rows: Sequence[TalkRow], catalog_fingerprint: str) -> list[Chart]:
-    return [
-        score_trend(rows, catalog_fingerprint),
-        frequency(rows, catalog_fingerprint),
-        coverage(rows),
-    ]
+    import matplotlib
+
+    with matplotlib.rc_context({"font.size": 9, "axes.titlesize": 10}):
+        return [
+            score_trend(rows, catalog_fingerprint),
+            frequency(rows, catalog_fingerprint),
+            coverage(rows),
+        ]

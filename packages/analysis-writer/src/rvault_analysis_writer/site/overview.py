@@ -238,7 +238,7 @@ def totals(rows: Sequence[TalkRow]) -> dict[str, Any]:
         "analysed": sum(row.analysed for row in rows),
         "current": sum(row.current for row in rows),
         "legacy": sum(row.analysed and not row.current for row in rows),
-        "needs_action": sum(row.next_action != "none" for row in rows),
+        "needs_action": sum(not row.next_action.startswith("none") for row in rows),
         "statuses": sorted(statuses.items()),
         "coverage": [(name, coverage[name]) for name in rows[0].evidence.sources] if rows else [],
     }
