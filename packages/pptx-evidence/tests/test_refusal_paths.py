@@ -304,7 +304,7 @@ def test_worker_protocol_mismatch(
 @pytest.mark.parametrize(
     ("mode", "message"),
     [
-        ("crash", "the extraction worker exited without a result"),
+        ("crash", "the worker exited without a result"),
         ("not_json", "the worker's result is not strict JSON"),
     ],
 )
@@ -320,7 +320,7 @@ def test_worker_killed_by_a_signal(picture_deck: Path, tmp_path: Path, snapshot_
     error = _refused(
         picture_deck.read_bytes(), tmp_path, snapshot_tree, "worker_resource_limit", mode="killed"
     )
-    assert error["message"] == "the extraction worker was terminated by signal SIGKILL"
+    assert error["message"] == "the worker was terminated by signal SIGKILL"
 
 
 def test_worker_internal_failure_is_exit_1(

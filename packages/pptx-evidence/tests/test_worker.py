@@ -6,8 +6,11 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from rvault_contracts.schemas import is_valid
+from rvault_pptx_evidence import sample_decks
 
 SCRIPT = """
 import json, os, sys
@@ -16,12 +19,16 @@ from rvault_contracts.cli import Refusal
 from rvault_pptx_evidence.limits import Limits
 from rvault_pptx_evidence.worker import run_isolated
 limits = Limits(**json.loads(sys.argv[2]))
+mode = sys.argv[3] if len(sys.argv) > 3 else "disabled"
 try:
-    run = run_isolated(Path(sys.argv[1]), "deck.pptx", ocr_mode="disabled", limits=limits)
+    run = run_isolated(Path(sys.argv[1]), "deck.pptx", ocr_mode=mode, limits=limits)
     outcome = {"ok": True, "slides": run.document["slide_count"]}
     outcome["worker_rss"] = run.worker_peak_rss_kib
+    outcome["sampled_rss"] = run.sampled_peak_rss_bytes
 except Refusal as refusal:
     outcome = {"ok": False, "code": refusal.code}
+    if "worker_failure" in refusal.context:
+        outcome["receipt"] = refusal.context["worker_failure"]
 try:
     os.waitpid(-1, os.WNOHANG)
     outcome["children_left"] = True
@@ -31,9 +38,9 @@ print(json.dumps(outcome))
 """
 
 
-def _run(deck: Path, **limits: object) -> dict[str, object]:
+def _run(deck: Path, ocr: str = "disabled", **limits: object) -> dict[str, Any]:
     result = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(deck), json.dumps(limits)],
+        [sys.executable, "-c", SCRIPT, str(deck), json.dumps(limits), ocr],
         capture_output=True,
         text=True,
         timeout=60,
@@ -56,25 +63,72 @@ def test_memory_limit_is_a_refusal_not_a_crash(picture_deck: Path) -> None:
 
 def test_wall_deadline_kills_the_worker(picture_deck: Path) -> None:
     outcome = _run(picture_deck, worker_wall_seconds=0.01)
-    assert outcome == {"ok": False, "code": "worker_timeout", "children_left": False}
+    assert (outcome["ok"], outcome["code"], outcome["children_left"]) == (
+        False,
+        "worker_timeout",
+        False,
+    )
+    assert outcome["receipt"]["supervisor_reason_code"] == "wall_time_limit"
 
 
 def test_worker_output_bound(picture_deck: Path) -> None:
     outcome = _run(picture_deck, max_worker_output_bytes=100)
-    assert outcome == {"ok": False, "code": "worker_resource_limit", "children_left": False}
+    assert (outcome["code"], outcome["children_left"]) == ("worker_resource_limit", False)
+    assert outcome["receipt"]["supervisor_reason_code"] == "output_limit"
 
 
-def test_replaced_deck_is_refused(picture_deck: Path, tmp_path: Path) -> None:
-    from rvault_contracts.cli import Refusal
-    from rvault_pptx_evidence.extract import extract_path
-    from rvault_pptx_evidence.source import file_generation
+@pytest.fixture(scope="module")
+def hungry_deck(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    deck = tmp_path_factory.mktemp("hungry") / "hungry.pptx"
+    deck.write_bytes(sample_decks.hungry_ocr_deck())
+    return deck
 
-    deck = tmp_path / "deck.pptx"
-    deck.write_bytes(picture_deck.read_bytes())
-    checked = file_generation(deck.lstat())
-    replacement = tmp_path / "other.pptx"
-    replacement.write_bytes(picture_deck.read_bytes())
-    replacement.replace(deck)  # same bytes, new file version
-    with pytest.raises(Refusal) as refused:
-        extract_path(deck, "deck.pptx", ocr_mode="disabled", expected_generation=checked)
-    assert refused.value.code == "input_changed"
+
+def _assert_receipt(receipt: dict[str, Any], reason: str) -> None:
+    assert is_valid("pptx-worker-failure", 1, receipt), receipt
+    assert receipt["operation"] == "extract"
+    assert receipt["limit_profile"] == "pptx_extract"
+    assert receipt["supervisor_reason_code"] == reason
+
+
+def test_memory_hungry_ocr_is_killed_and_reported(hungry_deck: Path) -> None:
+    """The OCR engine is a descendant of the worker: its RSS is charged to the tree."""
+    limit = 120 * 1024 * 1024
+    outcome = _run(hungry_deck, "enabled", max_rss_bytes=limit)
+    assert (outcome["ok"], outcome["code"], outcome["children_left"]) == (
+        False,
+        "worker_resource_limit",
+        False,
+    )
+    _assert_receipt(outcome["receipt"], "rss_limit")
+    assert outcome["receipt"]["observed_peak_rss_bytes"] > limit
+    # The same input fits the real profile.
+    fits = _run(hungry_deck, "enabled")
+    assert fits["ok"] is True and fits["sampled_rss"] > limit
+
+
+def test_time_hungry_ocr_is_killed_and_reported(hungry_deck: Path) -> None:
+    outcome = _run(hungry_deck, "enabled", worker_wall_seconds=0.8)
+    assert (outcome["code"], outcome["children_left"]) == ("worker_timeout", False)
+    _assert_receipt(outcome["receipt"], "wall_time_limit")
+    assert not _stray_engines()
+
+
+def _stray_engines() -> list[int]:
+    """Live (non-zombie) tesseract processes orphaned to init, after a short grace."""
+    import time
+
+    import psutil
+
+    for _ in range(20):
+        stray = [
+            p.pid
+            for p in psutil.process_iter(["name", "ppid", "status"])
+            if p.info["name"] == "tesseract"
+            and p.info["ppid"] == 1
+            and p.info["status"] != psutil.STATUS_ZOMBIE
+        ]
+        if not stray:
+            return []
+        time.sleep(0.1)
+    return stray

@@ -537,3 +537,21 @@ def ocr_deck() -> bytes:
     s3 = prs.slides.add_slide(blank)
     set_background_image(s3, third)
     return _save(prs)
+
+
+def hungry_ocr_deck() -> bytes:
+    """One slide whose only content is a 6000 x 6000 picture full of words: under
+    the OCR pixel guard, but tesseract needs ~160 MiB and over a second for it."""
+    from PIL import ImageDraw, ImageFont
+
+    image = Image.new("L", (6000, 6000), 255)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=120)
+    for top in range(0, 6000, 400):
+        draw.text((100, top), "memory hungry words " * 3, fill=0, font=font)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    slide.shapes.add_picture(io.BytesIO(buffer.getvalue()), 0, 0, Inches(4), Inches(4))
+    return _save(prs)
