@@ -126,3 +126,39 @@ def observable_ids() -> list[str]:
 
 def deep(value: Any) -> Any:
     return copy.deepcopy(value)
+
+
+def write_youtube_transcript(root: Path, youtube_id: str, cues: int) -> float:
+    """A captions transcript with owner-built receipts bound to the YouTube video and duration.
+
+    Built with the transcript owner's strict receipt builders (the bytes its fetch
+    writes); returns the video duration the receipts carry.
+    """
+    from rvault_transcript.receipts import (
+        Segment,
+        build_quality_receipt,
+        build_timing_receipt,
+        receipt_bytes,
+    )
+
+    folder = root / "transcripts"
+    folder.mkdir(parents=True, exist_ok=True)
+    text = "\n".join(caption(n) for n in range(1, cues + 1)) + "\n"
+    data = text.encode("utf-8")
+    (folder / f"{youtube_id}.txt").write_bytes(data)
+    duration = cues * CUE_SECONDS
+    segments = [
+        Segment(caption(n), (n - 1) * CUE_SECONDS, (n - 1) * CUE_SECONDS + 4.0)
+        for n in range(1, cues + 1)
+    ]
+    timing = build_timing_receipt(
+        data,
+        "captions",
+        {"kind": "youtube_captions", "video_id": youtube_id, "duration_seconds": duration},
+        segments,
+    )
+    (folder / f"{youtube_id}.segments.json").write_bytes(receipt_bytes(timing))
+    provenance = {"kind": "youtube_duration", "video_id": youtube_id, "duration_seconds": duration}
+    quality = build_quality_receipt(data, 400, provenance)
+    (folder / f"{youtube_id}.quality.json").write_bytes(receipt_bytes(quality))
+    return duration

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -103,22 +104,52 @@ def _pdf_candidates(talk: dict[str, Any], return_path: object) -> list[tuple[str
     return out
 
 
+def _stat_key(path: Path) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+@lru_cache(maxsize=32)
+def _cached_readings(
+    path: str, data: bytes, video_id: str | None, _receipt_files: tuple[Any, ...]
+) -> tuple[Any, Any]:
+    from rvault_transcript import api as transcript_api  # receipts are rare; keep start-up light
+
+    owner = transcript_api.OwnerContext(video_id=video_id)
+    return (
+        transcript_api.read_timing(path, transcript_bytes=data, owner=owner),
+        transcript_api.read_quality(path, transcript_bytes=data, owner=owner),
+    )
+
+
+def owner_readings(path: Path, data: bytes, video_id: str | None) -> tuple[Any, Any]:
+    """(timing, quality) readings of the transcript owner for these exact transcript bytes.
+
+    Re-running the owner's quality policy costs a few hundred milliseconds on a long
+    transcript, and validation, persistence and the video bound all ask; the readings are
+    memoized on the transcript bytes and the receipt files' identities, so a changed
+    receipt is always read again.
+    """
+    stem = path.with_name(path.stem)
+    key = (_stat_key(Path(f"{stem}.segments.json")), _stat_key(Path(f"{stem}.quality.json")))
+    return _cached_readings(str(path), data, video_id, key)
+
+
 def _receipt_duration(root: Path, talk: dict[str, Any], transcript: str) -> float | None:
     """Owner duration from a current, owner-bound transcript receipt (rvault_transcript.api)."""
     stem = transcript[: -len(".txt")]
     if not any(_regular_file(root, stem + s) for s in (".segments.json", ".quality.json")):
         return None
-    from rvault_transcript import api as transcript_api  # receipts are rare; keep start-up light
-
     path = _regular_file(root, transcript)
     if path is None:
         return None
+    with open(path, "rb") as handle:
+        data = handle.read()
     youtube_id = talk.get("youtube_id") if isinstance(talk.get("youtube_id"), str) else None
-    owner = transcript_api.OwnerContext(video_id=youtube_id)
-    for reading in (
-        transcript_api.read_timing(path, owner=owner),
-        transcript_api.read_quality(path, owner=owner),
-    ):
+    for reading in owner_readings(path, data, youtube_id):
         if reading.usable and reading.receipt is not None:
             value = reading.receipt.provenance.get("duration_seconds")
             if is_number(value) and value > 0:

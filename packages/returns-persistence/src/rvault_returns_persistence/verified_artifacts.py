@@ -22,7 +22,7 @@ from rvault_contracts.canonical import sha256_bytes
 from rvault_contracts.cli import Refusal
 from rvault_contracts.writer import WriterError, read_snapshot
 
-from rvault_returns_persistence.artifacts import TalkArtifacts, _regular_file
+from rvault_returns_persistence.artifacts import TalkArtifacts, _regular_file, owner_readings
 from rvault_returns_persistence.issues import is_number
 from rvault_returns_persistence.quote_locator import NormalizedText
 
@@ -132,7 +132,7 @@ class VerifiedArtifacts:
             video_id=youtube_id if isinstance(youtube_id, str) else None
         )
         absolute = self.vault_root / relative
-        quality = transcript_api.read_quality(absolute, transcript_bytes=data, owner=owner)
+        timing, quality = owner_readings(absolute, data, owner.video_id)
         if not quality.usable:
             raise EvidenceRefusal(
                 "transcript_quality_receipt_unusable",
@@ -151,7 +151,6 @@ class VerifiedArtifacts:
             "quality receipt",
             self.path,
         )
-        timing = transcript_api.read_timing(absolute, transcript_bytes=data, owner=owner)
         timing_identity = None
         segments: tuple[tuple[str, float, float], ...] = ()
         duration = None

@@ -1,0 +1,193 @@
+"""Benchmark: persist a 5-talk batch into a 10,000-talk database.
+
+Each member has a 60-minute transcript (720 caption lines) with the
+transcript owner's timing and quality receipts, a 60-page slide PDF, a
+60-slide native deck (python-pptx) recorded in ``pptx_catalog``, and the
+downloaded delivery video; each return carries 30 cited detections with 40
+citations in all (transcript quotes, slide numbers, video intervals), a
+60-slide ledger and the full catalog's not_evaluable rows. The batch is
+persisted by the installed console script, start-up included, on a fresh
+copy of the database each run. Targets from the issue: <= 3.0 s wall,
+<= 400 MB peak RSS.
+
+    .venv/bin/python packages/returns-persistence/benchmarks/persist_run.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(HERE))
+
+import persist_vault as pv  # noqa: E402
+import returns_testdata as td  # noqa: E402
+from run import MEMBERS, SLIDES, TALKS, filler_talk, realistic_return  # noqa: E402
+
+CUES = 720  # 60 minutes of 5-second captions
+CITATIONS = 40
+
+
+def _deck(path: Path, slides: int) -> None:
+    from pptx import Presentation
+
+    deck = Presentation()
+    layout = deck.slide_layouts[1]
+    for n in range(1, slides + 1):
+        slide = deck.slides.add_slide(layout)
+        slide.shapes.title.text = f"Slide {n}"
+        slide.placeholders[1].text = f"Point {n}: one idea per slide"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    deck.save(str(path))
+
+
+def _more(citation: dict[str, Any], k: int) -> dict[str, Any]:
+    """Another honest locator through the same source and channel."""
+    extra = dict(citation)
+    if "quote" in extra:
+        extra["quote"] = pv.quote(100 + k * 13)
+    elif "slide_numbers" in extra:
+        start = 5 + k
+        extra["slide_numbers"] = [start] if citation["channel"] == "slides" else [start, start + 1]
+    elif "start_seconds" in extra:
+        extra["start_seconds"], extra["end_seconds"] = 60.0 * k, 60.0 * k + 20.0
+    return extra
+
+
+def bench_return(talk: dict[str, Any], root: Path) -> dict[str, Any]:
+    ret = realistic_return(talk, root)
+    po = ret["pattern_observations"]
+    records = [*po["patterns_detected"], *po["antipatterns_detected"]]
+    for i, record in enumerate(records):
+        for citation in record["evidence_citations"]:
+            if "quote" in citation:
+                citation["quote"] = pv.quote(10 + i * 17)
+    total = sum(len(r["evidence_citations"]) for r in records)
+    k = 0
+    while total < CITATIONS:
+        record = records[k % len(records)]
+        record["evidence_citations"].append(_more(record["evidence_citations"][0], k))
+        total += 1
+        k += 1
+    for row in po["applicability_assessments"]:
+        for citation in row["evidence_citations"]:
+            if "quote" in citation:
+                citation["quote"] = pv.quote(7)
+    return ret
+
+
+def build(root: Path) -> tuple[Path, Path]:
+    names = [f"2024-06-{i + 1:02d}-member.md" for i in range(MEMBERS)]
+    talks = [filler_talk(i) for i in range(TALKS - MEMBERS)]
+    pptx, members = [], []
+    for i, name in enumerate(names):
+        yid = f"bench{i:06d}"
+        duration = pv.write_youtube_transcript(root, yid, CUES)
+        record = td.talk(
+            name,
+            yid,
+            google_drive_id=f"benchdrive{i}",
+            pptx_path=f"Bench/{i}.pptx",
+            slide_source="both",
+            _queue_claim=td.claim_v5(names),
+            source_identity={
+                "schema_version": 1,
+                "provider": "youtube",
+                "video_id": yid,
+                "duration_seconds": duration,
+            },
+        )
+        members.append(record)
+        pptx.append(
+            {
+                "schema_version": 1,
+                "pptx_path": f"Bench/{i}.pptx",
+                "talk_filename": name,
+                "matched": True,
+                "slide_count": SLIDES,
+                "visual_extracted": False,
+            }
+        )
+        td.write_pdf(root / "slides" / f"benchdrive{i}.pdf", SLIDES)
+        _deck(root / "Bench" / f"{i}.pptx", SLIDES)
+        td.write_video(root, yid)
+    talks.extend(members)
+    db = pv.write_database(root, td.database(talks, pptx))
+    returns = [bench_return(t, root) for t in members]
+    assert all(
+        sum(len(r["evidence_citations"]) for lane in ("patterns_detected", "antipatterns_detected")
+            for r in ret["pattern_observations"][lane]) == CITATIONS
+        for ret in returns
+    )  # fmt: skip
+    batch = td.write_json(root / "batch-returns.json", returns)
+    return db, batch
+
+
+def _timed(argv: list[str], env: dict[str, str]) -> tuple[float, float, int, bytes]:
+    """Wall seconds, child CPU seconds, child peak RSS (KiB) and stdout of one run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", *argv], capture_output=True, check=False, env=env
+    )
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    rss = int(done.stderr.decode().strip().splitlines()[-1])
+    assert done.returncode == 0, done.stdout[:3000]
+    return wall, cpu, rss, done.stdout
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    script = Path(sys.executable).parent / "rvault-returns"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "vault"
+        root.mkdir()
+        db, batch = build(root)
+        pristine = Path(tmp) / "pristine.json"
+        shutil.copyfile(db, pristine)
+        size_mb = db.stat().st_size / 1e6
+        argv = [str(script), "persist", str(db), str(batch), "--run-date", pv.RUN_DATE]
+        walls, cpus, rsss = [], [], []
+        for run in range(args.runs + 1):  # the first run warms up (byte-compile, page cache)
+            db.unlink()
+            shutil.copyfile(pristine, db)
+            wall, cpu, rss, stdout = _timed(argv, env)
+            report = json.loads(stdout)
+            assert report["database_written"] and len(report["talks"]) == MEMBERS
+            if run:
+                walls.append(wall)
+                cpus.append(cpu)
+                rsss.append(rss)
+    load = os.getloadavg()[0]
+    print(f"{'measure':<46}{'value':>18}")
+    print(f"{'database talks / size':<46}{f'{TALKS} / {size_mb:.1f} MB':>18}")
+    print(f"{'batch: members x (lines, citations, slides)':<46}"
+          f"{f'{MEMBERS} x ({CUES}, {CITATIONS}, {SLIDES})':>18}")  # fmt: skip
+    print(f"{f'persist wall, median of {args.runs} (s)':<46}{statistics.median(walls):>18.3f}")
+    print(f"{'persist wall, max (s)':<46}{max(walls):>18.3f}")
+    print(f"{'persist CPU user+sys, median (s)':<46}{statistics.median(cpus):>18.3f}")
+    print(f"{'peak RSS, max (MB)':<46}{max(rsss) / 1024:>18.1f}")
+    print(f"{'host load average (1 min) / cores':<46}{f'{load:.1f} / {os.cpu_count()}':>18}")
+    print(f"{'targets: wall (s) / peak RSS (MB)':<46}{'3.0 / 400':>18}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
