@@ -35,6 +35,7 @@ HOSTILE_TITLE = '<script>alert("title")</script> & "><img src=x onerror=alert(1)
 HOSTILE_QUOTE = '"><img src=x onerror=alert(2)> <script>alert(3)</script> said the speaker'
 QUOTE = "the worst deploy of my life"
 CAPTION_ID = "caption0000"
+SLIDE_HEADER = (120, 30, 90)  # a colour nothing else on the site uses
 PATTERNS = ("narrative-arc", "bookends", "callback-humor", "breadcrumbs", "live-demo-rehearsed")
 ANTIPATTERNS = ("shortchanged", "reading-the-slides", "hiccup-words")
 
@@ -98,7 +99,7 @@ def make_pdf(path: Path, pages: int, label: str) -> None:
     for n in range(1, pages + 1):
         image = Image.new("RGB", (640, 360), (240 - 20 * (n % 5), 245, 250))
         draw = ImageDraw.Draw(image)
-        draw.rectangle((0, 0, 640, 50), fill=(120, 30, 90))
+        draw.rectangle((0, 0, 640, 50), fill=SLIDE_HEADER)
         draw.text((20, 15), f"{label}  slide {n}/{pages}", fill=(255, 255, 255))
         draw.rectangle((60, 120, 60 + 80 * (n % 7 + 1), 220), fill=(31, 95, 153))
         images.append(image)

@@ -30,7 +30,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Vault, Path, Any]:
 
 
 def test_report_lists_every_file_and_the_index(built: tuple[Vault, Path, Any]) -> None:
-    vault, outdir, report = built
+    _, outdir, report = built
     assert report["ok"] is True
     assert report["index"] == str(outdir / "index.html")
     assert report["talk_count"] == 9
