@@ -120,9 +120,7 @@ def spikes(packets: list[Packet]) -> np.ndarray:
         if where.size == 0:
             continue
         baseline = _rolling_median(sizes[where])
-        big = (sizes[where] > SPIKE_RATIO * baseline) & (
-            sizes[where] - baseline > SPIKE_MIN_BYTES
-        )
+        big = (sizes[where] > SPIKE_RATIO * baseline) & (sizes[where] - baseline > SPIKE_MIN_BYTES)
         flagged[where[big]] = True
     return flagged
 

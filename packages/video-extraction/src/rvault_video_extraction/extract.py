@@ -26,6 +26,11 @@ from rvault_contracts.canonical import artifact_bytes
 from rvault_contracts.writer import install_bundle, read_snapshot
 
 from rvault_video_extraction.analysis import AnalysisResult, analyse
+from rvault_video_extraction.contact_sheet import (
+    caption_lines,
+    choose_tiles,
+    render_contact_sheet,
+)
 from rvault_video_extraction.errors import VideoExtractionError
 from rvault_video_extraction.manifest import ManifestInputs, build_manifest
 from rvault_video_extraction.pdf_writer import JpegPage, write_jpeg_pdf
@@ -75,6 +80,11 @@ def output_names(video_id: str) -> tuple[str, str, str]:
         f"{video_id}.context.pdf",
         f"{video_id}.video-extraction.json",
     )
+
+
+def contact_sheet_name(video_id: str) -> str:
+    """File name of the PNG contact sheet written beside the PDFs."""
+    return f"{video_id}.contact-sheet.png"
 
 
 def parse_region(text: str) -> list[float]:
@@ -193,6 +203,22 @@ def _cropped_pages(
         yield JpegPage(encoded.tobytes(), x1 - x0, y1 - y0)
 
 
+def _contact_sheet(video_id: str, sampled: SampledVideo, result: AnalysisResult) -> bytes:
+    tiles = choose_tiles(sampled.sample_count, result.retained)
+    frames = []
+    for index in tiles:
+        frame = cv2.imread(str(sampled.frame_paths[index]), cv2.IMREAD_COLOR)
+        if frame is None:
+            raise VideoExtractionError(
+                "intermediate_unreadable", "an intermediate frame vanished", str(index)
+            )
+        frames.append(frame)
+    crop = result.crop
+    return render_contact_sheet(
+        frames, crop.region, caption_lines(video_id, crop.region, crop.method, crop.verified)
+    )
+
+
 def extract(
     request: ExtractRequest, progress: Callable[[str], None] | None = None
 ) -> dict[str, Any]:
@@ -212,7 +238,8 @@ def extract(
         # OpenCV's conversion of a non-UTF-8 path crashes the process instead of failing.
         require_utf8(path)
     region_name, context_name, manifest_name = output_names(request.video_id)
-    if video in {outdir / name for name in (region_name, context_name, manifest_name)}:
+    sheet_name = contact_sheet_name(request.video_id)
+    if video in {outdir / name for name in (region_name, context_name, manifest_name, sheet_name)}:
         raise VideoExtractionError(
             "video_is_output",
             "VIDEO is one of the files extract would replace; move it or pick another OUTDIR",
@@ -224,7 +251,7 @@ def extract(
         outdir = locate_in_vault(outdir, storage, storage, must_exist=True)
         expected = {
             name: read_snapshot(outdir / name)
-            for name in (region_name, context_name, manifest_name)
+            for name in (region_name, context_name, manifest_name, sheet_name)
         }
         try:
             frames_dir = Path(tempfile.mkdtemp(prefix=f".{request.video_id}.frames-", dir=outdir))
@@ -302,11 +329,13 @@ def _extract_into(
                 verified=crop.verified,
             )
         )
+        sheet = _contact_sheet(request.video_id, sampled, result)
         install_bundle(
             outdir,
             {
                 region_name: region_pdf,
                 context_name: context_pdf,
+                contact_sheet_name(request.video_id): sheet,
                 manifest_name: artifact_bytes(manifest),
             },
             expected=expected,
@@ -316,6 +345,7 @@ def _extract_into(
         remove_frames(frames_dir)
     summary = (
         f"done: {len(result.retained)} slides retained from {sampled.sample_count} samples "
-        f"in {time.monotonic() - started:.1f}s"
+        f"in {time.monotonic() - started:.1f}s; check the region on "
+        f"{outdir / contact_sheet_name(request.video_id)}"
     )
     return manifest, summary

@@ -49,6 +49,9 @@ CAMERA_MOTION = 0.15
 TRIM = 0.001
 SLACK = 3
 GROW = 1.3
+PERSISTENT = 0.6
+JOIN = 4
+MIN_ACTIVE_PIXELS = 4
 MAX_MEDIAN_FRAMES = 201
 
 Box = tuple[int, int, int, int]
@@ -56,11 +59,16 @@ Box = tuple[int, int, int, int]
 
 @dataclass(frozen=True)
 class SceneAnalysis:
-    """Per-video statistics shared by region detection and the comparator."""
+    """Per-video statistics shared by region detection and the comparator.
+
+    ``pair_changes`` holds, bit-packed, the changed pixels of every short
+    pair (the ones the motion frequencies count), for the persistence test.
+    """
 
     median: np.ndarray
     motion: np.ndarray
     changed: np.ndarray
+    pair_changes: tuple[np.ndarray, ...] = ()
 
 
 def analyse_scene(
@@ -89,6 +97,7 @@ def analyse_scene(
         cv2.MORPH_ELLIPSE, (2 * MOTION_REACH + 1, 2 * MOTION_REACH + 1)
     )
     pairs = 0
+    short_changes: list[np.ndarray] = []
     for (previous, first), (current, second) in itertools.pairwise(
         zip(sequence, sources, strict=True)
     ):
@@ -100,11 +109,49 @@ def analyse_scene(
             continue
         pairs += 1
         counts += cv2.dilate((delta > MOTION_DELTA).astype(np.uint8), reach)
+        short_changes.append(np.packbits(delta > CHANGE_DELTA))
     if pairs >= MIN_MOTION_PAIRS:
         moving = counts >= MOTION_FREQUENCY * pairs
     else:
         moving = np.zeros(shape, dtype=bool)
-    return SceneAnalysis(median=median, motion=moving, changed=ever)
+    return SceneAnalysis(
+        median=median, motion=moving, changed=ever, pair_changes=tuple(short_changes)
+    )
+
+
+def persistent_changes(scene: SceneAnalysis, content: np.ndarray) -> np.ndarray:
+    """Parts of ``content`` that change in most short pairs: something that never holds still.
+
+    A slide holds still for at least one sampling interval, so the area of a
+    slide change is quiet in most half-interval pairs. A speaker walking over
+    an unframed stage is not framed by a camera rectangle, and each of its
+    pixels changes only now and then (too rarely for the per-pixel motion
+    frequency), but the area it wanders over as a whole changes in nearly
+    every pair. Connected areas of ``content`` that change in at least
+    ``PERSISTENT`` of the pairs are returned.
+    """
+    pairs = len(scene.pair_changes)
+    persistent = np.zeros_like(content)
+    if pairs < MIN_MOTION_PAIRS or not content.any():
+        return persistent
+    # The motion mask joins in: it is the busiest part of a wandering speaker's area
+    # and would otherwise cut that area into pieces that each look calmer.
+    joined = cv2.dilate(
+        (content | scene.motion).astype(np.uint8), np.ones((2 * JOIN + 1, 2 * JOIN + 1), np.uint8)
+    )
+    count, labels = cv2.connectedComponents(joined)
+    if count <= 1:
+        return persistent
+    shape = content.shape
+    active = np.zeros(count, dtype=np.int32)
+    for packed in scene.pair_changes:
+        change = np.unpackbits(packed, count=shape[0] * shape[1]).reshape(shape).astype(bool)
+        hits = np.bincount(labels[change], minlength=count)
+        active += hits >= MIN_ACTIVE_PIXELS
+    for label in range(1, count):
+        if active[label] >= PERSISTENT * pairs:
+            persistent |= (labels == label) & content
+    return persistent
 
 
 def candidate_rectangles(median: np.ndarray) -> list[Box]:
@@ -212,7 +259,7 @@ def detect_region(scene: SceneAnalysis) -> Box | None:
     content = scene.changed & ~ignore_mask(scene, cameras)
     # Slide changes are blobs (text, pictures); one-pixel lines and specks are edge ringing.
     opened = cv2.morphologyEx(content.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-    content = opened > 0
+    content = (opened > 0) & ~persistent_changes(scene, opened > 0)
     if int(np.count_nonzero(content)) >= 8:
         ys, xs = np.nonzero(content)
         extent = (

@@ -230,9 +230,7 @@ class _Renderer:
         )
 
     @staticmethod
-    def wandering_box(
-        frame: np.ndarray, seconds: float, area: tuple[int, int, int, int]
-    ) -> None:
+    def wandering_box(frame: np.ndarray, seconds: float, area: tuple[int, int, int, int]) -> None:
         """A bright box (a person lit on stage) drifting over ``area`` on two incommensurate
         frequencies, so that it covers the whole area over time but is never still."""
         x0, y0, x1, y1 = area
