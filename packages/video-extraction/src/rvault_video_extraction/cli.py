@@ -10,7 +10,12 @@ import argparse
 
 from rvault_contracts import cli as contract_cli
 
-from rvault_video_extraction import download_command, extract_command, validate_command
+from rvault_video_extraction import (
+    download_command,
+    extract_command,
+    promote_command,
+    validate_command,
+)
 from rvault_video_extraction.__about__ import __version__
 
 PROG = "rvault-video"
@@ -29,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
     extract_command.register(subparsers)
     validate_command.register(subparsers)
+    promote_command.register(subparsers)
     download_command.register(subparsers)
     return parser
 

@@ -463,18 +463,35 @@ def read_manifest(
     FIFO, a device such as ``/dev/zero`` or a huge file cannot hang the
     reader or exhaust memory.
     """
+    return read_manifest_document(
+        path, vault_root=vault_root, expected_video_id=expected_video_id, probe_pdfs=probe_pdfs
+    )[1]
+
+
+def read_manifest_document(
+    path: str | Path,
+    *,
+    vault_root: str | Path | None,
+    expected_video_id: str | None = None,
+    probe_pdfs: bool = True,
+) -> tuple[Any, ManifestReport]:
+    """:func:`read_manifest` plus the decoded document it validated (None if undecodable).
+
+    A caller that acts on the manifest (``promote``) must act on the very
+    bytes that were validated, not on a second read of the file.
+    """
     try:
         data = _read_bounded(Path(path))
     except _ManifestReadError as exc:
-        return ManifestReport(
+        return None, ManifestReport(
             "invalid", None, False, False, (ManifestIssue(exc.code, "$", exc.message),)
         )
     try:
         document = loads_strict(data)
     except StrictJSONError as exc:
-        return ManifestReport(
+        return None, ManifestReport(
             "invalid", None, False, False, (ManifestIssue(exc.code, exc.path, exc.message),)
         )
-    return validate_manifest(
+    return document, validate_manifest(
         document, vault_root=vault_root, expected_video_id=expected_video_id, probe_pdfs=probe_pdfs
     )

@@ -1,0 +1,114 @@
+"""``promote``: a trusted slide_region PDF becomes the talk's deck, ``slides/{id}.pdf``.
+
+The spec's artifact gate allows exactly one video artifact to be analysed
+like an authored deck: a slide_region whose manifest (schema v3, validated
+as one referential unit) trusts it and has ``review_required: false``. This
+module applies that gate with the owner's own validator and copies the very
+bytes the validator probed (same SHA-256) through the writer protocol, so a
+PDF swapped between validation and copy is refused, a concurrent writer is
+excluded by the lock, and a refusal leaves ``slides/`` as it was. An existing
+``slides/{id}.pdf`` with other content (an authored deck fetched from Drive)
+is only replaced with ``--replace``. The tracking database is not touched:
+the caller records the printed ``slides_local_path`` with the database owner.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rvault_contracts.writer import install, read_snapshot
+
+from rvault_video_extraction.errors import VideoExtractionError
+from rvault_video_extraction.manifest_validation import read_manifest_document
+from rvault_video_extraction.vault_paths import (
+    locate_in_vault,
+    make_directories,
+    remove_created,
+    resolve_vault_root,
+)
+
+SLIDES_DIR = "slides"
+
+
+@dataclass(frozen=True)
+class PromoteRequest:
+    manifest: Path
+    vault_root: Path
+    replace: bool = False
+
+
+def _untrusted_reason(document: dict[str, Any]) -> str:
+    """Why the gate is closed, in the words of the spec's artifact gate."""
+    method = document.get("slide_region_method")
+    if not any(a.get("artifact_scope") == "slide_region" for a in document.get("artifacts", [])):
+        return "the manifest has no slide_region artifact (only full-frame context)"
+    if method != "manual":
+        return (
+            f"the slide region is {method}, and an automatic crop is never trusted: inspect "
+            "the contact sheet, then rerun extract with --region L,T,R,B --region-verified"
+        )
+    if not document.get("slide_region_verified"):
+        return "the manual region is not verified: rerun extract with --region-verified"
+    return "review_required is true"
+
+
+def promote(request: PromoteRequest) -> dict[str, Any]:
+    """Copy the trusted slide_region PDF to ``slides/{id}.pdf``; return the promotion report."""
+    storage = resolve_vault_root(request.vault_root)
+    document, report = read_manifest_document(request.manifest, vault_root=request.vault_root)
+    if not report.usable or report.status != "current":
+        code = "manifest_unusable" if report.status in ("future", "invalid") else "manifest_invalid"
+        raise VideoExtractionError(
+            code,
+            f"the manifest is {report.status} ({', '.join(report.codes) or 'no current schema'});"
+            " only a current schema-v3 manifest can be promoted",
+            str(request.manifest),
+        )
+    if not report.trusted or report.trusted_slide_region_path is None:
+        raise VideoExtractionError(
+            "manifest_untrusted",
+            f"not promoted: {_untrusted_reason(document)}",
+            str(request.manifest),
+        )
+    video_id = document["source_video_id"]
+    source = Path(report.trusted_slide_region_path)
+    probed = report.pdf_sha256.get(str(source))
+    data = read_snapshot(source).data
+    if data is None or hashlib.sha256(data).hexdigest() != probed:
+        raise VideoExtractionError(
+            "input_changed",
+            "the slide-region PDF changed after it was validated; run promote again",
+            str(source),
+        )
+    slides_dir = locate_in_vault(storage / SLIDES_DIR, storage, storage, must_exist=False)
+    target = slides_dir / f"{video_id}.pdf"
+    created = make_directories(slides_dir, "slides_dir_unwritable", "the slides directory")
+    try:
+        locate_in_vault(target, storage, storage, must_exist=False)
+        expected = read_snapshot(target)
+        if expected.exists and expected.data != data and not request.replace:
+            raise VideoExtractionError(
+                "target_exists",
+                f"{SLIDES_DIR}/{video_id}.pdf already holds another PDF (an authored deck?); "
+                "pass --replace to overwrite it with the video extraction",
+                str(target),
+            )
+        written = install(target, data, expected=expected)
+    except BaseException:
+        remove_created(created)
+        raise
+    page_count = next(
+        a["page_count"] for a in document["artifacts"] if a["artifact_scope"] == "slide_region"
+    )
+    return {
+        "page_count": page_count,
+        "replaced_other_pdf": bool(expected.exists and expected.data != data),
+        "slides_local_path": f"{SLIDES_DIR}/{video_id}.pdf",
+        "source_artifact_path": str(source),
+        "source_sha256": probed,
+        "video_id": video_id,
+        "write": written.to_dict(),
+    }
