@@ -263,4 +263,23 @@ def console_main(build_parser: Callable[[], Any], argv: list[str] | None = None)
                 )
             )
             return EXIT_REFUSED
-    return run(build_parser(), arguments)
+    try:
+        return run(build_parser(), arguments)
+    except BrokenPipeError:
+        return _stdout_closed()
+
+
+def _stdout_closed() -> int:
+    """The reader of stdout went away (``| head``): exit quietly, no traceback.
+
+    stdout is pointed at /dev/null so the interpreter's final flush cannot
+    raise a second time; the contract document was not delivered, so the
+    exit status is the internal-error one.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+    return EXIT_INTERNAL

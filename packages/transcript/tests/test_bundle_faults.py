@@ -19,6 +19,7 @@ PRE_INSTALL = [
     "bundle_before_recheck",
 ]
 DURING = [f"bundle_{when}_install:{name}" for name in NAMES for when in ("before", "after")]
+FETCH_DURING = [step.replace("talk", "RhEtOr1c_01") for step in DURING]
 
 
 def vtt_text(lines: int, word: str) -> str:
@@ -96,14 +97,16 @@ def test_replacement_failure_restores_every_path(
 
 
 @pytest.mark.parametrize("step", DURING)
-def test_failed_deletion_of_a_receipt_is_restored(
+def test_a_short_import_is_refused_before_any_write(
     vault: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], step: str
 ) -> None:
-    """A short import deletes the quality receipt; a failure brings it back byte for byte."""
-    before = state(vault)
-    code, result, _ = run_with_fault(vault, monkeypatch, capsys, step, 5)
-    assert code == 2 and result["error"]["code"] == "bundle_rolled_back"
-    assert state(vault) == before
+    """Below the floor nothing is staged: no writer step runs, every byte and inode stays."""
+    before, before_inodes = state(vault), inodes(vault)
+    code, result, seen = run_with_fault(vault, monkeypatch, capsys, step, 5)
+    assert code == 2 and result["error"]["code"] == "transcript_quality_failed"
+    assert result["reason"] == "too_few_words" and "--duration-seconds" in result["hint"]
+    assert seen == []
+    assert state(vault) == before and inodes(vault) == before_inodes
 
 
 def test_failure_after_creating_missing_files_removes_them(
@@ -127,7 +130,7 @@ def test_failure_after_the_last_install_is_reported_not_rolled_back(
     assert (vault / "talk.txt").read_text().startswith("new line 0")
 
 
-@pytest.mark.parametrize("step", ["bundle_before_recheck", *DURING])
+@pytest.mark.parametrize("step", ["bundle_before_recheck", *FETCH_DURING])
 def test_fetch_bundle_failure_restores_every_path(
     vault: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -148,9 +151,13 @@ def test_fetch_bundle_failure_restores_every_path(
             raise OSError(errno.EIO, f"injected at {name}")
 
     monkeypatch.setattr(fetch_command, "bundle_fault", fault)
-    out = vault / "talk.txt"
+    # A YouTube transcript is named {ID}.txt: give the prior bundle those names.
+    for name in NAMES:
+        (vault / name).rename(vault / name.replace("talk", "RhEtOr1c_01"))
+    renamed = {name.replace("talk", "RhEtOr1c_01"): data for name, data in before.items()}
+    out = vault / "RhEtOr1c_01.txt"
     code = main(["fetch", "RhEtOr1c_01", "--out", str(out), "--existing-source", "unknown",
                  "--duration-seconds", "100", "--force"])  # fmt: skip
     result = json.loads(capsys.readouterr().out)
     assert code == 2 and result["error"]["code"] in {"io_error", "bundle_rolled_back"}
-    assert state(vault) == before
+    assert {name: (vault / name).read_bytes() for name in renamed} == renamed

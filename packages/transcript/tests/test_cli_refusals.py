@@ -64,14 +64,16 @@ def assert_refused(
 FETCH_REFUSALS = [
     ("out-md", VIDEO_ID, "t.md", [], "output_not_txt", "t.md"),
     ("out-no-suffix", VIDEO_ID, "t", [], "output_not_txt", "t"),
-    ("dir-missing", VIDEO_ID, "missing/t.txt", [], "output_directory_missing", "missing"),
-    ("dir-is-file", VIDEO_ID, "other.txt/t.txt", [], "output_directory_missing", "other.txt"),
-    ("min-words-0", VIDEO_ID, "t.txt", ["--min-words", "0"], "invalid_min_words", None),
+    ("dir-missing", VIDEO_ID, f"missing/{VIDEO_ID}.txt", [], "output_directory_missing", "missing"),
+    ("dir-is-file", VIDEO_ID, f"o.txt/{VIDEO_ID}.txt", [], "output_directory_missing", "o.txt"),
+    ("min-words-0", VIDEO_ID, f"{VIDEO_ID}.txt", ["--min-words", "0"], "invalid_min_words", None),
     ("min-words-negative", VIDEO_ID, "t.txt", ["--min-words=-3"], "invalid_min_words", None),
     ("id-short", "RhEtOr1c_0", "t.txt", [], "invalid_video_id", None),
     ("id-long", "RhEtOr1c_012", "t.txt", [], "invalid_video_id", None),
     ("id-bad-char", "RhEtOr1c_0!", "t.txt", [], "invalid_video_id", None),
     ("id-url", f"https://youtu.be/{VIDEO_ID}", "t.txt", [], "invalid_video_id", None),
+    # A YouTube transcript is found at transcripts/{ID}.txt only.
+    ("out-other-name", VIDEO_ID, "other-name.txt", [], "output_name_mismatch", "other-name.txt"),
 ]
 
 

@@ -95,12 +95,15 @@ def test_segments_satisfy_the_timing_receipt() -> None:
     assert receipt["segments"][0]["text"] == "Welcome to the show, everyone & friends."
 
 
-def test_growing_caption_lines_keep_only_new_words() -> None:
+def test_a_line_that_grows_is_spoken_again_never_cut_to_a_suffix() -> None:
     text = (
-        "WEBVTT\n\n00:00.000 --> 00:01.000\nhello\n\n"
-        "00:01.000 --> 00:02.000\nhello there\n\n00:02.000 --> 00:03.000\nhello there friends\n"
+        "WEBVTT\n\n00:00.000 --> 00:01.000\nNo.\n\n"
+        "00:01.000 --> 00:02.000\nNo. Not yet.\n\n00:02.000 --> 00:03.000\nNo. Not yet.\n"
     )
-    assert [s.text for s in vtt_to_segments(text)] == ["hello", "there", "friends"]
+    segments = vtt_to_segments(text)
+    # The exact repeat of the previous cue's line is dropped; the grown line is kept whole.
+    assert [s.text for s in segments] == ["No.", "No. Not yet."]
+    assert transcript_bytes(segments) == b"No.\nNo. Not yet.\n"
 
 
 @pytest.mark.parametrize(

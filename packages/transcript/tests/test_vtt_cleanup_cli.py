@@ -72,18 +72,18 @@ def test_existing_output_is_kept_unless_forced(
     assert kept.returncode == 2 and kept.json["error"]["code"] == "output_exists"
     assert snapshot_tree(vault) == before
     forced = cli("rvault-transcript", "vtt-cleanup", vtt, out, "--force")
-    assert forced.returncode == 0
-    # 70 words are below the default floor: the stale quality receipt goes in the same bundle.
-    assert forced.json["quality_path"] is None
-    assert forced.json["quality_status"]["code"] == "too_few_words"
-    assert not (vault / "talk.quality.json").exists()
-    assert (
-        forced.json["write"]["removed"]
-        == [{"name": "talk.quality.json", "input_sha256": before["talk.quality.json"].sha256}]
-        if hasattr(before["talk.quality.json"], "sha256")
-        else forced.json["write"]["removed"][0]["name"] == "talk.quality.json"
-    )
-    assert len(out.read_text().splitlines()) == 10
+    # 70 words are below the default floor: refused, and the old bundle stays whole.
+    assert forced.returncode == 2
+    assert forced.json["error"]["code"] == "transcript_quality_failed"
+    assert forced.json["reason"] == "too_few_words"
+    assert "--media RECORDING --duration-seconds N" in forced.json["hint"]
+    assert snapshot_tree(vault) == before
+    longer = cli("rvault-transcript", "vtt-cleanup", vault / "src.vtt", out, "--force")
+    assert longer.returncode == 2
+    vtt.write_text(rolling_vtt(61))
+    replaced = cli("rvault-transcript", "vtt-cleanup", vtt, out, "--force")
+    assert replaced.returncode == 0 and replaced.json["word_count"] == 427
+    assert len(out.read_text().splitlines()) == 61
 
 
 def test_input_outside_the_transcript_directory_is_refused(

@@ -162,8 +162,12 @@ def _check_segments(raw: Any) -> list[Segment]:
                     f"{name} must be a non-negative number at millisecond resolution",
                     f"{path}.{name}",
                 )
-        if end < start:
-            raise ReceiptError("segment_not_canonical", "end_seconds precedes start_seconds", path)
+        if end <= start:
+            raise ReceiptError(
+                "segment_not_canonical",
+                "a segment must end after it starts (positive length)",
+                path,
+            )
         if start < previous_end:
             raise ReceiptError(
                 "segment_not_canonical", "segments must be ordered and must not overlap", path

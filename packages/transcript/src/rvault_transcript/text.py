@@ -10,6 +10,7 @@ light so that consumers can import them through :mod:`rvault_transcript.api`.
 from __future__ import annotations
 
 import re
+import zlib
 from dataclasses import dataclass
 
 # Lines that only a traceback or an error dump produces. ``[^\S\n]*`` rather
@@ -61,7 +62,13 @@ def collapse_whitespace(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    """Whitespace-separated tokens that contain at least one letter or digit."""
+    """The policy's words: whitespace-separated tokens with at least one letter or digit.
+
+    This is the word rule the quality schema states; writer and reader both
+    count with it. Punctuation never splits a token: ``state-of-the-art``,
+    ``don't``, ``3.5`` and ``[Music]`` are one word each, a lone ``-``,
+    ``—``, ``...`` or ``'`` is none.
+    """
     return [token for token in text.split() if any(ch.isalnum() for ch in token)]
 
 
@@ -97,6 +104,72 @@ def low_diversity(text: str) -> bool:
     return len(set(tokens)) * 20 < len(tokens)
 
 
+# Whisper's decoder can fall into a loop and emit one word or phrase until the
+# 30-second window ends (``tzufafin, tzufafin, ...``). Human speech repeats a
+# word three or four times, not eight. faster-whisper itself re-decodes a
+# window whose zlib compression ratio exceeds 2.4; ordinary speech measures
+# 1.5-1.9 over 100 words (benchmarks/speech_text.txt, a 5,800-word subtitle
+# file), a loop 4-12.
+LOOP_MAX_UNIT_WORDS = 10
+LOOP_MIN_REPEATS = 8
+LOOP_MIN_SINGLE_WORD_REPEATS = 10
+LOOP_WINDOW_WORDS = 100
+LOOP_COMPRESSION_RATIO = 2.4
+# ...and only when the window's vocabulary is that of a loop: an enumeration
+# (``item1 item2 item3 ...``) compresses well too, but its words all differ.
+LOOP_MAX_DISTINCT_SHARE = 0.5
+
+
+def _loop_key(token: str) -> str:
+    return "".join(ch for ch in token.casefold() if ch.isalnum())
+
+
+def _repeated_unit(tokens: list[str]) -> tuple[int, int] | None:
+    """(unit length, repeats) of the first back-to-back repetition over the limits."""
+    for size in range(1, LOOP_MAX_UNIT_WORDS + 1):
+        needed = LOOP_MIN_SINGLE_WORD_REPEATS if size == 1 else LOOP_MIN_REPEATS
+        run = 0
+        for index in range(len(tokens) - size):
+            # tokens[index] == tokens[index + size] for ``run`` positions in a
+            # row means the unit repeats run // size + 1 times.
+            run = run + 1 if tokens[index] == tokens[index + size] else 0
+            if run // size + 1 >= needed:
+                return size, run // size + 1
+    return None
+
+
+def compression_ratio(text: str) -> float:
+    data = text.encode("utf-8")
+    return len(data) / len(zlib.compress(data, 9)) if data else 0.0
+
+
+def decoder_loop(text: str) -> str | None:
+    """Why ``text`` looks like a decoder loop, or None.
+
+    Each line is a segment (one per line is how every writer here stores a
+    transcript); repetition is looked for across the whole text, compression
+    per line over its words (a separator line of dashes is no speech) in
+    windows of at most 100 words, so a long one-line manual transcript is
+    judged like many short segments.
+    """
+    keys = [key for key in (_loop_key(token) for token in words(text)) if key]
+    found = _repeated_unit(keys)
+    if found is not None:
+        size, repeats = found
+        return f"a {size}-word unit repeats {repeats} times in a row"
+    for line in text.splitlines():
+        tokens = words(line)
+        for start in range(0, len(tokens), LOOP_WINDOW_WORDS):
+            window = tokens[start : start + LOOP_WINDOW_WORDS]
+            ratio = compression_ratio(" ".join(window))
+            distinct = len({_loop_key(token) for token in window}) / len(window)
+            if ratio > LOOP_COMPRESSION_RATIO and distinct <= LOOP_MAX_DISTINCT_SHARE:
+                return (
+                    f"a segment compresses {ratio:.1f}:1 (loop threshold {LOOP_COMPRESSION_RATIO})"
+                )
+    return None
+
+
 @dataclass(frozen=True)
 class TextVerdict:
     text: str
@@ -117,6 +190,9 @@ def judge_text(text: str, min_words: int) -> TextVerdict:
         raise TextRefusal("stub_text", "the transcript looks like a stub or placeholder")
     if low_diversity(text):
         raise TextRefusal("repetitive_text", "the transcript repeats a handful of tokens")
+    loop = decoder_loop(text)
+    if loop is not None:
+        raise TextRefusal("decoder_loop", f"the transcript looks like a decoder loop: {loop}")
     count = word_count(text)
     if count < min_words:
         raise TextRefusal(

@@ -2,9 +2,15 @@
 
 Writes the clean transcript, a timing receipt v2 with ``vtt_artifact``
 provenance (the caption file's safe path relative to the transcript
-directory, its exact digest, the final cue extent) and, when the text meets
-the default policy-v1 floor, a quality receipt; otherwise a stale quality
-receipt is removed in the same transaction. The input must be a non-symlink
+directory, its exact digest, the final cue extent) and a quality receipt, as
+one bundle. The text must meet quality policy v1: 400 words, or 30 words per
+minute of a trusted duration, which only ``--media RECORDING
+--duration-seconds N`` gives (the duration must match a probe of the
+recording; the receipt then binds the recording's SHA-256, so ``verify
+--media`` and ``fetch LABEL --audio RECORDING`` accept it). A file below the
+floor is refused with nothing written (``transcript_quality_failed``, reason
+``too_few_words``, with that hint): the import never leaves a bundle that
+``fetch`` and ``verify`` would refuse. The input must be a non-symlink
 regular file inside the output's directory. An existing output is preserved
 (exit 2, ``output_exists``) unless ``--force``.
 
@@ -37,6 +43,7 @@ from rvault_transcript.receipts import (
 from rvault_transcript.segments import transcript_bytes
 from rvault_transcript.text import TextRefusal, decode_utf8, judge_text
 from rvault_transcript.text import word_count as count_words
+from rvault_transcript.vault import check_output_location
 from rvault_transcript.vtt import VttError, vtt_to_segments
 
 bundle_fault: FaultHook | None = None
@@ -58,7 +65,61 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--force", action="store_true", help="replace an existing transcript bundle"
     )
+    parser.add_argument(
+        "--media", type=Path, help="the talk's recording, probed to trust --duration-seconds"
+    )
+    parser.add_argument(
+        "--duration-seconds",
+        type=float,
+        help="the recording's runtime; with --media, lowers the floor to 30 words/minute",
+    )
+    parser.add_argument(
+        "--vault-root", type=Path, help="the vault root (default: found from the tracking database)"
+    )
     parser.set_defaults(handler=handle)
+
+
+def _short_talk_hint(count: int) -> str:
+    seconds = count * 60 // policy.WORDS_PER_MINUTE
+    return (
+        f"without a trusted duration the floor is {policy.DEFAULT_MIN_WORDS} words; a short talk"
+        " qualifies with --media RECORDING --duration-seconds N (N must match a probe of the"
+        f" recording), which lowers the floor to {policy.WORDS_PER_MINUTE} words per minute:"
+        f" {count} words qualify a recording of up to {seconds} seconds"
+    )
+
+
+def quality_trust(args: argparse.Namespace) -> dict[str, Any]:
+    """The quality provenance: fixed default, or the probed duration of ``--media``."""
+    if args.media is None:
+        if args.duration_seconds is not None:
+            raise Refusal(
+                "duration_unbound",
+                "--duration-seconds needs --media: only a probe of the recording can trust it",
+                hint="add --media RECORDING (the talk's audio or video file)",
+            )
+        return {"kind": "fixed_default"}
+    if args.duration_seconds is None or not args.duration_seconds > 0:
+        raise Refusal(
+            "invalid_duration", "--media needs a positive --duration-seconds to check the probe"
+        )
+    from rvault_transcript.fetch import open_media, probe_media
+
+    with open_media(args.media) as handle:
+        local = probe_media(args.media, handle, args.out.stem)
+    if not policy.durations_match(args.duration_seconds, local.duration):
+        raise Refusal(
+            "duration_mismatch",
+            f"--duration-seconds {args.duration_seconds} does not match the probe of the"
+            f" recording ({local.duration} s)",
+            str(args.media),
+            hint=f"pass --duration-seconds {local.duration} if this is the talk's recording",
+        )
+    return {
+        "kind": "local_media_duration",
+        "media_sha256": local.sha256,
+        "duration_seconds": local.duration,
+    }
 
 
 def artifact_relative_path(vtt: Path, out: Path) -> str:
@@ -100,6 +161,7 @@ def handle(args: argparse.Namespace) -> int:
     if out.suffix != ".txt":
         raise Refusal("output_not_txt", "OUT must name a .txt transcript", str(out))
     relative = artifact_relative_path(vtt, out)
+    check_output_location(out, args.vault_root)
     paths = BundlePaths.for_transcript(out)
     # ``relative`` is normalized against the transcript directory, so an absolute,
     # ``./`` or ``dir/..`` spelling of the same name cannot slip past a lexical check.
@@ -141,31 +203,16 @@ def handle(args: argparse.Namespace) -> int:
         timing = build_timing_receipt(data, "vtt", provenance, segments)
     except ReceiptError as error:
         raise Refusal("timing_invalid", error.message, str(vtt), reason=error.code) from None
-    min_words = policy.effective_min_words(None, None)
-    quality_bytes: bytes | None
+    trust = quality_trust(args)
+    min_words = policy.effective_min_words(None, trust.get("duration_seconds"))
     try:
         word_count = judge_text(data.decode("utf-8"), min_words).word_count
-        quality_bytes = receipt_bytes(
-            build_quality_receipt(data, min_words, {"kind": "fixed_default"})
-        )
-        quality_status = {
-            "available": True,
-            "code": "quality_current",
-            "message": "quality receipt v1 written",
-        }
     except TextRefusal as refusal:
-        if refusal.code not in {"too_few_words"}:
-            raise Refusal(
-                "transcript_quality_failed", refusal.message, str(vtt), reason=refusal.code
-            ) from None
-        word_count = count_words(data.decode("utf-8"))
-        quality_bytes = None
-        quality_status = {
-            "available": False,
-            "code": refusal.code,
-            "message": refusal.message
-            + "; run fetch with a trusted duration for a short-talk floor",
-        }
+        context: dict[str, Any] = {"reason": refusal.code}
+        if refusal.code == "too_few_words":
+            context["hint"] = _short_talk_hint(count_words(data.decode("utf-8")))
+        raise Refusal("transcript_quality_failed", refusal.message, str(vtt), **context) from None
+    quality_bytes = receipt_bytes(build_quality_receipt(data, min_words, trust))
     changes = {
         paths.transcript: data,
         paths.timing: receipt_bytes(timing),
@@ -180,7 +227,7 @@ def handle(args: argparse.Namespace) -> int:
             "language": language.group(1) if language else None,
             "transcript_path": str(out),
             "timed_path": str(paths.timing),
-            "quality_path": str(paths.quality) if quality_bytes is not None else None,
+            "quality_path": str(paths.quality),
             "word_count": word_count,
             "source": {
                 "kind": "vtt",
@@ -188,14 +235,18 @@ def handle(args: argparse.Namespace) -> int:
                 "artifact_sha256": provenance["artifact_sha256"],
             },
             "transcript_source": None,
-            "duration_seconds": None,
+            "duration_seconds": trust.get("duration_seconds"),
             "min_words": min_words,
             "timing_status": {
                 "available": True,
                 "code": "timing_current",
                 "message": "hash-bound timing receipt v2",
             },
-            "quality_status": quality_status,
+            "quality_status": {
+                "available": True,
+                "code": "quality_current",
+                "message": "quality receipt v1 written",
+            },
             "write": report.to_dict(),
         }
     )

