@@ -9,6 +9,7 @@ timestamps and compared with the known sequence.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from rvault_video_extraction.synthetic import (
     expected_sequence,
     label_at,
     timeline,
+    write_h264,
 )
 
 TalkVault = Any
@@ -51,6 +53,7 @@ def assert_region_close(region: list[float], expected: tuple[float, float, float
         ("side_by_side", True, (0.03, 0.12, 0.66, 0.88)),
         ("camera_left", True, (0.33, 0.1, 0.97, 0.9)),
         ("pip", True, (0.0, 0.0, 1.0, 1.0)),
+        ("open_stage", True, (0.04, 0.1, 0.62, 0.9)),
     ],
 )
 def test_layouts_with_fades_and_moving_speaker(
@@ -149,3 +152,50 @@ def test_heavy_compression_noise_adds_no_duplicates(
     manifest = run(vault)
     assert retained_labels(vault, manifest) == ["S0", "S1", "S2"]
     assert manifest["total_frames_extracted"] == 24
+
+
+def iou(first: list[float], second: tuple[float, ...]) -> float:
+    left, top = max(first[0], second[0]), max(first[1], second[1])
+    right, bottom = min(first[2], second[2]), min(first[3], second[3])
+    inter = max(0.0, right - left) * max(0.0, bottom - top)
+    area = (first[2] - first[0]) * (first[3] - first[1])
+    return inter / (area + (second[2] - second[0]) * (second[3] - second[1]) - inter)
+
+
+def test_reported_open_stage_talk_keeps_five_slides_and_finds_the_slide_area(
+    tmp_path: Path,
+) -> None:
+    """The reported case: 20 s, 720p H.264, five slides left, a box wandering on the right,
+    default --fps 0.5, no --region. It used to give the whole frame and lose 3 of 5 slides."""
+    spec = TalkSpec(
+        width=1280,
+        height=720,
+        fps=30.0,
+        layout="open_stage",
+        segments=timeline(distinct_slides(5), 4.0),
+        fade_seconds=0.5,
+    )
+    outdir = tmp_path / "vault" / "slides-rebuild" / "OpenStage1"
+    outdir.mkdir(parents=True)
+    video = write_h264(spec, outdir / "OpenStage1.mp4")
+    manifest = extract(ExtractRequest(video, outdir, "OpenStage1"))
+    labels = [label_at(spec, f["timestamp_seconds"])[0] for f in manifest["retained_frames"]]
+    assert labels == expected_sequence(spec)
+    assert iou(manifest["slide_region"], spec.slide_box()) >= 0.9
+    assert manifest["slide_region_method"] == "auto" and manifest["review_required"] is True
+
+
+def test_motion_inside_the_compared_area_cannot_merge_slides_away(
+    talk_vault: Callable[[TalkSpec], TalkVault],
+) -> None:
+    """A wrong unverified region (the whole frame, speaker included) may add pages, never
+    lose a slide: samples made unstable by the speaker are used, not skipped."""
+    spec = TalkSpec(
+        layout="open_stage", segments=timeline(distinct_slides(5)), fade_seconds=0.3, noise_sigma=6
+    )
+    vault = talk_vault(spec)
+    manifest = run(vault, region=[0.0, 0.0, 1.0, 1.0])
+    labels = retained_labels(vault, manifest)
+    assert [key for index, key in enumerate(labels) if index == 0 or labels[index - 1] != key] == (
+        expected_sequence(spec)
+    )

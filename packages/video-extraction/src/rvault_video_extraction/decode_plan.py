@@ -41,7 +41,7 @@ SPIKE_RATIO = 2.0
 # short GOPs (MPEG-4 Part 2 writers use 12 frames) are cheap to decode up to
 # their sub-sample, and only decoded neighbours give the motion statistics.
 KEY_MIN_TARGETS = 6
-# Every PROBE_EVERY-th quiet GOP is decoded anyway, so that the motion mask
+# The first and then every PROBE_EVERY-th quiet GOP is decoded anyway, so that the motion mask
 # (speaker, camera) is measured on real half-interval pairs even in a talk
 # whose packets never spike (heavy sensor noise hides every change).
 PROBE_EVERY = 4
@@ -152,7 +152,7 @@ def plan_decoding(packets: list[Packet], targets: list[float], tolerance: float)
             gops.append(Gop(start, end, SKIP, start))
         elif len(inside) >= KEY_MIN_TARGETS and not flagged[start:end].any():
             quiet += 1
-            if quiet % PROBE_EVERY:
+            if (quiet - 1) % PROBE_EVERY:
                 gops.append(Gop(start, end, KEY, start + 1))
                 continue
             gops.append(_full(packets, start, end, inside[-1] + tolerance))
