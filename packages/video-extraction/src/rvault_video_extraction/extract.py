@@ -253,8 +253,11 @@ def extract(
             name: read_snapshot(outdir / name)
             for name in (region_name, context_name, manifest_name, sheet_name)
         }
+        _remove_dead_frames(outdir, request.video_id)
         try:
-            frames_dir = Path(tempfile.mkdtemp(prefix=f".{request.video_id}.frames-", dir=outdir))
+            # The pid in the name lets a later run prove a crashed run's frames dead.
+            prefix = f".{request.video_id}.frames-{os.getpid()}-"
+            frames_dir = Path(tempfile.mkdtemp(prefix=prefix, dir=outdir))
         except OSError as exc:
             if exc.errno in NO_SPACE_ERRNOS:
                 raise io_failure(exc, "into OUTDIR", outdir) from None
@@ -276,6 +279,35 @@ def extract(
     if progress is not None:
         progress(summary)
     return manifest
+
+
+def _remove_dead_frames(outdir: Path, video_id: str) -> None:
+    """Remove the intermediate frames of earlier runs of this id whose process is gone.
+
+    A killed run cannot clean up after itself; its directory is named
+    ``.{id}.frames-{pid}-*``, so a directory (not a link) whose pid no longer
+    runs is provably a dead run's and ``remove_frames`` empties it of the
+    names extract writes and removes it. Anything else is left alone.
+    """
+    pattern = re.compile(re.escape(f".{video_id}.frames-") + r"([0-9]{1,10})-[^/]+")
+    try:
+        entries = list(os.scandir(outdir))
+    except OSError:
+        return
+    for entry in entries:
+        match = pattern.fullmatch(entry.name)
+        if match is None or not entry.is_dir(follow_symlinks=False):
+            continue
+        pid = int(match[1])
+        if pid == os.getpid():
+            continue
+        try:
+            os.kill(pid, 0)
+            continue  # alive (or someone else's): not ours to remove
+        except ProcessLookupError:
+            remove_frames(Path(entry.path))
+        except OSError:
+            continue
 
 
 def _extract_into(

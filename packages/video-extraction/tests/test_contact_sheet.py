@@ -1,0 +1,75 @@
+"""The PNG contact sheet ``extract`` writes beside the PDFs, with the region drawn."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import cv2
+import numpy as np
+from rvault_video_extraction.contact_sheet import (
+    MAX_TILES,
+    TILE_WIDTH,
+    choose_tiles,
+    sheet_size,
+    tile_height,
+    tile_origin,
+)
+from rvault_video_extraction.extract import ExtractRequest, contact_sheet_name, extract
+from rvault_video_extraction.region import to_pixels
+from rvault_video_extraction.synthetic import TalkSpec, distinct_slides, timeline
+
+
+def is_red(pixel: np.ndarray) -> bool:
+    blue, green, red = (int(v) for v in pixel)
+    return red > 180 and blue < 90 and green < 90
+
+
+def test_sheet_shows_sampled_frames_with_the_region_box(
+    talk_vault: Callable[[TalkSpec], Any],
+) -> None:
+    spec = TalkSpec(layout="side_by_side", segments=timeline(distinct_slides(3)), noise_sigma=4)
+    vault = talk_vault(spec)
+    region = [0.03, 0.12, 0.66, 0.88]
+    manifest = extract(
+        ExtractRequest(vault.video, vault.outdir, vault.video_id, fps=2.0, region=region)
+    )
+    sheet_path = vault.outdir / contact_sheet_name(vault.video_id)
+    sheet = cv2.imread(str(sheet_path), cv2.IMREAD_COLOR)
+    assert sheet is not None
+    tiles = choose_tiles(manifest["total_frames_extracted"], [0, 5, 10])
+    assert len(tiles) == min(MAX_TILES, manifest["total_frames_extracted"])
+    width, height = sheet_size(len(tiles), spec.width, spec.height)
+    assert (sheet.shape[1], sheet.shape[0]) == (width, height)
+    tall = tile_height(spec.width, spec.height)
+    x0, y0, x1, y1 = to_pixels(region, TILE_WIDTH, tall)
+    for index in (0, len(tiles) - 1):
+        left, top = tile_origin(index, spec.width, spec.height)
+        middle_y, middle_x = top + (y0 + y1) // 2, left + (x0 + x1) // 2
+        # the box edges are red, the slide inside it and the stage outside it are not
+        assert is_red(sheet[middle_y, left + x0]) and is_red(sheet[middle_y, left + x1 - 1])
+        assert is_red(sheet[top + y0, middle_x]) and is_red(sheet[top + y1 - 1, middle_x])
+        assert not is_red(sheet[middle_y, left + x0 + 6])
+        assert not is_red(sheet[middle_y, left + max(0, x0 - 4)])
+
+
+def test_sheet_is_rewritten_with_the_auto_region_and_is_deterministic(
+    talk_vault: Callable[[TalkSpec], Any],
+) -> None:
+    spec = TalkSpec(layout="side_by_side", segments=timeline(distinct_slides(2)), noise_sigma=4)
+    vault = talk_vault(spec)
+    sheet_path = vault.outdir / contact_sheet_name(vault.video_id)
+    first = extract(ExtractRequest(vault.video, vault.outdir, vault.video_id, fps=2.0))
+    data = sheet_path.read_bytes()
+    assert extract(ExtractRequest(vault.video, vault.outdir, vault.video_id, fps=2.0)) == first
+    assert sheet_path.read_bytes() == data
+    sheet = cv2.imread(str(sheet_path), cv2.IMREAD_COLOR)
+    x0, y0, _x1, y1 = to_pixels(first["slide_region"], TILE_WIDTH, tile_height(320, 180))
+    left, top = tile_origin(0, 320, 180)
+    assert is_red(sheet[top + (y0 + y1) // 2, left + x0])
+
+
+def test_choose_tiles_puts_retained_samples_first_and_caps_the_count() -> None:
+    assert choose_tiles(3, [0, 2]) == [0, 1, 2]
+    chosen = choose_tiles(100, [7, 50])
+    assert len(chosen) == MAX_TILES and {7, 50} <= set(chosen) and chosen == sorted(chosen)
