@@ -15,11 +15,13 @@ import io
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from rvault_analysis_writer.site.overview import TalkRow
 
 HASH_SALT = "rvault-analysis-site"
 TOP_N = 12
+MIN_SPAN_DAYS = 730
 WIDTH_IN = 5.8
 DPI = 96
 CURRENT_COLOR = "#2b6cb0"
@@ -59,12 +61,21 @@ def _date(text: str) -> dt.date | None:
         return None
 
 
-def _date_axis(axes: object) -> None:
+def _score_limits(axes: Any, scores: list[int]) -> None:
+    """Whole-number score axes that always show 0 (a lone point must not fill the panel)."""
+    axes.set_ylim(min(0, *scores) - 0.5, max(0, *scores) + 0.5)
+
+
+def _date_axis(axes: Any, dates: list[dt.date]) -> None:
     from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 
+    if dates and (max(dates) - min(dates)).days < MIN_SPAN_DAYS:
+        middle = min(dates) + (max(dates) - min(dates)) / 2
+        half = dt.timedelta(days=MIN_SPAN_DAYS // 2)
+        axes.set_xlim(middle - half, middle + half)
     locator = AutoDateLocator(maxticks=8)
-    axes.xaxis.set_major_locator(locator)  # type: ignore[attr-defined]
-    axes.xaxis.set_major_formatter(ConciseDateFormatter(locator))  # type: ignore[attr-defined]
+    axes.xaxis.set_major_locator(locator)
+    axes.xaxis.set_major_formatter(ConciseDateFormatter(locator))
 
 
 def score_trend(rows: Sequence[TalkRow], catalog_fingerprint: str) -> Chart:
@@ -83,6 +94,7 @@ def score_trend(rows: Sequence[TalkRow], catalog_fingerprint: str) -> Chart:
     top, bottom = figure.subplots(2, 1, sharex=True, height_ratios=(3, 2))
     if current:
         top.plot(*zip(*current, strict=True), marker="o", color=CURRENT_COLOR, linewidth=1.2)
+        _score_limits(top, [score for _, score in current])
     top.set_title(f"Pattern score, current generation (catalog {catalog_fingerprint[:12]})")
     top.set_ylabel("pattern score")
     top.grid(alpha=0.3)
@@ -90,14 +102,13 @@ def score_trend(rows: Sequence[TalkRow], catalog_fingerprint: str) -> Chart:
         top.text(0.5, 0.5, "no current-generation talks yet", ha="center", transform=top.transAxes)
     if other:
         bottom.scatter(*zip(*other, strict=True), marker="s", color=LEGACY_COLOR)
-        scores = [score for _, score in other]
-        bottom.set_ylim(min(0, *scores) - 0.5, max(scores) + 0.5)
+        _score_limits(bottom, [score for _, score in other])
     else:
         bottom.text(0.5, 0.5, "no legacy results", ha="center", transform=bottom.transAxes)
     bottom.set_title("Legacy / other-catalog results: not comparable, excluded from baselines")
     bottom.set_ylabel("pattern score")
     bottom.grid(alpha=0.3)
-    _date_axis(bottom)
+    _date_axis(bottom, [when for when, _ in current + other])
     for axes in (top, bottom):
         axes.yaxis.set_major_locator(MaxNLocator(integer=True))
     alt = f"{len(current)} current-generation scores over time; {len(other)} legacy shown apart"
@@ -105,6 +116,8 @@ def score_trend(rows: Sequence[TalkRow], catalog_fingerprint: str) -> Chart:
 
 
 def frequency(rows: Sequence[TalkRow], catalog_fingerprint: str) -> Chart:
+    from matplotlib.ticker import MaxNLocator
+
     patterns: Counter[str] = Counter()
     antipatterns: Counter[str] = Counter()
     for row in rows:
@@ -132,6 +145,7 @@ def frequency(rows: Sequence[TalkRow], catalog_fingerprint: str) -> Chart:
             axes.set_yticks([])
         axes.set_title(label)
         axes.set_xlabel("current-generation talks")
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     alt = f"{len(patterns)} distinct patterns and {len(antipatterns)} antipatterns detected"
     return Chart(
         "chart-frequency.svg", "Most frequent patterns and antipatterns", alt, _svg(figure)
@@ -139,12 +153,15 @@ def frequency(rows: Sequence[TalkRow], catalog_fingerprint: str) -> Chart:
 
 
 def coverage(rows: Sequence[TalkRow]) -> Chart:
+    from matplotlib.ticker import MaxNLocator
+
     lanes = list(rows[0].evidence.sources) if rows else []
     counts = [sum(row.evidence.sources[lane] for row in rows) for lane in lanes]
     figure = _figure(2.6)
     axes = figure.subplots()
     axes.barh(list(reversed(lanes)), list(reversed(counts)), color=CURRENT_COLOR)
     axes.set_xlim(0, max(len(rows), 1))
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel(f"talks with the evidence (of {len(rows)})")
     axes.set_title("Evidence coverage per source")
     alt = ", ".join(f"{lane}: {count}" for lane, count in zip(lanes, counts, strict=True))

@@ -1,0 +1,41 @@
+"""pattern-observations: real ``rvault-returns persist`` output through ``rvault-analysis site``.
+
+The site reads the persisted effective talks through the tracking-db owner
+read and renders each ledger's outcome matrix, canonical citations and the
+completed-claim receipt. This runs the persisted vault of ``_persist_producer``
+through the installed console script and checks every persisted row arrives.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from _persist_producer import persisted_vault
+from rvault_testkit.plugin import run_cli
+from rvault_tracking_db import api
+
+COVERS = [("pattern-observations", "returns-persistence", "analysis-writer")]
+
+
+def test_site_renders_every_persisted_outcome_and_citation(tmp_path: Path) -> None:
+    db, returns, _ = persisted_vault(tmp_path)
+    result = run_cli("rvault-analysis", "site", tmp_path / "site", "--db", db)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = result.json
+    assert report["page_count"] == len(returns)
+    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    talks = {t["filename"]: t for t in api.read_database(db).database["talks"]}
+    for ret in returns:
+        talk = talks[ret["filename"]]
+        assert f'<div class="filename">{talk["filename"]}</div>' in index
+        page_name = f"talk-{talk['filename'].removesuffix('.md')}.html"
+        page = (tmp_path / "site" / page_name).read_text(encoding="utf-8")
+        assert talk["_queue_claim"]["result_payload_sha256"] in page
+        ledger = talk["pattern_observations"]
+        table = page.split('<table id="outcomes"', 1)[1].split("</table>", 1)[0]
+        assert table.count("<tr>") == len(ledger["pattern_outcomes"]) + 1
+        for row in ledger["patterns_detected"] + ledger["antipatterns_detected"]:
+            for citation in row["evidence_citations"]:
+                start, end = citation["line_start"], citation["line_end"]
+                shown = f"line {start}" if start == end else f"lines {start}-{end}"
+                assert shown in table
