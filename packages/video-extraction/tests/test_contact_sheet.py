@@ -10,6 +10,7 @@ import numpy as np
 from rvault_video_extraction.contact_sheet import (
     MAX_TILES,
     TILE_WIDTH,
+    caption_lines,
     choose_tiles,
     sheet_size,
     tile_height,
@@ -73,3 +74,11 @@ def test_choose_tiles_puts_retained_samples_first_and_caps_the_count() -> None:
     assert choose_tiles(3, [0, 2]) == [0, 1, 2]
     chosen = choose_tiles(100, [7, 50])
     assert len(chosen) == MAX_TILES and {7, 50} <= set(chosen) and chosen == sorted(chosen)
+
+
+def test_caption_prints_normalized_and_pixel_coordinates_and_the_flags() -> None:
+    lines = caption_lines("Talk1", [0.03, 0.12, 0.66, 0.88], "auto", False, (1280, 720))
+    assert "[0.03,0.12,0.66,0.88]" in lines[0] and "x 38..845, y 86..634 of 1280x720" in lines[0]
+    assert "NOT verified" in lines[0]
+    assert lines[1].endswith("--region 0.03,0.12,0.66,0.88 --region-verified")
+    assert "no slide region" in caption_lines("Talk1", None, "none", False)[0]

@@ -65,7 +65,11 @@ def choose_tiles(sample_count: int, retained: Sequence[int]) -> list[int]:
 
 
 def caption_lines(
-    video_id: str, region: list[float] | None, method: str, verified: bool
+    video_id: str,
+    region: list[float] | None,
+    method: str,
+    verified: bool,
+    frame_size: tuple[int, int] | None = None,
 ) -> list[str]:
     if region is None:
         return [
@@ -74,8 +78,12 @@ def caption_lines(
         ]
     coords = ",".join(f"{value:g}" for value in region)
     state = "verified" if verified else "NOT verified"
+    pixels = ""
+    if frame_size is not None:
+        x0, y0, x1, y1 = to_pixels(region, *frame_size)
+        pixels = f" = x {x0}..{x1}, y {y0}..{y1} of {frame_size[0]}x{frame_size[1]} px"
     return [
-        f"{video_id}: slide region [{coords}] ({method}, {state}; red box)",
+        f"{video_id}: slide region [{coords}]{pixels} ({method}, {state}; red box)",
         f"if it frames the slides exactly: --region {coords} --region-verified",
     ]
 

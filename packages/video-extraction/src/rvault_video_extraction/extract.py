@@ -215,7 +215,11 @@ def _contact_sheet(video_id: str, sampled: SampledVideo, result: AnalysisResult)
         frames.append(frame)
     crop = result.crop
     return render_contact_sheet(
-        frames, crop.region, caption_lines(video_id, crop.region, crop.method, crop.verified)
+        frames,
+        crop.region,
+        caption_lines(
+            video_id, crop.region, crop.method, crop.verified, (sampled.width, sampled.height)
+        ),
     )
 
 
