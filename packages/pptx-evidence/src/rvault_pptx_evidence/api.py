@@ -26,12 +26,69 @@ from typing import Any
 from rvault_contracts.schemas import schema_issues
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
-from rvault_pptx_evidence.audit import native_deck_audit
-from rvault_pptx_evidence.render_policy import slide_render_reasons
+from rvault_pptx_evidence.audit import native_deck_audit, receipt_projection
+from rvault_pptx_evidence.audit_match import (
+    RecomputationRefused,
+    audit_issues,
+    inspection_issues,
+    match_native_deck_audit,
+    probe_rendered_pdf,
+    recompute_extraction,
+)
+from rvault_pptx_evidence.batch_contract import (
+    INCOMPLETE_REASON_CODES,
+    POLICY_SKIP_REASON_CODES,
+    ROOT_REASON_CODES,
+    envelope_issues,
+)
+from rvault_pptx_evidence.render_policy import (
+    TEXT_BEARING_IMAGE_AREA_RATIO,
+    slide_render_reasons,
+)
 from rvault_pptx_evidence.versions import (
     ARTIFACT_ID,
     SCHEMA_VERSION,
 )
+from rvault_pptx_evidence.visual_evidence import (
+    LiveObservation,
+    VisualEvidenceClass,
+    classify_pptx_visual_evidence,
+    failed_receipt,
+    receipt_problems,
+    visual_evidence_receipt,
+)
+
+__all__ = [
+    "CURRENT",
+    "INCOMPLETE_REASON_CODES",
+    "INVALID",
+    "NEEDS_REEXTRACTION",
+    "POLICY_SKIP_REASON_CODES",
+    "ROOT_REASON_CODES",
+    "TEXT_BEARING_IMAGE_AREA_RATIO",
+    "TIMING_UNKNOWN",
+    "UNUSABLE_FUTURE",
+    "ExtractionReading",
+    "LiveObservation",
+    "RecomputationRefused",
+    "VisualEvidenceClass",
+    "audit_issues",
+    "batch_issues",
+    "binding_issues",
+    "classify",
+    "classify_pptx_visual_evidence",
+    "failed_receipt",
+    "inspection_issues",
+    "match_native_deck_audit",
+    "native_deck_audit",
+    "probe_rendered_pdf",
+    "read_extraction",
+    "receipt_problems",
+    "receipt_projection",
+    "recompute_extraction",
+    "slide_render_reasons",
+    "visual_evidence_receipt",
+]
 
 CURRENT = "current"
 TIMING_UNKNOWN = "timing_unknown"
@@ -154,12 +211,7 @@ def binding_issues(document: dict[str, Any]) -> list[str]:
             if status == "available" and record is not None:
                 issues.append(f"{where}: recovered asset {part_name} is reported as available")
         issues.extend(_ocr_receipt_issues(slide, where))
-    expected = native_deck_audit(document)
-    del expected["schema_version"]  # the schema pins it
-    audit = document["native_deck_audit"]
-    for key, value in expected.items():
-        if audit.get(key) != value:
-            issues.append(f"native_deck_audit.{key} does not match the extraction")
+    issues.extend(audit_issues(document))
     return issues
 
 
@@ -233,3 +285,13 @@ def read_extraction(data: bytes | str) -> ExtractionReading:
     except StrictJSONError as exc:
         return ExtractionReading(INVALID, None, False, issues=(f"{exc.code}: {exc.message}",))
     return classify(document)
+
+
+def batch_issues(envelope: Any) -> list[str]:
+    """A ``pptx-directory-batch`` v1 envelope: schema, then the recomputed
+    completeness and the structural rules of ``skipped[]``; empty when valid.
+    Only ``complete: true`` authorizes a full-catalog or absence claim."""
+    problems = [
+        f"{i.path}: {i.message}" for i in schema_issues("pptx-directory-batch", 1, envelope)
+    ]
+    return problems or envelope_issues(envelope)

@@ -8,11 +8,16 @@ resource-limited extraction worker can import it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rvault_contracts.canonical import payload_sha256
+from rvault_contracts.cli import Refusal
 
-from rvault_pptx_evidence.versions import NATIVE_DECK_AUDIT_SCHEMA_VERSION
+from rvault_pptx_evidence.versions import (
+    NATIVE_DECK_AUDIT_SCHEMA_VERSION,
+    RENDERED_PAGE_INSPECTION_SCHEMA_VERSION,
+)
 
 # Per-slide fields whose values depend on the OCR engine (its presence,
 # version and mode) rather than on the deck bytes.
@@ -68,3 +73,67 @@ def native_deck_audit(document: dict[str, Any]) -> dict[str, Any]:
         },
         "extraction_receipt_sha256": payload_sha256(receipt),
     }
+
+
+INSPECTED_PAGES_INVALID = "inspected_pages_invalid"
+_RANGE = re.compile(r"([1-9][0-9]{0,6})(?:-([1-9][0-9]{0,6}))?")
+
+
+def parse_page_ranges(text: str) -> list[list[int]]:
+    """``PAGE|START-END[,...]`` as ascending, non-overlapping ``[start, end]`` pairs.
+
+    Ranges are kept exactly as inspected (not merged), so the receipt says
+    what was looked at; unordered or overlapping input is refused instead of
+    being reinterpreted.
+    """
+    ranges: list[list[int]] = []
+    for piece in text.split(","):
+        match = _RANGE.fullmatch(piece.strip())
+        if match is None:
+            raise Refusal(
+                INSPECTED_PAGES_INVALID,
+                f"--inspected-pages: {piece.strip()!r} is not PAGE or START-END (pages from 1)",
+            )
+        start = int(match.group(1))
+        end = int(match.group(2) or start)
+        if end < start or (ranges and start <= ranges[-1][1]):
+            raise Refusal(
+                INSPECTED_PAGES_INVALID,
+                "--inspected-pages: ranges must be ascending and must not overlap",
+            )
+        ranges.append([start, end])
+    return ranges
+
+
+def inspection_binding(inspection: dict[str, Any], extraction_receipt_sha256: str) -> str:
+    """``binding_sha256``: the inspection's other fields bound to the extraction receipt."""
+    body = {key: value for key, value in inspection.items() if key != "binding_sha256"}
+    body["extraction_receipt_sha256"] = extraction_receipt_sha256
+    return payload_sha256(body)
+
+
+def rendered_page_inspection(
+    audit: dict[str, Any],
+    *,
+    pdf_sha256: str,
+    pdf_size_bytes: int,
+    page_count: int,
+    ranges: list[list[int]],
+) -> dict[str, Any]:
+    """The inspection record for a probed PDF whose page count equals the slide count."""
+    required = audit["render_required_slide_numbers"]
+    covered = [n for n in required if any(start <= n <= end for start, end in ranges)]
+    inspection: dict[str, Any] = {
+        "schema_version": RENDERED_PAGE_INSPECTION_SCHEMA_VERSION,
+        "source_pptx_sha256": audit["source_pptx_sha256"],
+        "rendered_pdf_sha256": pdf_sha256,
+        "rendered_pdf_size_bytes": pdf_size_bytes,
+        "rendered_page_count": page_count,
+        "inspected_page_ranges": ranges,
+        "inspected_required_slide_numbers": covered,
+        "complete": covered == required,
+    }
+    inspection["binding_sha256"] = inspection_binding(
+        inspection, audit["extraction_receipt_sha256"]
+    )
+    return inspection

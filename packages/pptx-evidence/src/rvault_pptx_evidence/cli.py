@@ -11,7 +11,7 @@ import argparse
 from rvault_contracts import cli as contract_cli
 
 from rvault_pptx_evidence.__about__ import __version__
-from rvault_pptx_evidence.commands import extract
+from rvault_pptx_evidence.commands import extract, probe_pdf
 
 PROG = "rvault-pptx"
 
@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     extract.register(subparsers)
+    probe_pdf.register(subparsers)
     return parser
 
 

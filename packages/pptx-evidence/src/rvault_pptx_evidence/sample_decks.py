@@ -555,3 +555,15 @@ def hungry_ocr_deck() -> bytes:
     slide = prs.slides.add_slide(prs.slide_layouts[6])
     slide.shapes.add_picture(io.BytesIO(buffer.getvalue()), 0, 0, Inches(4), Inches(4))
     return _save(prs)
+
+
+def pdf_bytes(pages: int) -> bytes:
+    """A PDF of ``pages`` blank letter pages (a stand-in for a rendered deck)."""
+    from pypdf import PdfWriter
+
+    writer = PdfWriter()
+    for _ in range(pages):
+        writer.add_blank_page(612, 792)
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    return buffer.getvalue()

@@ -379,16 +379,21 @@ def run_operation(
     *,
     limits: Limits = DEFAULT_LIMITS,
     companion: Path | None = None,
+    generation: list[int] | None = None,
 ) -> WorkerRun:
     """Run ``operation`` on ``path`` in a supervised child; refusals come back as :class:`Refusal`.
 
     ``companion`` is a second input the operation reads (the rendered PDF of
     an extraction); its generation is bound in the request as well.
+    ``generation`` is the version of ``path`` a directory scan saw; when given
+    it is bound instead of a fresh ``lstat`` here.
     """
     if operation not in OPERATIONS:
         raise ValueError(f"unknown worker operation {operation!r}")
     psutil = _monitor()
     request = _request(operation, path, params, limits, companion)
+    if generation is not None:
+        request["file_generation"] = list(generation)
     watch = _Watch()
     read_fd, write_fd = os.pipe()
     diag_read, diag_write = os.pipe()
@@ -530,10 +535,13 @@ def run_isolated(
     limits: Limits = DEFAULT_LIMITS,
     rendered_pdf: Path | None = None,
     inspected_pages: str | None = None,
+    generation: list[int] | None = None,
 ) -> WorkerRun:
     """Extract ``path`` in a supervised child (optionally binding a rendered PDF)."""
     params: dict[str, Any] = {"pptx_path": pptx_path, "ocr_mode": ocr_mode}
     if rendered_pdf is not None:
         params["rendered_pdf"] = str(rendered_pdf)
         params["inspected_pages"] = inspected_pages
-    return run_operation("extract", path, params, limits=limits, companion=rendered_pdf)
+    return run_operation(
+        "extract", path, params, limits=limits, companion=rendered_pdf, generation=generation
+    )

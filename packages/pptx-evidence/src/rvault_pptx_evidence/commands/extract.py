@@ -1,8 +1,9 @@
-"""``rvault-pptx extract DECK.pptx [--no-ocr] [--out FILE] [--source-root DIR]``.
+"""``rvault-pptx extract (DECK.pptx | --directory ROOT) [options]``.
 
 Prints the schema-v4 extraction document (or, with ``--out``, the write
-report of installing it). The extraction itself runs in a resource-limited
-worker process; the deck is only ever read.
+report of installing it); with ``--directory`` the schema-v1 batch envelope
+(``batch``). Every extraction, PDF probe and scan runs in a supervised worker
+process; the inputs are only ever read.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from rvault_contracts import cli as contract_cli
 from rvault_contracts.canonical import artifact_bytes
 
+from rvault_pptx_evidence.audit import parse_page_ranges
 from rvault_pptx_evidence.ocr_channels import OCR_DISABLED, OCR_ENABLED
 from rvault_pptx_evidence.source import check_path
 from rvault_pptx_evidence.worker import run_isolated
@@ -33,7 +35,33 @@ def register(subparsers: Any) -> None:
             "Exit 0 success, 2 refused input (stable error code), 1 internal error."
         ),
     )
-    parser.add_argument("deck", help="the .pptx file (a regular file, not a symlink)")
+    parser.add_argument("deck", nargs="?", help="the .pptx file (a regular file, not a symlink)")
+    parser.add_argument(
+        "--directory",
+        metavar="ROOT",
+        help="extract every .pptx below ROOT; prints the pptx-directory-batch v1 envelope",
+    )
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="with --directory: skip directories with this exact name (case-insensitive);"
+        " repeatable; default: the database config's pptx_directory_exclusions with --db",
+    )
+    parser.add_argument(
+        "--db", help="with --directory: tracking-database.json whose config gives the exclusions"
+    )
+    parser.add_argument(
+        "--rendered-pdf",
+        metavar="PDF",
+        help="a PDF rendered from this deck; binds rendered_page_inspection into the audit",
+    )
+    parser.add_argument(
+        "--inspected-pages",
+        metavar="RANGES",
+        help="with --rendered-pdf: the pages actually inspected, PAGE|START-END[,...]",
+    )
     parser.add_argument(
         "--no-ocr",
         action="store_true",
@@ -110,9 +138,32 @@ def _report_ocr(document: dict[str, Any]) -> None:
         )
 
 
+def _usage(code: str, message: str) -> contract_cli.Refusal:
+    return contract_cli.Refusal(code, message, None)
+
+
 def handle(args: argparse.Namespace) -> int:
+    if (args.deck is None) == (args.directory is None):
+        raise _usage("usage_error", "give exactly one of DECK or --directory ROOT")
+    if args.directory is not None:
+        if args.rendered_pdf or args.inspected_pages or args.source_root or args.out:
+            raise _usage(
+                "usage_error",
+                "--rendered-pdf, --inspected-pages, --source-root and --out apply to one DECK",
+            )
+        from rvault_pptx_evidence.commands.extract_directory import handle_directory
+
+        return handle_directory(args)
+    if args.exclude is not None or args.db is not None:
+        raise _usage("usage_error", "--exclude and --db apply to --directory")
+    if (args.rendered_pdf is None) != (args.inspected_pages is None):
+        raise _usage("usage_error", "--rendered-pdf and --inspected-pages are given together")
+    if args.inspected_pages is not None:
+        parse_page_ranges(args.inspected_pages)  # refused before any worker runs
     deck = Path(args.deck)
     _precheck(deck)
+    if args.rendered_pdf is not None:
+        check_path(Path(args.rendered_pdf), "PDF")
     out = Path(args.out) if args.out else None
     if out is not None and _same_file(deck, out):
         raise contract_cli.Refusal(
@@ -126,7 +177,13 @@ def handle(args: argparse.Namespace) -> int:
             str(out.parent),
         )
     ocr_mode = OCR_DISABLED if args.no_ocr else OCR_ENABLED
-    run = run_isolated(deck, display_path(deck, args.source_root), ocr_mode=ocr_mode)
+    run = run_isolated(
+        deck,
+        display_path(deck, args.source_root),
+        ocr_mode=ocr_mode,
+        rendered_pdf=Path(args.rendered_pdf) if args.rendered_pdf else None,
+        inspected_pages=args.inspected_pages,
+    )
     contract_cli.progress(
         f"rvault-pptx: {run.document['slide_count']} slides;"
         f" worker peak_rss_kib={run.worker_peak_rss_kib} "
