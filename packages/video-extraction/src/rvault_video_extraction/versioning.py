@@ -9,7 +9,7 @@ sampling, dedupe or cropping bumps the pipeline version only.
 from __future__ import annotations
 
 SCHEMA_VERSION = 3
-PIPELINE_VERSION = "1.0.0"
+PIPELINE_VERSION = "1.1.0"
 PDF_PRODUCER = f"rvault-video-extraction pipeline {PIPELINE_VERSION}"
 
 # Sampling defaults, shared by the CLI (which must not import cv2 to parse
