@@ -83,6 +83,10 @@ def test_short_media_without_trusted_duration_fails_the_default_floor(
     assert result.returncode == 2
     assert result.json["error"]["code"] == "transcript_quality_failed"
     assert result.json["reason"] == "too_few_words"
+    # The refusal says how a short clip qualifies: a duration checked against the probe.
+    duration = media_duration(speech_wav)
+    assert "--duration-seconds N" in result.json["hint"]
+    assert f"the probe says {duration:.3f} s" in result.json["hint"]
     assert snapshot_tree(vault) == before
 
 

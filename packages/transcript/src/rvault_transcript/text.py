@@ -114,6 +114,9 @@ LOOP_MAX_UNIT_WORDS = 10
 LOOP_MIN_REPEATS = 8
 LOOP_MIN_SINGLE_WORD_REPEATS = 10
 LOOP_WINDOW_WORDS = 100
+# Below 20 words a few repeated words already compress well ("very very very
+# ... good"); loops that short are caught by the repetition rule.
+LOOP_MIN_WINDOW_WORDS = 20
 LOOP_COMPRESSION_RATIO = 2.4
 # ...and only when the window's vocabulary is that of a loop: an enumeration
 # (``item1 item2 item3 ...``) compresses well too, but its words all differ.
@@ -125,16 +128,17 @@ def _loop_key(token: str) -> str:
 
 
 def _repeated_unit(tokens: list[str]) -> tuple[int, int] | None:
-    """(unit length, repeats) of the first back-to-back repetition over the limits."""
+    """(unit length, repeats) of the longest back-to-back repetition over the limits."""
     for size in range(1, LOOP_MAX_UNIT_WORDS + 1):
         needed = LOOP_MIN_SINGLE_WORD_REPEATS if size == 1 else LOOP_MIN_REPEATS
-        run = 0
+        run = best = 0
         for index in range(len(tokens) - size):
             # tokens[index] == tokens[index + size] for ``run`` positions in a
             # row means the unit repeats run // size + 1 times.
             run = run + 1 if tokens[index] == tokens[index + size] else 0
-            if run // size + 1 >= needed:
-                return size, run // size + 1
+            best = max(best, run)
+        if best // size + 1 >= needed:
+            return size, best // size + 1
     return None
 
 
@@ -161,6 +165,8 @@ def decoder_loop(text: str) -> str | None:
         tokens = words(line)
         for start in range(0, len(tokens), LOOP_WINDOW_WORDS):
             window = tokens[start : start + LOOP_WINDOW_WORDS]
+            if len(window) < LOOP_MIN_WINDOW_WORDS:
+                continue
             ratio = compression_ratio(" ".join(window))
             distinct = len({_loop_key(token) for token in window}) / len(window)
             if ratio > LOOP_COMPRESSION_RATIO and distinct <= LOOP_MAX_DISTINCT_SHARE:

@@ -1,0 +1,152 @@
+"""Spoken-language detection with the embedded multilingual model.
+
+tiny.en cannot detect a language and used to report ``en`` for everything:
+German espeak-ng speech came back as English gibberish with
+``quality_current``. Now the multilingual faster-whisper base (reassembled
+from two PyPI data packages, SHA-256 checked) detects the language, English
+goes to tiny.en and other languages are transcribed by base.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import av
+import pytest
+from rvault_transcript import models
+
+GERMAN = (
+    "Guten Morgen. Heute spreche ich über die Geschichte der öffentlichen Rede. "
+    "Jeder Redner braucht einen klaren Anfang, eine starke Mitte und einen guten Schluss."
+)
+
+
+@pytest.fixture(scope="session")
+def german_wav(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    assert shutil.which("espeak-ng"), "espeak-ng is required"
+    out = tmp_path_factory.mktemp("speech-de") / "rede.wav"
+    subprocess.run(
+        ["espeak-ng", "-v", "de", "-s", "150", "-w", str(out), GERMAN],
+        check=True,
+        capture_output=True,
+    )
+    yield out
+
+
+def media_duration(path: Path) -> float:
+    with av.open(str(path)) as container:
+        return container.duration / av.time_base
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    directory = tmp_path / "transcripts"
+    directory.mkdir()
+    return directory
+
+
+def test_german_speech_is_reported_and_transcribed_as_german(
+    vault: Path, german_wav: Path, cli: Callable
+) -> None:
+    out = vault / "rede.txt"
+    result = cli(
+        "rvault-transcript", "fetch", "rede", "--audio", german_wav, "--out", out,
+        "--existing-source", "unknown", "--duration-seconds", f"{media_duration(german_wav):.2f}",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.json["language"] == "de"
+    assert "detected language de" in result.stderr
+    text = out.read_text(encoding="utf-8").lower()
+    for word in ("guten morgen", "geschichte", "anfang", "mitte"):
+        assert word in text, text
+
+
+def test_english_speech_takes_the_tiny_en_fast_path(
+    vault: Path, speech_wav: Path, cli: Callable
+) -> None:
+    out = vault / "talk.txt"
+    result = cli(
+        "rvault-transcript", "fetch", "talk", "--audio", speech_wav, "--out", out,
+        "--existing-source", "unknown", "--duration-seconds", f"{media_duration(speech_wav):.2f}",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.json["language"] == "en"
+    assert "detected language en" in result.stderr
+    assert f"loading {models.english_model_dir()}" in result.stderr
+
+
+def test_an_english_only_model_refuses_other_languages(
+    vault: Path, german_wav: Path, cli: Callable, snapshot_tree: Callable
+) -> None:
+    before = snapshot_tree(vault)
+    result = cli(
+        "rvault-transcript", "fetch", "rede", "--audio", german_wav, "--out", vault / "rede.txt",
+        "--existing-source", "unknown", "--model", models.english_model_dir(),
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.json["error"]["code"] == "language_unsupported"
+    assert result.json["language"] == "de"
+    assert snapshot_tree(vault) == before
+
+
+# --------------------------------------------------------------------------- model data
+
+
+@pytest.fixture
+def fake_parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """Two small 'packages' and an empty cache; the digest is the parts' own."""
+    first, second = tmp_path / "part1" / "data", tmp_path / "part2" / "data"
+    first.mkdir(parents=True)
+    second.mkdir(parents=True)
+    (first / "model.bin.part1").write_bytes(b"first half ")
+    (second / "model.bin.part2").write_bytes(b"second half")
+    for name in models.BASE_SIDE_FILES:
+        (first / name).write_text(f"{name}\n")
+    whole = b"first half second half"
+    monkeypatch.setattr(models, "BASE_MODEL_SHA256", hashlib.sha256(whole).hexdigest())
+    monkeypatch.setattr(models, "BASE_MODEL_SIZE", len(whole))
+    monkeypatch.setattr(
+        models, "_package_data", lambda name: first if name.endswith("1") else second
+    )
+    monkeypatch.setenv(models.CACHE_ENV, str(tmp_path / "cache"))
+    return first, second
+
+
+def test_the_model_is_reassembled_once_and_verified(fake_parts: tuple[Path, Path]) -> None:
+    first, _ = fake_parts
+    directory = models.multilingual_model_dir()
+    assert (directory / "model.bin").read_bytes() == b"first half second half"
+    assert sorted(p.name for p in directory.iterdir()) == sorted(
+        ["model.bin", "model.bin.sha256", *models.BASE_SIDE_FILES]
+    )
+    # Cached: the parts are not read again.
+    (first / "model.bin.part1").unlink()
+    assert models.multilingual_model_dir() == directory
+
+
+def test_a_damaged_part_never_becomes_a_model(fake_parts: tuple[Path, Path]) -> None:
+    _, second = fake_parts
+    (second / "model.bin.part2").write_bytes(b"second HALF")
+    with pytest.raises(models.ModelDataError) as raised:
+        models.multilingual_model_dir()
+    assert "not the published" in raised.value.message
+    cache = Path(models.cache_root())
+    assert [p.name for p in cache.rglob("*") if p.is_file()] == []
+
+
+def test_a_changed_cached_model_is_rebuilt(fake_parts: tuple[Path, Path]) -> None:
+    directory = models.multilingual_model_dir()
+    (directory / "model.bin").write_bytes(b"first half second hal!")  # same size, new mtime
+    assert models.multilingual_model_dir() == directory
+    assert (directory / "model.bin").read_bytes() == b"first half second half"
+
+
+def test_the_installed_parts_hash_to_the_published_digest() -> None:
+    directory = models.multilingual_model_dir()
+    assert (directory / "model.bin").stat().st_size == models.BASE_MODEL_SIZE
+    stamp = (directory / "model.bin.sha256").read_text(encoding="ascii")
+    assert stamp.startswith(models.BASE_MODEL_SHA256 + " ")
