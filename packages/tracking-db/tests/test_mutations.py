@@ -397,11 +397,33 @@ def test_plan_strict_decoding(tmp_path: Path, capsys) -> None:
 def test_an_endless_plan_is_refused_with_bounded_memory(
     tmp_path: Path, capsys, snapshot_tree
 ) -> None:
-    """``mutate DB /dev/zero`` used to read until MemoryError (an internal error)."""
+    """``mutate DB /dev/zero`` used to read until MemoryError (an internal error);
+    a device is now refused before a byte is read, and an oversized regular file
+    (sparse, so the test writes nothing real) after the capped read."""
     db = h.write_db(tmp_path, example_database())
+    huge = tmp_path / "huge.json"
+    with huge.open("wb") as handle:
+        handle.truncate(64 * 1024 * 1024 + 1)
     before = snapshot_tree(tmp_path)
-    h.assert_refused(*h.invoke(capsys, "mutate", db, "/dev/zero"), "plan_too_large", "$")
+    h.assert_refused(*h.invoke(capsys, "mutate", db, "/dev/zero"), "plan_not_regular_file")
+    h.assert_refused(*h.invoke(capsys, "mutate", db, huge), "plan_too_large", "$")
     assert snapshot_tree(tmp_path) == before
+
+
+def test_a_fifo_plan_is_refused_at_once(tmp_path: Path, snapshot_tree) -> None:
+    """``mutate DB FIFO`` used to hang waiting for a writer; now exit 2 immediately."""
+    import os
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    db = h.write_db(vault, example_database())
+    fifo = tmp_path / "plan.fifo"  # outside the snapshot: reading it would block the test
+    os.mkfifo(fifo)
+    before = snapshot_tree(vault)
+    result = run_cli("rvault-db", "mutate", db, fifo, timeout=30)
+    h.assert_refused(result.returncode, result.json, "plan_not_regular_file")
+    assert result.json["hint"]
+    assert snapshot_tree(vault) == before
 
 
 def test_expected_sha_argument_rules(tmp_path: Path, capsys) -> None:

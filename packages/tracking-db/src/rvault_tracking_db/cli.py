@@ -11,11 +11,14 @@ import argparse
 from rvault_contracts import cli as contract_cli
 
 from rvault_tracking_db.__about__ import __version__
+from rvault_tracking_db.commands import init as init_command
 from rvault_tracking_db.commands import migrate as migrate_command
 from rvault_tracking_db.commands import mutate as mutate_command
 from rvault_tracking_db.commands import queue as queue_command
 from rvault_tracking_db.commands import read as read_command
 from rvault_tracking_db.commands import scan_shownotes as scan_shownotes_command
+from rvault_tracking_db.commands import sources as sources_command
+from rvault_tracking_db.commands import status as status_command
 from rvault_tracking_db.decoding import collector_paused
 
 PROG = "rvault-db"
@@ -25,8 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description=(
-            "Owner of tracking-database.json: strict read, schema assessment, typed "
-            "mutations, migration, queue claims and shownotes scans."
+            "Owner of tracking-database.json: init, strict read, status, typed mutations, "
+            "source lanes, migration, queue claims and shownotes scans. Every writing command "
+            "is a dry run unless --apply --expected-sha256 HEX names the bytes it reviewed."
         ),
         epilog="Exit status: 0 success, 2 refused input or failed precondition, 1 internal error.",
     )
@@ -35,11 +39,14 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(
         title="commands", metavar="COMMAND", dest="command", required=True
     )
+    init_command.register(subparsers)
     read_command.register(subparsers)
+    status_command.register(subparsers)
     mutate_command.register(subparsers)
     migrate_command.register(subparsers)
     queue_command.register(subparsers)
     scan_shownotes_command.register(subparsers)
+    sources_command.register(subparsers)
     return parser
 
 

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 from typing import Any
 
 from rvault_contracts import cli as contract_cli
-from rvault_contracts.cli import Refusal
 
 from rvault_tracking_db import apply_protocol
+from rvault_tracking_db.plan_input import read_plan_bytes
 
 
 def register(subparsers: Any) -> None:
@@ -28,27 +26,6 @@ def register(subparsers: Any) -> None:
     parser.add_argument("plan", help="path of the plan JSON file, or - for stdin")
     apply_protocol.add_arguments(parser)
     parser.set_defaults(handler=handle)
-
-
-# A plan is a few records; the cap keeps `mutate DB /dev/zero` (or an endless
-# pipe) from reading until memory runs out.
-MAX_PLAN_BYTES = 64 * 1024 * 1024
-
-
-def read_plan_bytes(source: str) -> bytes:
-    try:
-        if source == "-":
-            data = sys.stdin.buffer.read(MAX_PLAN_BYTES + 1)
-        else:
-            with Path(source).open("rb") as handle:
-                data = handle.read(MAX_PLAN_BYTES + 1)
-    except OSError as exc:
-        raise Refusal(
-            "plan_unreadable", f"cannot read the plan: {exc.strerror or exc}", None
-        ) from None
-    if len(data) > MAX_PLAN_BYTES:
-        raise Refusal("plan_too_large", f"the plan is larger than {MAX_PLAN_BYTES} bytes", "$")
-    return data
 
 
 def handle(args: argparse.Namespace) -> int:

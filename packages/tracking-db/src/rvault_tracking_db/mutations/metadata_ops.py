@@ -16,9 +16,12 @@ from typing import Any
 from rvault_contracts.strict_json import json_equal
 
 from rvault_tracking_db.assessment.checks import DATE_RE
-from rvault_tracking_db.assessment.model import child, is_int
+from rvault_tracking_db.assessment.model import child
 from rvault_tracking_db.ids import is_youtube_id
 from rvault_tracking_db.mutations.plan import Mutation, PlanRefusal, is_missing_marker
+from rvault_tracking_db.mutations.reprocess import (
+    invalidate_analysis,
+)
 from rvault_tracking_db.queue.batches import live_claim
 
 METADATA_ONLY_FIELDS = ("title", "conference", "date")
@@ -31,8 +34,6 @@ ANALYSIS_INVALIDATING_FIELDS = (
     "delivery_language",
 )
 WRITABLE_FIELDS = METADATA_ONLY_FIELDS + ANALYSIS_INVALIDATING_FIELDS
-ANALYSED_STATUSES = ("processed", "processed_partial")
-REPROCESS_STATUS = "needs-reprocessing"
 REPROCESS_REASON = "reviewed_metadata_invalidated_analysis"
 
 # Fields a reviewer may clear with null; a title and a language are never unknown.
@@ -113,25 +114,7 @@ def apply_reviewed(database: dict[str, Any], mutation: Mutation) -> dict[str, An
         if exists:
             receipt["before"] = before
         receipts.append(receipt)
-    transition = None
-    if invalidated and talk.get("status") in ANALYSED_STATUSES:
-        generation = talk.get("reprocess_generation", 0)
-        if not is_int(generation) or generation < 0:
-            raise PlanRefusal(
-                "invalid_value",
-                "reprocess_generation is not a non-negative integer",
-                f'$["talks"][{index}]["reprocess_generation"]',
-            )
-        transition = {
-            "from": talk["status"],
-            "to": REPROCESS_STATUS,
-            "reprocess_reason": REPROCESS_REASON,
-            "reprocess_generation": generation + 1,
-            "invalidating_fields": sorted(invalidated),
-        }
-        talk["status"] = REPROCESS_STATUS
-        talk["reprocess_reason"] = REPROCESS_REASON
-        talk["reprocess_generation"] = generation + 1
+    transition = invalidate_analysis(talk, invalidated, REPROCESS_REASON, f'$["talks"][{index}]')
     updated = list(talks)
     updated[index] = talk
     database["talks"] = updated

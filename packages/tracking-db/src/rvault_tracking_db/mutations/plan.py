@@ -110,7 +110,11 @@ def _mutation(item: Any, path: str) -> Mutation:
     kind = item.get("kind")
     if kind not in KINDS:
         raise PlanRefusal(
-            "unknown_mutation_kind", f"unknown mutation kind {kind!r}", child(path, "kind")
+            "unknown_mutation_kind",
+            f"unknown mutation kind {kind!r}",
+            child(path, "kind"),
+            valid_kinds=list(KINDS),
+            hint="use one of: " + ", ".join(KINDS),
         )
     required, optional = _FIELDS[kind]
     for key in item:

@@ -197,6 +197,12 @@ def _select(
     return chosen, skipped
 
 
+FINGERPRINT_HINT = (
+    "print the pattern catalog's fingerprint with `rvault-returns catalog` and pass it as "
+    "--catalog-fingerprint HEX"
+)
+
+
 def derive_fingerprint(talks: Sequence[Any], excluded: set[str]) -> str:
     """The catalog fingerprint of the current generation, when the vault has exactly one."""
     seen = {
@@ -216,10 +222,15 @@ def derive_fingerprint(talks: Sequence[Any], excluded: set[str]) -> str:
         raise Refusal(
             "catalog_fingerprint_required",
             "no current talk names the catalog fingerprint; pass --catalog-fingerprint",
+            "--catalog-fingerprint",
+            hint=FINGERPRINT_HINT,
         )
     raise Refusal(
         "catalog_fingerprint_ambiguous",
         f"current talks name {len(valid)} catalog fingerprints; pass --catalog-fingerprint",
+        "--catalog-fingerprint",
+        fingerprints=valid,
+        hint=FINGERPRINT_HINT,
     )
 
 

@@ -1,0 +1,91 @@
+"""One source plan, one transaction, under the one apply protocol.
+
+The shortcuts build their plan from the database they read (each ``expect``
+is the value stored now) and run it here exactly like ``rvault-db sources``
+runs a plan from a file; their report carries that plan, so a dry run can be
+saved, reviewed and replayed with ``sources``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from rvault_contracts.cli import Refusal
+
+from rvault_tracking_db.apply_protocol import ApplyRequest, Session, session
+from rvault_tracking_db.assessment import assess_database
+from rvault_tracking_db.assessment.storage_path import database_parent
+from rvault_tracking_db.capabilities import SourceRoots
+from rvault_tracking_db.mutations.encoding import candidate_bytes
+from rvault_tracking_db.reader import MAX_REPORTED_ISSUES
+from rvault_tracking_db.sources.lanes import apply_source_plan
+from rvault_tracking_db.sources.plan import SourcePlan, parse_source_plan
+
+REPORT_VERSION = 1
+
+#: a shortcut: builds the plan document from what the session read
+PlanBuilder = Callable[[Session], dict[str, Any]]
+
+
+def run_sources(
+    database_path: str | os.PathLike[str],
+    plan: SourcePlan | PlanBuilder,
+    request: ApplyRequest,
+    *,
+    command: str = "sources",
+) -> dict[str, Any]:
+    with session(database_path, request) as current:
+        current.require_current_root(command)
+        # a shortcut's plan is decoded like a file's: it meets the same contract
+        built = parse_source_plan(plan(current)) if callable(plan) else plan
+        return _run(current, built, command)
+
+
+def _run(current: Session, plan: SourcePlan, command: str) -> dict[str, Any]:
+    result = current.result
+    assert result.database is not None and result.assessment is not None
+    roots = SourceRoots.from_config(current.vault_root, result.database.get("config"))
+    outcome = apply_source_plan(result.database, plan, roots)
+    verdict = assess_database(
+        outcome.database,
+        database_parent=database_parent(result.database_path),
+        derived_from=(result.database, result.assessment),
+    )
+    if verdict.fatal:
+        first = verdict.fatal[0]
+        raise Refusal(
+            first.code,
+            f"the plan would leave an invalid database: {first.message}",
+            first.path,
+            stage="candidate",
+            issues=[i.to_dict() for i in verdict.fatal[:MAX_REPORTED_ISSUES]],
+        )
+    original = result.snapshot.data
+    assert original is not None
+    changed = any(c["changed"] for c in outcome.changes) or any(
+        c["before"] != c["after"] for c in outcome.capabilities
+    )
+    new_bytes = (
+        candidate_bytes(original, result.database, outcome.database) if changed else original
+    )
+    write = current.install(new_bytes)
+    fields = current.outcome(new_bytes, write, dry_run_state=None)
+    return {
+        "schema_version": REPORT_VERSION,
+        "ok": True,
+        "command": command,
+        "mode": fields["mode"],
+        "database_path": result.database_path,
+        "input_sha256": result.sha256,
+        "output_sha256": fields["output_sha256"],
+        "changed": new_bytes != original,
+        "database_written": fields["database_written"],
+        "durability_state": fields["durability_state"] if write is not None else None,
+        "write": fields["write"],
+        "plan": plan.document,
+        "changes": outcome.changes,
+        "capabilities": outcome.capabilities,
+        "warnings": [issue.to_dict() for issue in verdict.warnings],
+    }

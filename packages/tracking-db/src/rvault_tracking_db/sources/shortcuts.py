@@ -1,0 +1,335 @@
+"""Source plans for the common cases, built from what the database holds now.
+
+Each shortcut turns a few command-line values into the same
+``db-source-plan`` v1 document a person could write by hand: every
+``expect`` is the value the owner read sees, so the dry run shows the exact
+change and ``--apply --expected-sha256`` binds it to those bytes.
+
+- ``register-transcript``: a non-YouTube talk's transcript (the worker
+  instructions: register its vault-relative ``transcript_path`` before the
+  talk is claimed).
+- ``register-slides``: the ``slides/{id}.pdf`` that ``rvault-video promote``
+  installed, as ``slides_local_path``.
+- ``record-deck``: a ``pptx_catalog`` v2 receipt built from a pptx-extraction
+  v4 document in the vault (and optionally the talk's ``pptx_path``); nobody
+  hand-writes the receipt.
+- ``add-talk``: a talk that is not on the shownotes site, with its sources.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rvault_contracts.canonical import sha256_bytes
+from rvault_contracts.cli import Refusal
+from rvault_contracts.schemas import schema_issues
+from rvault_contracts.strict_json import StrictJSONError, loads_strict
+
+from rvault_tracking_db.apply_protocol import Session
+from rvault_tracking_db.assessment.talks import CURRENT_TALK_VERSION
+from rvault_tracking_db.capabilities import (
+    LOCAL_PPTX,
+    ROOT_PPTX,
+    SourceRoots,
+    check_local,
+    open_under_root,
+)
+from rvault_tracking_db.sources.plan import (
+    ADD_TALK,
+    MISSING_MARKER,
+    RECORD_PPTX,
+    REGISTER_PPTX,
+    REGISTER_SLIDES_PDF,
+    REGISTER_TRANSCRIPT,
+    SET_SLIDES_URL,
+    SET_VIDEO_URL,
+)
+
+EXTRACTION_ARTIFACT = "pptx-extraction"
+EXTRACTION_VERSION = 4
+MAX_EXTRACTION_BYTES = 256 * 1024 * 1024
+
+
+def _plan(*mutations: dict[str, Any]) -> dict[str, Any]:
+    return {"schema_version": 1, "mutations": list(mutations)}
+
+
+def _talk(session: Session, filename: str) -> Mapping[str, Any] | None:
+    database = session.result.database or {}
+    for talk in database.get("talks") or []:
+        if isinstance(talk, Mapping) and talk.get("filename") == filename:
+            return talk
+    return None
+
+
+def _expect(talk: Mapping[str, Any] | None, name: str) -> Any:
+    return talk[name] if talk is not None and name in talk else MISSING_MARKER
+
+
+def lane(
+    session: Session, kind: str, filename: str, name: str, value: Any, **extra: Any
+) -> dict[str, Any]:
+    """One lane change against the value the database holds now."""
+    change = {
+        "kind": kind,
+        "filename": filename,
+        "expect": _expect(_talk(session, filename), name),
+        "value": value,
+    }
+    change.update(extra)
+    return change
+
+
+def vault_relative(argument: str, root: Path, flag: str) -> str:
+    """A command-line path as the vault-relative value the database stores.
+
+    A relative argument already *is* vault-relative (that is how every path
+    is stored, whatever the working directory); an absolute one must lie
+    lexically inside the vault root and is rewritten relative to it.
+    """
+    if not Path(argument).is_absolute():
+        return argument
+    absolute = os.path.normpath(argument)
+    base = os.path.normpath(os.path.abspath(root))  # noqa: PTH100 - lexical on purpose
+    if os.path.commonpath([absolute, base]) != base or absolute == base:
+        raise Refusal(
+            "path_escapes_root",
+            f"{argument} is not inside the vault root {base}",
+            flag,
+            hint="pass a vault-relative path (e.g. transcripts/ID.txt) or one inside the vault",
+        )
+    return os.path.relpath(absolute, base).replace(os.sep, "/")
+
+
+# --- the shortcuts -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TranscriptRequest:
+    talk: str
+    path: str
+    transcript_source: str | None = None
+
+    def build(self, session: Session) -> dict[str, Any]:
+        value = vault_relative(self.path, session.vault_root, "PATH")
+        extra = (
+            {} if self.transcript_source is None else {"transcript_source": self.transcript_source}
+        )
+        return _plan(
+            lane(session, REGISTER_TRANSCRIPT, self.talk, "transcript_path", value, **extra)
+        )
+
+
+@dataclass(frozen=True)
+class SlidesRequest:
+    talk: str
+    path: str
+
+    def build(self, session: Session) -> dict[str, Any]:
+        value = vault_relative(self.path, session.vault_root, "PATH")
+        return _plan(lane(session, REGISTER_SLIDES_PDF, self.talk, "slides_local_path", value))
+
+
+@dataclass(frozen=True)
+class DeckRequest:
+    extraction: str
+    talk: str | None = None
+
+    def build(self, session: Session) -> dict[str, Any]:
+        relative = vault_relative(self.extraction, session.vault_root, "EXTRACTION")
+        data = _read_in_vault(session.vault_root, relative)
+        document = _extraction(data)
+        database = session.result.database or {}
+        roots = SourceRoots.from_config(session.vault_root, database.get("config"))
+        _check_deck(roots, document)
+        record = {
+            "schema_version": 2,
+            "pptx_path": document["pptx_path"],
+            "talk_filename": self.talk,
+            "matched": self.talk is not None,
+            "slide_count": document["slide_count"],
+            "visual_extracted": True,
+            "visual_evidence": {
+                "outcome": "succeeded",
+                "extractor_schema_version": document["schema_version"],
+                "pipeline_version": document["pipeline_version"],
+                "source_fingerprint": document["input_fingerprint"],
+                "artifact": {"path": relative, "sha256": sha256_bytes(data)},
+            },
+        }
+        stored = next(
+            (
+                r
+                for r in database.get("pptx_catalog") or []
+                if isinstance(r, Mapping) and r.get("pptx_path") == document["pptx_path"]
+            ),
+            None,
+        )
+        changes = [
+            {
+                "kind": RECORD_PPTX,
+                "expect": MISSING_MARKER if stored is None else stored,
+                "record": record,
+            }
+        ]
+        if self.talk is not None:
+            changes.insert(
+                0, lane(session, REGISTER_PPTX, self.talk, "pptx_path", document["pptx_path"])
+            )
+        return _plan(*changes)
+
+
+@dataclass(frozen=True)
+class TalkRequest:
+    title: str
+    conference: str
+    date: str
+    filename: str | None = None
+    delivery_language: str | None = None
+    video_url: str | None = None
+    slides_url: str | None = None
+    transcript: str | None = None
+    transcript_source: str | None = None
+    pptx: str | None = None
+    slides_pdf: str | None = None
+
+    def talk_filename(self) -> str:
+        return self.filename or f"{self.date}-{slug(self.title)}.md"
+
+    def build(self, session: Session) -> dict[str, Any]:
+        filename = self.talk_filename()
+        record: dict[str, Any] = {
+            "schema_version": CURRENT_TALK_VERSION,
+            "filename": filename,
+            "title": self.title,
+            "conference": self.conference,
+            "date": self.date,
+            "status": "pending",
+        }
+        if self.delivery_language is not None:
+            record["delivery_language"] = self.delivery_language
+        changes: list[dict[str, Any]] = [
+            {"kind": ADD_TALK, "expect": MISSING_MARKER, "record": record}
+        ]
+
+        def new_lane(kind: str, value: str, **extra: Any) -> dict[str, Any]:
+            change = {"kind": kind, "filename": filename, "expect": MISSING_MARKER, "value": value}
+            change.update(extra)
+            return change
+
+        if self.video_url is not None:
+            changes.append(new_lane(SET_VIDEO_URL, self.video_url))
+        if self.slides_url is not None:
+            changes.append(new_lane(SET_SLIDES_URL, self.slides_url))
+        if self.transcript is not None:
+            value = vault_relative(self.transcript, session.vault_root, "--transcript")
+            extra = (
+                {}
+                if self.transcript_source is None
+                else {"transcript_source": self.transcript_source}
+            )
+            changes.append(new_lane(REGISTER_TRANSCRIPT, value, **extra))
+        if self.pptx is not None:
+            changes.append(new_lane(REGISTER_PPTX, self.pptx))
+        if self.slides_pdf is not None:
+            value = vault_relative(self.slides_pdf, session.vault_root, "--slides-pdf")
+            changes.append(new_lane(REGISTER_SLIDES_PDF, value))
+        return _plan(*changes)
+
+
+def slug(title: str) -> str:
+    """A filename slug: ASCII letters and digits joined by single hyphens."""
+    ascii_title = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
+    words = re.findall(r"[a-z0-9]+", ascii_title.lower())
+    if not words:
+        raise Refusal(
+            "invalid_argument",
+            "the title has no letters or digits to name the talk file",
+            "--title",
+            hint="pass --filename YYYY-MM-DD-slug.md",
+        )
+    return "-".join(words)[:80].strip("-")
+
+
+# --- reading an extraction ---------------------------------------------------------
+
+
+def _read_in_vault(root: Path, relative: str) -> bytes:
+    fd, code = open_under_root(root, relative)
+    if fd is None:
+        raise Refusal(
+            "artifact_missing" if code == "missing" else "extraction_unreadable",
+            f"the extraction {relative!r} cannot be read under the vault ({code})",
+            "EXTRACTION",
+            reason=code,
+            hint="write the extraction into the vault (rvault-pptx extract DECK --out DIR)",
+        )
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(MAX_EXTRACTION_BYTES + 1)
+    if len(data) > MAX_EXTRACTION_BYTES:
+        raise Refusal("extraction_too_large", "the extraction is larger than 256 MiB", "EXTRACTION")
+    return data
+
+
+def _extraction(data: bytes) -> dict[str, Any]:
+    """A pptx-extraction v4 document, read through its contract schema."""
+    try:
+        document = loads_strict(data)
+    except StrictJSONError as exc:
+        raise Refusal(exc.code, f"extraction: {exc.message}", exc.path) from None
+    version = document.get("schema_version") if isinstance(document, dict) else None
+    if version != EXTRACTION_VERSION or type(version) is not int:
+        raise Refusal(
+            "extraction_not_current",
+            f"the extraction is schema {version!r}, not the current v{EXTRACTION_VERSION}",
+            '$["schema_version"]',
+            hint="re-extract the deck with the installed rvault-pptx",
+        )
+    issues = schema_issues(EXTRACTION_ARTIFACT, EXTRACTION_VERSION, document)
+    if issues:
+        raise Refusal(
+            "extraction_invalid",
+            f"the extraction is not a valid pptx-extraction v4 document: {issues[0].message}",
+            issues[0].path,
+            issues=[i.to_dict() for i in issues[:20]],
+            hint="re-extract the deck with the installed rvault-pptx",
+        )
+    return document
+
+
+def _check_deck(roots: SourceRoots, document: Mapping[str, Any]) -> None:
+    """The deck the extraction names is under the deck root, with the same bytes."""
+    pptx_path = document["pptx_path"]
+    code = check_local(roots, LOCAL_PPTX, ROOT_PPTX, pptx_path)
+    root = roots.root_for(ROOT_PPTX)
+    if code is not None:
+        raise Refusal(
+            "deck_not_found" if code == "missing" else "deck_unreadable",
+            f"the extraction's pptx_path {pptx_path!r} is not a readable deck under {root}"
+            f" ({code})",
+            '$["pptx_path"]',
+            reason=code,
+            hint=(
+                "extract with --source-root set to config.pptx_source_dir (or the vault root), "
+                "so pptx_path names the deck relative to it"
+            ),
+        )
+    fd, _ = open_under_root(root, pptx_path)
+    assert fd is not None
+    with os.fdopen(fd, "rb") as handle:
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()
+    expected = document["input_fingerprint"]["digest"]
+    if digest != expected:
+        raise Refusal(
+            "deck_fingerprint_mismatch",
+            f"{pptx_path} has SHA-256 {digest}, the extraction was made from {expected}",
+            '$["input_fingerprint"]["digest"]',
+            hint="the deck changed since it was extracted: extract it again",
+        )

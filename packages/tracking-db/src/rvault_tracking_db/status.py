@@ -1,0 +1,281 @@
+"""``rvault-db status``: where every talk stands and what to do next.
+
+One row per talk, built only from the owner read and the owners' public
+readers: source capabilities from the shared resolver (re-derived live, not
+trusted from the stored list), transcript receipts through
+``rvault_transcript.api``, the video manifest and its trust through
+``rvault_video_extraction.api``, the deck's catalog receipt from the
+``pptx_catalog``. The transcript and video readers are optional extras
+(``rvault-tracking-db[status]``): the database owner does not pull in media
+stacks, and without them a row says ``reader_unavailable`` rather than
+guessing.
+
+The next action is the first thing that blocks the talk, in the order the
+worker instructions demand (a source before a claim, the deck extracted
+before it is claimed, capabilities normalized, then the claim; a claimed
+talk waits for its batch to be persisted).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from rvault_tracking_db.capabilities import SourceRoots, resolve
+from rvault_tracking_db.ids import youtube_id
+from rvault_tracking_db.queue.batches import live_claim
+from rvault_tracking_db.queue.claims import CLAIMABLE_STATUSES
+from rvault_tracking_db.reader import ReadResult
+
+REPORT_VERSION = 1
+READER_UNAVAILABLE = "reader_unavailable"
+ANALYSED = ("processed", "processed_partial")
+
+
+def _optional(module: str) -> Any | None:
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None
+
+
+def _video_id(talk: Mapping[str, Any]) -> str | None:
+    value = talk.get("youtube_id")
+    if isinstance(value, str) and youtube_id(f"https://youtu.be/{value}") == value:
+        return value
+    return None
+
+
+def _transcript(
+    talk: Mapping[str, Any], capabilities: list[dict[str, Any]], vault_root: Path, api: Any
+) -> dict[str, Any]:
+    paths = [c["path"] for c in capabilities if c["capability"] == "local_transcript"]
+    declared = talk.get("transcript_path")
+    path = declared if declared in paths else (paths[0] if paths else None)
+    if path is None:
+        return {"path": None, "state": "missing", "quality": None, "timing": None}
+    if api is None:
+        return {"path": path, "state": READER_UNAVAILABLE, "quality": None, "timing": None}
+    duration = (
+        talk.get("source_identity", {}) if isinstance(talk.get("source_identity"), Mapping) else {}
+    )
+    seconds = duration.get("duration_seconds") if isinstance(duration, Mapping) else None
+    if not (
+        isinstance(seconds, int | float)
+        and not isinstance(seconds, bool)
+        and math.isfinite(seconds)
+        and seconds > 0
+    ):
+        seconds = None
+    owner = api.OwnerContext(video_id=_video_id(talk), duration_seconds=seconds)
+    report = api.read_evidence(vault_root / path, owner=owner)
+    if report.transcript_status != "valid":
+        state = report.transcript_status
+    elif report.quality.status == "missing":
+        state = "unverified"
+    else:
+        state = "valid" if report.quality.usable else "invalid"
+    return {
+        "path": path,
+        "state": state,
+        "quality": report.quality.code,
+        "timing": report.timing.code,
+    }
+
+
+def _video(talk: Mapping[str, Any], vault_root: Path, api: Any) -> dict[str, Any]:
+    video = _video_id(talk)
+    if video is None:
+        return {"manifest": None, "status": "missing", "trusted": False}
+    relative = f"slides-rebuild/{video}/{video}.video-extraction.json"
+    if not (vault_root / relative).is_file():
+        return {"manifest": None, "status": "missing", "trusted": False}
+    if api is None:
+        return {"manifest": relative, "status": READER_UNAVAILABLE, "trusted": False}
+    report = api.read_manifest(
+        vault_root / relative, vault_root=vault_root, expected_video_id=video
+    )
+    return {"manifest": relative, "status": report.status, "trusted": bool(report.trusted)}
+
+
+def _deck(talk: Mapping[str, Any], catalog: Mapping[str, Any]) -> dict[str, Any]:
+    path = talk.get("pptx_path")
+    if not isinstance(path, str) or not path:
+        return {"pptx_path": None, "state": "none"}
+    record = catalog.get(path)
+    if record is None:
+        return {"pptx_path": path, "state": "not_catalogued"}
+    receipt = record.get("visual_evidence")
+    if record.get("schema_version") != 2:
+        state = "legacy_receipt"
+    elif receipt is None:
+        state = "not_extracted"
+    elif isinstance(receipt, Mapping) and receipt.get("outcome") == "succeeded":
+        state = "extracted"
+    else:
+        state = "extraction_failed"
+    return {"pptx_path": path, "state": state}
+
+
+def _next_action(row: dict[str, Any], talk: Mapping[str, Any], stored: Any) -> dict[str, str]:
+    status = row["status"]
+    filename = row["filename"]
+    claim = row["active_claim"]
+    if claim is not None:
+        batch = f"{claim['run_id']}/{claim['batch_id']}"
+        return {
+            "code": "persist_batch",
+            "text": f"persist batch {batch}",
+            "command": f"rvault-returns persist (run {claim['run_id']}, batch {claim['batch_id']})",
+        }
+    if status in ANALYSED:
+        return {"code": "none", "text": "analysed", "command": ""}
+    if status not in CLAIMABLE_STATUSES:
+        return {"code": "none", "text": f"not claimable ({status})", "command": ""}
+    names = {c["capability"] for c in row["capabilities"]}
+    remote_youtube = any(
+        c["capability"] == "remote_video" and c.get("provider_id") for c in row["capabilities"]
+    )
+    if "local_transcript" not in names and not remote_youtube:
+        return {
+            "code": "register_transcript",
+            "text": "register a transcript",
+            "command": f"rvault-db register-transcript DB --talk {filename} transcripts/NAME.txt",
+        }
+    if row["deck"]["state"] in (
+        "not_catalogued",
+        "not_extracted",
+        "legacy_receipt",
+        "extraction_failed",
+    ):
+        return {
+            "code": "extract_deck",
+            "text": "extract the deck",
+            "command": "rvault-pptx extract DECK --out DIR; rvault-db record-deck DB EXTRACTION",
+        }
+    if stored != row["capabilities"]:
+        return {
+            "code": "normalize",
+            "text": "normalize source capabilities",
+            "command": "rvault-db queue DB normalize",
+        }
+    return {
+        "code": "claim",
+        "text": "claim",
+        "command": f"rvault-db queue DB claim --talk {filename} --run-id R --batch-id B --now NOW",
+    }
+
+
+def build_status(result: ReadResult) -> dict[str, Any]:
+    """The ``db-status-report`` v1 document."""
+    database = result.database
+    assert database is not None and result.assessment is not None
+    vault_root = Path(result.database_path).parent
+    roots = SourceRoots.from_config(vault_root, database.get("config"))
+    transcript_api = _optional("rvault_transcript.api")
+    video_api = _optional("rvault_video_extraction.api")
+    catalog = {
+        r["pptx_path"]: r
+        for r in database.get("pptx_catalog") or []
+        if isinstance(r, Mapping) and isinstance(r.get("pptx_path"), str)
+    }
+    rows: list[dict[str, Any]] = []
+    for talk in database.get("talks") or []:
+        if not isinstance(talk, Mapping):
+            continue
+        capabilities = resolve(talk, roots).capabilities
+        claim = live_claim(talk)
+        score = talk.get("pattern_score")
+        row: dict[str, Any] = {
+            "filename": talk.get("filename"),
+            "title": talk.get("title"),
+            "date": talk.get("date"),
+            "status": talk.get("status"),
+            "capabilities": capabilities,
+            "transcript": _transcript(talk, capabilities, vault_root, transcript_api),
+            "deck": _deck(talk, catalog),
+            "video": _video(talk, vault_root, video_api),
+            "active_claim": None
+            if claim is None
+            else {k: claim.get(k) for k in ("run_id", "batch_id", "claimed_at")},
+            "processed_date": talk.get("processed_date"),
+            "score": score if talk.get("status") in ANALYSED else None,
+        }
+        row["next_action"] = _next_action(row, talk, talk.get("source_capabilities"))
+        rows.append(row)
+    by_status: dict[str, int] = {}
+    by_action: dict[str, int] = {}
+    for row in rows:
+        by_status[str(row["status"])] = by_status.get(str(row["status"]), 0) + 1
+        code = row["next_action"]["code"]
+        by_action[code] = by_action.get(code, 0) + 1
+    return {
+        "schema_version": REPORT_VERSION,
+        "ok": True,
+        "database_path": result.database_path,
+        "sha256": result.sha256,
+        "root_schema_version": result.assessment.root_version,
+        "readers": {
+            "transcript": transcript_api is not None,
+            "video_manifest": video_api is not None,
+        },
+        "totals": {
+            "talks": len(rows),
+            "by_status": dict(sorted(by_status.items())),
+            "by_next_action": dict(sorted(by_action.items())),
+            "claimed": sum(1 for r in rows if r["active_claim"] is not None),
+            "pptx_catalog": len(catalog),
+        },
+        "talks": rows,
+    }
+
+
+# --- the terminal table -------------------------------------------------------------
+
+_COLUMNS = ("talk", "status", "transcript", "deck", "video", "claim", "processed", "score", "next")
+
+
+def _cell(row: dict[str, Any], column: str) -> str:
+    if column == "talk":
+        return str(row["filename"])
+    if column == "status":
+        return str(row["status"])
+    if column == "transcript":
+        t = row["transcript"]
+        return "-" if t["path"] is None else f"{t['state']}"
+    if column == "deck":
+        return "-" if row["deck"]["pptx_path"] is None else row["deck"]["state"]
+    if column == "video":
+        v = row["video"]
+        if v["manifest"] is None:
+            return "-"
+        return f"{v['status']}{', trusted' if v['trusted'] else ''}"
+    if column == "claim":
+        c = row["active_claim"]
+        return "-" if c is None else f"{c['run_id']}/{c['batch_id']}"
+    if column == "processed":
+        return str(row["processed_date"] or "-")
+    if column == "score":
+        return "-" if row["score"] is None else str(row["score"])
+    return row["next_action"]["text"]
+
+
+def render_table(report: dict[str, Any]) -> str:
+    """A plain-text table (one row per talk) and the vault totals."""
+    rows = [[_cell(row, c) for c in _COLUMNS] for row in report["talks"]]
+    widths = [max([len(c), *(len(r[i]) for r in rows)]) for i, c in enumerate(_COLUMNS)]
+    lines = ["  ".join(c.upper().ljust(w) for c, w in zip(_COLUMNS, widths, strict=True)).rstrip()]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    totals = report["totals"]
+    statuses = ", ".join(f"{k} {v}" for k, v in totals["by_status"].items()) or "none"
+    actions = ", ".join(f"{k} {v}" for k, v in totals["by_next_action"].items()) or "none"
+    lines += [
+        "",
+        f"{totals['talks']} talks ({statuses}); {totals['claimed']} claimed; "
+        f"{totals['pptx_catalog']} decks catalogued",
+        f"next actions: {actions}",
+    ]
+    return "\n".join(lines) + "\n"
