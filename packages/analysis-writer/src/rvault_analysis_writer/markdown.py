@@ -24,6 +24,18 @@ from rvault_analysis_writer.talk_view import (
 
 RENDERING_CONTRACT = 1
 
+#: The level-2 sections of every analysis, in order (README, "Rendering contract").
+SECTIONS = (
+    "Provenance",
+    "Rhetoric notes",
+    "Areas for improvement",
+    "Adherence assessment",
+    "Structured data",
+    "Verbatim examples",
+    "Pattern observations",
+    "Catalog feedback",
+)
+
 BASIS_SENTENCES = {
     SOURCE_VERIFIED: (
         "Evidence basis: **source-verified**. Persistence matched every citation below "
