@@ -557,13 +557,14 @@ def hungry_ocr_deck() -> bytes:
     return _save(prs)
 
 
-def pdf_bytes(pages: int) -> bytes:
-    """A PDF of ``pages`` blank letter pages (a stand-in for a rendered deck)."""
+def pdf_bytes(pages: int, height: int = 792) -> bytes:
+    """A PDF of ``pages`` blank pages (a stand-in for a rendered deck); another
+    three-digit ``height`` gives other bytes of the same size."""
     from pypdf import PdfWriter
 
     writer = PdfWriter()
     for _ in range(pages):
-        writer.add_blank_page(612, 792)
+        writer.add_blank_page(612, height)
     buffer = io.BytesIO()
     writer.write(buffer)
     return buffer.getvalue()
