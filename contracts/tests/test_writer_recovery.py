@@ -341,3 +341,51 @@ def test_retry_bound_re_runs_lost_races_and_stops_on_other_refusals() -> None:
         retry_bound(always, attempts=3, sleep=lambda _: None)
     assert exhausted.value.code == "retries_exhausted"
     assert exhausted.value.context == {"attempts": 3, "last_code": "input_changed"}
+
+
+def test_a_journal_that_cannot_be_installed_leaves_nothing_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by reliability/test_disk_full.py (renameat=EIO): the staged journal stayed.
+    import errno
+
+    from rvault_contracts import writer
+
+    directory = bundle_dir(tmp_path)
+    expected = {n: read_snapshot(directory / n) for n in changes()}
+    real_replace = os.replace
+
+    def failing_replace(src: str, dst: str, **kwargs: object) -> None:
+        if str(dst).endswith(".bundle-journal"):
+            raise OSError(errno.EIO, "Input/output error")
+        real_replace(src, dst, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(writer.os, "replace", failing_replace)
+    with pytest.raises(WriterError) as refused:
+        install_bundle(directory, changes(), expected=expected, lock_target=directory / "a.txt")
+    assert refused.value.code == "io_error"
+    assert state(directory) == OLD_STATE
+    assert hidden(directory) == []
+
+
+def test_too_many_links_on_the_backup_is_an_io_error_not_a_symlink(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from rvault_contracts import writer
+
+    db = tmp_path / "db.json"
+    db.write_bytes(b"one\n")
+    real_link = os.link
+
+    def failing_link(src: str, dst: str, **kwargs: object) -> None:
+        if str(dst).endswith(".bak"):
+            raise OSError(errno.EMLINK, "Too many links")
+        real_link(src, dst, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(writer.os, "link", failing_link)
+    with pytest.raises(WriterError) as refused:
+        install(db, b"two\n", expected=read_snapshot(db), backup_dir=tmp_path / ".backups")
+    assert refused.value.code == "io_error"
+    assert db.read_bytes() == b"one\n"

@@ -962,7 +962,10 @@ def _write_backup(backup_dir: Path, target_name: str, data: bytes) -> _Backup:
                         shown,
                     ) from None
             except OSError as exc:
-                raise _os_error(exc, "cannot link backup", shown) from exc
+                # linkat's EMLINK means too many links, not a symlink (unlike an open's)
+                raise WriterError(
+                    "io_error", f"cannot link backup: {exc.strerror or exc}", shown
+                ) from exc
         finally:
             # The staged name now has a second link: remove only our name.
             try:
@@ -1265,6 +1268,10 @@ def _write_journal(dir_fd: int, journal: str, body: dict[str, Any], shown: str) 
     staged = _stage(dir_fd, journal, artifact_bytes(body), None, "staged", shown, None)
     try:
         os.replace(staged.name, journal, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        _discard_staged(staged)  # never installed: our staged name goes
+        raise
+    try:
         os.fsync(dir_fd)
     finally:
         with suppress(OSError):
