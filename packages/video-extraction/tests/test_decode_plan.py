@@ -10,6 +10,7 @@ fewer frames are decoded than the video has.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from rvault_video_extraction import decode_plan
 from rvault_video_extraction.decode_plan import FULL, KEY, SKIP, Packet, plan_decoding, spikes
@@ -117,3 +118,25 @@ def test_h264_long_gop_with_b_frames_keeps_every_slide(tmp_path: Path) -> None:
     manifest = extract(ExtractRequest(video, outdir, "H264Talk", fps=0.5))
     labels = [label_at(spec, f["timestamp_seconds"])[0] for f in manifest["retained_frames"]]
     assert labels == expected_sequence(spec)
+
+
+def test_partial_decode_of_a_foreign_h264_file_matches_a_full_decode(tmp_path: Path) -> None:
+    import av
+    from rvault_video_extraction.sampling import sub_sample_frame, thumbnail, to_bgr
+
+    video = Path(__file__).parent / "fixtures" / "carphone_distorted.mp4"
+    sampled = sample_video(video, 2.0, tmp_path)
+    assert sampled.packets_total == 120 and sampled.frames_decoded < 120
+    full: dict[int, Any] = {}
+    with av.open(str(video)) as container:
+        stream = container.streams.video[0]
+        origin = stream.start_time or 0
+        for frame in container.decode(stream):
+            number = round(float((frame.pts - origin) * stream.time_base) * sampled.video_fps)
+            full[number] = thumbnail(to_bgr(frame))
+    for index, (thumb, source) in enumerate(
+        zip(sampled.sequence(), sampled.sequence_sources(), strict=True)
+    ):
+        target = sub_sample_frame(index, sampled.video_fps, 2.0)
+        assert target - 3 <= source <= target
+        assert (thumb == full[source]).all()

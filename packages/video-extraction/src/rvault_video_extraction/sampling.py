@@ -149,9 +149,14 @@ def index_packets(video: Path) -> tuple[list[Packet], float, Fraction]:
         origin: int | None = stream.start_time
         raw: list[tuple[int, int, bool]] = []
         for packet in container.demux(stream):
-            if packet.size == 0 or packet.pts is None:
-                continue
-            raw.append((packet.pts, packet.size, bool(packet.is_keyframe)))
+            if packet.size == 0:
+                continue  # the demuxer's end-of-stream marker, not a frame
+            # Containers without presentation times (raw streams, some AVIs) give the
+            # decode time; failing both, the packet keeps its predecessor's time.
+            stamp = packet.pts if packet.pts is not None else packet.dts
+            if stamp is None:
+                stamp = raw[-1][0] if raw else 0
+            raw.append((stamp, packet.size, bool(packet.is_keyframe)))
         if raw and origin is None:
             origin = min(pts for pts, _, _ in raw)
         for pts, size, keyframe in raw:
@@ -283,8 +288,8 @@ def sample_video(
             previous = (frame, number)
 
         for packet in container.demux(stream):
-            if packet.size == 0 or packet.pts is None:
-                continue
+            if packet.size == 0:
+                continue  # same packets, same order as index_packets
             position += 1
             if not fed[position - 1]:
                 continue
