@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from rvault_video_extraction import decode_plan
-from rvault_video_extraction.decode_plan import FULL, KEY, SKIP, Packet, plan_decoding, spikes
+from rvault_video_extraction.decode_plan import (
+    FULL,
+    KEY,
+    SETTLED,
+    SKIP,
+    Packet,
+    plan_decoding,
+    spikes,
+)
 from rvault_video_extraction.extract import ExtractRequest, extract
 from rvault_video_extraction.sampling import sample_video
 from rvault_video_extraction.synthetic import (
@@ -73,7 +81,9 @@ def test_quiet_long_gops_decode_only_their_keyframe_except_motion_probes() -> No
 def test_a_spike_inside_a_long_gop_decodes_that_gop() -> None:
     packets = gop_packets(30 * 32, 30.0, 240, spike_at={300, 301, 302})
     plan = plan_decoding(packets, [k * 1.0 for k in range(32)], 0.5 / 30)
-    assert [gop.treatment for gop in plan.gops] == [FULL, FULL, KEY, KEY]
+    assert [gop.treatment for gop in plan.gops] == [FULL, SETTLED, KEY, KEY]
+    # the spike ends at 10.07 s: decoded through the sub-samples at 11 s and 12 s, not to 15 s
+    assert plan.gops[1].feed_end == 12 * 30 + 1
 
 
 def _h264_talk() -> TalkSpec:

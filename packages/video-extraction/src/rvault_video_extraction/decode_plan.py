@@ -20,6 +20,9 @@ treatments from data the demuxer gives for free (packet sizes):
 * ``full``: something changed; the GOP is decoded from its keyframe up to the
   last packet any of its sub-samples needs (non-reference frames are skipped
   by the decoder, see ``sampling``).
+* ``settled``: a long GOP with spikes is decoded only until
+  ``SETTLE_TARGETS`` sub-samples after its last spike; from there on it is as
+  quiet as a ``key`` GOP and the last decoded frame stands for the rest.
 
 Why a missed spike still cannot lose a slide that stays up: if a change A->B
 inside a GOP were coded without any spike, B is still on screen at the next
@@ -48,7 +51,9 @@ PROBE_EVERY = 4
 SPIKE_MIN_BYTES = 256
 BASELINE_WINDOW = 61
 
-SKIP, KEY, FULL = "skip", "key", "full"
+SKIP, KEY, FULL, SETTLED = "skip", "key", "full", "settled"
+# Sub-samples decoded after a long GOP's last spike before its last frame stands for the rest.
+SETTLE_TARGETS = 2
 
 
 @dataclass(frozen=True)
@@ -156,9 +161,32 @@ def plan_decoding(packets: list[Packet], targets: list[float], tolerance: float)
                 gops.append(Gop(start, end, KEY, start + 1))
                 continue
             gops.append(_full(packets, start, end, inside[-1] + tolerance))
+        elif len(inside) >= KEY_MIN_TARGETS:
+            gops.append(_settled(packets, flagged, start, end, inside, tolerance))
         else:
             gops.append(_full(packets, start, end, inside[-1] + tolerance))
     return DecodePlan(gops)
+
+
+def _settled(
+    packets: list[Packet],
+    flagged: np.ndarray,
+    start: int,
+    end: int,
+    inside: list[float],
+    tolerance: float,
+) -> Gop:
+    """A long GOP with spikes: decode until two sub-samples after its last spike.
+
+    Past its last spike the GOP is as quiet as a ``key`` GOP, so the frame
+    decoded for the second sub-sample after the spike stands for the rest.
+    """
+    last_change = max(packets[i].time for i in range(start, end) if flagged[i])
+    after = [t for t in inside if t >= last_change + tolerance]
+    if len(after) <= SETTLE_TARGETS:
+        return _full(packets, start, end, inside[-1] + tolerance)
+    gop = _full(packets, start, end, after[SETTLE_TARGETS - 1] + tolerance)
+    return Gop(gop.start, gop.end, SETTLED, gop.feed_end)
 
 
 def _full(packets: list[Packet], start: int, end: int, latest: float) -> Gop:

@@ -40,7 +40,7 @@ import av
 import cv2
 import numpy as np
 
-from rvault_video_extraction.decode_plan import FULL, KEY, SKIP, Packet, plan_decoding
+from rvault_video_extraction.decode_plan import FULL, KEY, SETTLED, SKIP, Packet, plan_decoding
 from rvault_video_extraction.errors import VideoExtractionError
 
 THUMB_WIDTH = 320
@@ -263,7 +263,7 @@ def sample_video(
         fps_used=fps,
         frames_decoded=0,
         packets_total=len(packets),
-        gop_treatments={name: plan.count(name) for name in (SKIP, KEY, FULL)},
+        gop_treatments={name: plan.count(name) for name in (SKIP, KEY, SETTLED, FULL)},
     )
     sink = _SampleSink(result, frames_dir)
     started = time.monotonic()
@@ -338,7 +338,8 @@ def sample_video(
         treatments = result.gop_treatments
         progress(
             f"decoded {result.frames_decoded} of {len(packets)} frames "
-            f"(GOPs: {treatments[FULL]} decoded, {treatments[KEY]} keyframe only, "
+            f"(GOPs: {treatments[FULL]} decoded, {treatments[SETTLED]} until settled, "
+            f"{treatments[KEY]} keyframe only, "
             f"{treatments[SKIP]} skipped), {len(result.samples)} samples "
             f"in {time.monotonic() - started:.1f}s"
         )
