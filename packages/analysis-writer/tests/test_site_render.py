@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import re
@@ -95,10 +96,10 @@ def test_talk_page_has_provenance_outcomes_citations_and_thumbnails(
     assert "Bookends" in table  # the catalog's name for the id
     assert "transcript line 3" in table and QUOTE in table
     assert "missing_required_source_coverage" in table
-    thumbs = re.findall(r'src="(thumb-[^"]+\.png)"', page)
-    assert len(thumbs) == 3
-    for name in thumbs:
-        assert (outdir / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    thumbs = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
+    assert len(thumbs) == 3  # every page of the promoted PDF, embedded in the page
+    for encoded in thumbs:
+        assert base64.b64decode(encoded)[:8] == b"\x89PNG\r\n\x1a\n"
     assert "3 pages of slides/drive0001AbCdEf.pdf (authored PDF)" in page
 
 
@@ -119,7 +120,8 @@ def test_hostile_strings_are_escaped_everywhere(built: tuple[Vault, Path, Any]) 
         assert "<img src=x" not in text
         for tag in re.findall(r"<img\b[^>]*>", text):  # only our own images, no handler
             assert "onerror" not in tag
-            assert (outdir / re.search(r'src="([^"]+)"', tag).group(1)).is_file()  # type: ignore[union-attr]
+            source = re.search(r'src="([^"]+)"', tag).group(1)  # type: ignore[union-attr]
+            assert source.startswith("data:image/png;base64,") or (outdir / source).is_file()
         assert str(escape(HOSTILE_TITLE)) in text
     page = (outdir / "talk-2015-01-01-talk-0000.html").read_text()
     assert str(escape(HOSTILE_QUOTE)) in page  # the citation quote, as text

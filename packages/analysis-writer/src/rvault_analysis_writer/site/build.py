@@ -11,6 +11,7 @@ until every body is rendered, so a refused input changes nothing.
 
 from __future__ import annotations
 
+import base64
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,12 +25,12 @@ from rvault_tracking_db.api import SourceRoots, read_database
 
 from rvault_analysis_writer.__about__ import __version__
 from rvault_analysis_writer.site import charts, render
-from rvault_analysis_writer.site.evidence import read_talk_evidence
+from rvault_analysis_writer.site.evidence import evidence_job
 from rvault_analysis_writer.site.output import MANIFEST, install_site
 from rvault_analysis_writer.site.overview import TalkRow, build_rows, totals
+from rvault_analysis_writer.site.parallel import ordered_map
 from rvault_analysis_writer.site.talk_page import talk_page
-from rvault_analysis_writer.site.thumbnails import render_thumbnails
-from rvault_analysis_writer.site.vault_files import VaultFiles
+from rvault_analysis_writer.site.thumbnails import Thumbnails, thumbnail_job
 
 REPORT_VERSION = 1
 PROGRESS_EVERY = 100
@@ -50,21 +51,35 @@ def _vault_root(request: SiteRequest) -> Path:
     return root
 
 
-def _thumbnails(row: TalkRow, files: VaultFiles) -> tuple[dict[str, bytes], str | None]:
+def _thumbnail_jobs(rows: list[TalkRow], vault_root: Path) -> dict[str, Thumbnails]:
+    """Render every analysed talk's trusted slide pages (page name -> thumbnails)."""
+    wanted = [
+        row
+        for row in rows
+        if row.page is not None and row.evidence.slides.trusted and row.evidence.slides.sha256
+    ]
+    jobs = [
+        (vault_root, str(row.evidence.slides.path), str(row.evidence.slides.sha256))
+        for row in wanted
+    ]
+    return {
+        str(row.page): thumbs
+        for row, thumbs in zip(wanted, ordered_map(thumbnail_job, jobs), strict=True)
+    }
+
+
+def _thumbnail_note(row: TalkRow, thumbs: Thumbnails | None) -> str:
     slides = row.evidence.slides
-    if not slides.trusted or slides.path is None:
-        return {}, f"No thumbnails: {slides.reason}."
-    data = files.data(slides.path)
-    if data is None:
-        return {}, "No thumbnails: the promoted PDF could not be read."
-    rendered = render_thumbnails(data)
-    assert row.page is not None
-    stem = row.page.removesuffix(".html").removeprefix("talk-")
-    out = {f"thumb-{stem}-p{i:03d}.png": png for i, png in enumerate(rendered.pages, start=1)}
-    note = f"{rendered.page_count} pages of {slides.path} ({slides.reason})."
-    if rendered.problem:
-        note += f" {rendered.problem}."
-    return out, note
+    if thumbs is None:
+        return f"No thumbnails: {slides.reason}."
+    if not thumbs.pages:
+        return f"No thumbnails: {thumbs.problem}."
+    note = f"{thumbs.page_count} pages of {slides.path} ({slides.reason})."
+    return note + (f" {thumbs.problem}." if thumbs.problem else "")
+
+
+def _data_uri(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
 def render_site(
@@ -77,13 +92,11 @@ def render_site(
     database = read.database or {}
     talks = [t for t in database.get("talks", []) if isinstance(t, dict)]
     roots = SourceRoots.from_config(vault_root, database.get("config"))
-    files = VaultFiles(vault_root)
-    evidence = []
-    for i, talk in enumerate(talks, start=1):
-        evidence.append(read_talk_evidence(talk, roots, files))
-        if i % PROGRESS_EVERY == 0:
-            progress(f"evidence read for {i}/{len(talks)} talks")
+    progress(f"reading the evidence of {len(talks)} talks")
+    evidence = ordered_map(evidence_job, [(talk, roots) for talk in talks])
     rows = build_rows(talks, evidence, catalog.fingerprint)
+    progress("rendering slide thumbnails")
+    thumbnails = _thumbnail_jobs(rows, vault_root)
     site = {
         "catalog_fingerprint": catalog.fingerprint,
         "database_sha256": read.sha256 or "",
@@ -93,13 +106,14 @@ def render_site(
     progress("drawing trend charts")
     drawn = charts.all_charts(rows, catalog.fingerprint)
     bodies: dict[str, bytes] = {chart.name: chart.svg for chart in drawn}
-    pages = 0
+    pages = thumbnail_count = 0
     for row in rows:
         if row.page is None:
             continue
-        thumbs, note = _thumbnails(row, files)
-        bodies.update(thumbs)
-        page = talk_page(row, catalog, sorted(thumbs), note)
+        thumbs = thumbnails.get(row.page)
+        images = [_data_uri(png) for png in thumbs.pages] if thumbs else []
+        thumbnail_count += len(images)
+        page = talk_page(row, catalog, images, _thumbnail_note(row, thumbs))
         bodies[row.page] = render.render("talk.html.j2", page=page, site=site)
         pages += 1
         if pages % PROGRESS_EVERY == 0:
@@ -121,7 +135,7 @@ def render_site(
         "database_sha256": read.sha256,
         "page_count": pages,
         "talk_count": len(rows),
-        "thumbnail_count": sum(name.startswith("thumb-") for name in bodies),
+        "thumbnail_count": thumbnail_count,
     }
     return bodies, facts
 

@@ -59,6 +59,8 @@ class SlidesState:
     readable: bool
     trusted: bool
     reason: str
+    sha256: str | None = None
+    """Digest of the bytes judged; thumbnails are rendered only from these bytes."""
 
 
 @dataclass(frozen=True)
@@ -159,7 +161,7 @@ def _slides(
     talk: Mapping[str, Any],
     capabilities: list[dict[str, Any]],
     manifest: ManifestState,
-    pdf_sha256: str | None,
+    files: VaultFiles,
 ) -> SlidesState:
     declared = talk.get("slides_local_path")
     if not isinstance(declared, str) or not declared:
@@ -168,44 +170,43 @@ def _slides(
         c["capability"] == "local_pdf" and c.get("path") == declared and c.get("root") == "vault"
         for c in capabilities
     )
-    if not readable:
+    digest = files.sha256(declared) if readable else None
+    if digest is None:
         return SlidesState(declared, False, False, "the promoted PDF is missing or unreadable")
     if talk.get("slide_source") != VIDEO_EXTRACTED:
-        return SlidesState(declared, True, True, "authored PDF")
+        return SlidesState(declared, True, True, "authored PDF", digest)
     if not manifest.trusted:
         return SlidesState(
-            declared, True, False, "video-extracted, but the manifest is not trusted"
+            declared, True, False, "video-extracted, but the manifest is not trusted", digest
         )
-    if pdf_sha256 is None or pdf_sha256 != manifest.slide_region_sha256:
+    if digest != manifest.slide_region_sha256:
         return SlidesState(
-            declared, True, False, "video-extracted, but not the manifest's trusted slide region"
+            declared,
+            True,
+            False,
+            "video-extracted, but not the manifest's trusted slide region",
+            digest,
         )
-    return SlidesState(declared, True, True, "trusted video-extracted slide region")
+    return SlidesState(declared, True, True, "trusted video-extracted slide region", digest)
 
 
-def read_talk_evidence(talk: Mapping[str, Any], roots: SourceRoots, files: VaultFiles) -> Evidence:
-    """Ask every owner what this talk's evidence is worth.
-
-    ``files`` reads the promoted PDF once; its bytes are reused for thumbnails.
-    """
+def read_talk_evidence(talk: Mapping[str, Any], roots: SourceRoots) -> Evidence:
+    """Ask every owner what this talk's evidence is worth (a pure function of the bytes)."""
     resolution = resolve(talk, roots)
     capabilities = resolution.capabilities
     transcript = _transcript(talk, capabilities, roots.vault_root)
     decks = [c["path"] for c in capabilities if c["capability"] == "local_pptx"]
     manifest = _manifest(talk, roots.vault_root)
-    declared = talk.get("slides_local_path")
-    digest = None
-    if (
-        talk.get("slide_source") == VIDEO_EXTRACTED
-        and manifest.trusted
-        and isinstance(declared, str)
-    ):
-        digest = files.sha256(declared)
     return Evidence(
         transcript=transcript,
         deck=bool(decks),
         deck_path=decks[0] if decks else None,
-        slides=_slides(talk, capabilities, manifest, digest),
+        slides=_slides(talk, capabilities, manifest, VaultFiles(roots.vault_root)),
         manifest=manifest,
         findings=tuple(f.to_dict() for f in resolution.findings),
     )
+
+
+def evidence_job(job: tuple[Mapping[str, Any], SourceRoots]) -> Evidence:
+    """:func:`read_talk_evidence` for :func:`.parallel.ordered_map` (one picklable argument)."""
+    return read_talk_evidence(*job)

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from pathlib import Path
+
+from rvault_analysis_writer.site.vault_files import VaultFiles
 
 THUMB_WIDTH = 320
 MAX_PAGES = 120
+PNG_LEVEL = 3  # zlib level: most of level 9's size at a fraction of its time
 
 
 @dataclass(frozen=True)
@@ -20,6 +24,16 @@ class Thumbnails:
     pages: tuple[bytes, ...]
     page_count: int
     problem: str | None = None
+
+
+def thumbnail_job(job: tuple[Path, str, str]) -> Thumbnails:
+    """Thumbnails of ``vault_root/path`` if its bytes still have the judged digest."""
+    vault_root, path, digest = job
+    files = VaultFiles(vault_root)
+    data = files.data(path)
+    if data is None or files.sha256(path) != digest:
+        return Thumbnails((), 0, "the promoted PDF changed after its evidence was checked")
+    return render_thumbnails(data)
 
 
 def render_thumbnails(
@@ -43,7 +57,7 @@ def render_thumbnails(
             finally:
                 page.close()
             buffer = io.BytesIO()
-            image.save(buffer, format="PNG", optimize=False, compress_level=6)
+            image.save(buffer, format="PNG", optimize=False, compress_level=PNG_LEVEL)
             pages.append(buffer.getvalue())
     finally:
         document.close()
