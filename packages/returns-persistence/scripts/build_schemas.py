@@ -472,6 +472,7 @@ def report() -> dict[str, Any]:
         **_closed(
             {
                 "batch_errors": {"items": issue, "type": "array"},
+                "batch_warnings": {"items": issue, "type": "array"},
                 "catalog": _closed(
                     {
                         "entry_count": {"minimum": 1, "type": "integer"},
@@ -488,6 +489,8 @@ def report() -> dict[str, Any]:
                     },
                     ["code", "message", "path"],
                 ),
+                "hint": {"minLength": 1, "type": "string"},
+                "member": {"minLength": 1, "type": "string"},
                 "ok": {"type": "boolean"},
                 "pattern_scoring_generations": {"items": entry, "type": "array"},
                 "return_count": {"minimum": 0, "type": "integer"},

@@ -327,6 +327,12 @@ INVALID: list[tuple[str, str, Mutation, str]] = [
     ),
     ("slide_source_bad", "main", setter(("slide_source",), "keynote"), "slide_source_unknown"),
     (
+        "transcript_only_processed",
+        "main",
+        setter(("slide_source",), "none"),
+        "slide_source_none_requires_partial",
+    ),
+    (
         "slides_path_bad",
         "main",
         setter(("slides_local_path",), "/abs/deck.pdf"),

@@ -89,18 +89,24 @@ class TalkArtifacts:
 
 
 def _pdf_candidates(talk: dict[str, Any], return_path: object) -> list[tuple[str, bool]]:
+    """PDF paths to try, each with whether it is video-extracted.
+
+    ``slides/{youtube_id}.pdf`` is by contract the promoted video-extracted
+    slide_region PDF (the video owner's ``promote`` writes it), so it is never
+    read as an authored PDF, whatever the talk's recorded slide_source says: an
+    authored-PDF reading would let a sampled video establish absences.
+    """
     youtube_id = talk.get("youtube_id")
     video_pdf = f"slides/{youtube_id}.pdf" if isinstance(youtube_id, str) and youtube_id else None
-    extracted = talk.get("slide_source") == "video_extracted"
     out: list[tuple[str, bool]] = []
     for candidate in (return_path, talk.get("slides_local_path")):
         if isinstance(candidate, str) and candidate:
-            out.append((candidate, extracted and candidate == video_pdf))
+            out.append((candidate, candidate == video_pdf))
     drive = talk.get("google_drive_id")
     if isinstance(drive, str) and drive:
         out.append((f"slides/{drive}.pdf", False))
     if video_pdf is not None:
-        out.append((video_pdf, extracted or not isinstance(drive, str)))
+        out.append((video_pdf, True))
     return out
 
 

@@ -19,6 +19,7 @@ from rvault_contracts.canonical import payload_sha256
 
 from rvault_returns_persistence.catalog import Catalog, CatalogEntry, Gate
 from rvault_returns_persistence.checks_inspection import Inspection, range_complete
+from rvault_returns_persistence.checks_patterns import LANES, expected_reason
 from rvault_returns_persistence.issues import child
 from rvault_returns_persistence.quote_locator import segment_span
 from rvault_returns_persistence.verified_artifacts import EvidenceRefusal, VerifiedArtifacts
@@ -255,6 +256,28 @@ class LedgerBuilder:
             row["slide_count"] = count
         return row
 
+    def _implied_not_evaluable(self, po: dict[str, Any]) -> list[dict[str, str]]:
+        """Rows a v5 worker may omit: an entry assessed applicable whose absence gate no
+        complete absence-capable source satisfies is still not evaluable (validation lets the
+        row be omitted because the scaffold cannot know the assessment's result)."""
+        if self.version != 5:
+            return []
+        listed = {r["pattern_id"] for r in po["not_evaluable"]}
+        detected = {r["pattern_id"] for lane, _ in LANES for r in po[lane]}
+        assessments = {
+            r["pattern_id"]: r["result"] for r in po.get("applicability_assessments", [])
+        }
+        implied = []
+        for entry in sorted(self.catalog.observable(), key=lambda e: e.id):
+            if entry.id in listed or entry.id in detected:
+                continue
+            if assessments.get(entry.id) != "applicable":
+                continue
+            reason = expected_reason(entry, 5, self.inspection, assessments)
+            if reason is not None:
+                implied.append({"pattern_id": entry.id, "reason_code": reason})
+        return implied
+
     def _slide_count(self, entry: CatalogEntry) -> int | None:
         named = {s for alt in (entry.evaluable_from or ()) for s in alt}
         found = self.evidence.found
@@ -290,7 +313,10 @@ class LedgerBuilder:
                 self._sourced(record, child(a_path, i))
                 for i, record in enumerate(po["applicability_assessments"])
             ]
-        out["not_evaluable"] = [self._not_evaluable(r) for r in po["not_evaluable"]]
+        rows = [*po["not_evaluable"], *self._implied_not_evaluable(po)]
+        out["not_evaluable"] = sorted(
+            (self._not_evaluable(r) for r in rows), key=lambda r: r["pattern_id"]
+        )
         out["evidence_schema_version"] = LEDGER_VERSION[self.version]
         if self.version == 5:
             out.update(outcomes(self.catalog, out))

@@ -26,10 +26,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from rvault_contracts.cli import Refusal, printable
+from rvault_contracts.cli import printable
 from rvault_contracts.schemas import schema_issues
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
+from rvault_returns_persistence.refusals import HintedRefusal
 from rvault_returns_persistence.vocabulary import DIMENSIONS
 
 CATALOG_ENTRY_ARTIFACT = "pattern-catalog-entry"
@@ -37,11 +38,16 @@ MAX_ENTRY_BYTES = 1024 * 1024  # one entry is a few KiB; bounds memory on a host
 Gate = tuple[frozenset[str], ...]
 
 
-class CatalogError(Refusal):
+class CatalogError(HintedRefusal):
     """The catalog cannot be used; nothing is validated against a broken catalog.
 
     A ``cli-failure`` refusal (code, message, path): the commands let it reach the CLI.
     """
+
+    HINT = (
+        "fix the catalog directory (one valid pattern-catalog-entry v1 file <id>.json per "
+        "entry, nothing else) or drop --catalog to use the shipped catalog"
+    )
 
 
 def _gate(raw: Any) -> Gate:

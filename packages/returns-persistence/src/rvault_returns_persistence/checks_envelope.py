@@ -178,6 +178,12 @@ def check_provenance(ctx: ReturnContext) -> None:
             "slide_source_unknown",
             f"slide_source must be one of {list(SLIDE_SOURCES)}",
         )
+    if ctx.version == 5 and ret.get("slide_source") == "none" and ctx.status == "processed":
+        ctx.add(
+            child(ctx.path, "status"),
+            "slide_source_none_requires_partial",
+            "slide_source none is a transcript-only analysis: its status is processed_partial",
+        )
     if "slides_local_path" in ret:
         value = ret["slides_local_path"]
         if not isinstance(value, str) or not SLIDES_PATH.fullmatch(value):

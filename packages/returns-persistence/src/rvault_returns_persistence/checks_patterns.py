@@ -497,6 +497,10 @@ def _check_not_evaluable(
             )
             continue
         expected = expected_reason(entry, ctx.version, inspection, assessments)
+        if ctx.version == 5 and assessments.get(entry.id) == "applicable":
+            # An applicable assessment already says why; the scaffold cannot know the result,
+            # so the absence row is optional here and persistence derives it when omitted.
+            continue
         if entry.id not in rows and expected is not None:
             ctx.add(
                 n_path,

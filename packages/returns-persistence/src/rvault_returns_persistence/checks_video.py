@@ -24,7 +24,12 @@ def check_video_extraction(ctx: ReturnContext) -> None:
         f"slides/{youtube_id}.pdf" if isinstance(youtube_id, str) and youtube_id else None
     )
     if verdict is not None and verdict.problems:
-        ctx.add(m_path, "video_manifest_invalid", "; ".join(verdict.problems[:5]))
+        ctx.add(
+            m_path,
+            "video_manifest_invalid",
+            f"`rvault-video validate` refuses this manifest (status {verdict.status}): "
+            + "; ".join(verdict.problems[:5]),
+        )
     if (
         verdict is not None
         and verdict.source_video_id is not None
@@ -47,14 +52,17 @@ def check_video_extraction(ctx: ReturnContext) -> None:
             ctx.add(
                 m_path,
                 "video_manifest_required",
-                "processed video_extracted needs the complete v3 manifest",
+                "structured_data.video_extraction is missing: processed video_extracted needs "
+                "the complete v3 manifest rvault-video wrote for this talk, copied unchanged",
             )
         elif verdict is not None and verdict.valid and not verdict.trusted:
             ctx.add(
                 m_path,
                 "video_manifest_untrusted",
-                "processed video_extracted needs a verified "
-                "manual slide_region with review_required false",
+                f"`rvault-video validate` reports this manifest {verdict.status} but trusted "
+                "false: its slide_region is not a verified manual crop with review_required "
+                "false; review the crop with rvault-video, or return processed_partial without "
+                "static_slides",
             )
         elif (
             verdict is not None

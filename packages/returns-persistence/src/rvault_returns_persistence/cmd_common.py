@@ -34,7 +34,12 @@ def open_database(args: argparse.Namespace) -> tuple[Database, Path]:
     db = load_database(args.db)  # DatabaseError is a cli-failure refusal
     root = args.vault_root if args.vault_root is not None else args.db.parent
     if not root.is_dir():
-        raise Refusal("vault_root_invalid", "the vault root is not a directory", str(root))
+        raise Refusal(
+            "vault_root_invalid",
+            "the vault root is not a directory",
+            str(root),
+            hint="pass --vault-root DIR (the directory holding transcripts/ and slides/)",
+        )
     return db, root
 
 

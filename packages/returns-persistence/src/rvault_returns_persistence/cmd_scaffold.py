@@ -33,10 +33,13 @@ def handle(args: argparse.Namespace) -> int:
     talk = db.talk(args.talk)
     if talk is None:
         raise Refusal(
-            "talk_not_found", f"{args.talk} is not exactly one talk of the database", "$.talks"
+            "talk_not_found",
+            f"{args.talk} is not exactly one talk of the database",
+            "$.talks",
+            hint="pass the talk's exact filename (rvault-db read DB lists them)",
         )
     skeleton, needs = scaffold_for(  # ScaffoldError is a cli-failure refusal
-        talk, catalog, vault_root, db.pptx_slide_count(talk.get("pptx_path"))
+        talk, catalog, vault_root, db.deck_slides(talk)
     )
     if needs:
         progress("applicability assessments still required for: " + ", ".join(needs))

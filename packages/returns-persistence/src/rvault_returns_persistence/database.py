@@ -21,6 +21,8 @@ from rvault_contracts.strict_json import ERROR_CODES as STRICT_JSON_CODES
 from rvault_contracts.strict_json import is_integer
 from rvault_tracking_db import api as tracking
 
+from rvault_returns_persistence.refusals import HintedRefusal
+
 CLAIM_ARTIFACT = "queue-claim"
 
 # Owner refusal code -> this package's refusal code (strict-JSON codes become
@@ -33,8 +35,10 @@ _ROOT_VERSION_CODES = frozenset(
 )
 
 
-class DatabaseError(Refusal):
+class DatabaseError(HintedRefusal):
     """The database cannot be used (a ``cli-failure`` refusal the commands let reach the CLI)."""
+
+    HINT = "run `rvault-db read DB` to see the tracking-db owner's findings, fix them, retry"
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,27 @@ class Database:
                 return record
         return None
 
+    def talk_deck(self, talk: dict[str, Any]) -> dict[str, Any] | None:
+        """The talk's recorded deck: its pptx_path record, else the matched record naming it."""
+        record = self.pptx_record(talk.get("pptx_path"))
+        if record is not None:
+            return record
+        records = self.root.get("pptx_catalog")
+        for candidate in records if isinstance(records, list) else ():
+            if (
+                isinstance(candidate, dict)
+                and candidate.get("matched") is True
+                and candidate.get("talk_filename") == talk.get("filename")
+            ):
+                return candidate
+        return None
+
+    def deck_slides(self, talk: dict[str, Any]) -> int | None:
+        """The recorded deck's slide count (owner: tracking-db's pptx_catalog)."""
+        record = self.talk_deck(talk)
+        count = record.get("slide_count") if record is not None else None
+        return count if is_integer(count) and count > 0 else None
+
     def pptx_slide_count(self, pptx_path: object) -> int | None:
         """Deck slide count from the database's pptx_catalog (owner: tracking-db)."""
         record = self.pptx_record(pptx_path)
@@ -69,18 +94,23 @@ def database_error(refusal: Refusal, path: Path) -> DatabaseError:
     """This package's refusal for an owner refusal of the database at ``path``."""
     code = refusal.code
     owner = {"code": code, "message": refusal.message, "path": refusal.path}
+    hint = DatabaseError.HINT
     if code in _UNREADABLE:
         mapped, message = "database_unreadable", f"cannot read the database: {refusal.message}"
+        hint = "pass the path of tracking-database.json (it must exist and be readable)"
     elif code in _NOT_REGULAR:
         mapped, message = "database_not_regular_file", "the database must be a regular file"
+        hint = "pass the database file itself, not a symlink or a directory"
     elif code in STRICT_JSON_CODES:
         mapped, message = f"database_{code}", refusal.message
+        hint = "the database is not strict JSON; restore it from the last backup"
     elif code in _ROOT_VERSION_CODES and refusal.path == _ROOT_VERSION_PATH:
         mapped, message = "database_version_unsupported", f"{refusal.message}: no usable state"
+        hint = "run `rvault-db migrate` (dry run, then --apply) to bring the database current"
     else:
         mapped = "database_invalid"
         message = f"tracking-db refused the database: {code} at {refusal.path}: {refusal.message}"
-    return DatabaseError(mapped, message, str(path), owner_error=owner)
+    return DatabaseError(mapped, message, str(path), owner_error=owner, hint=hint)
 
 
 def load_database(path: Path) -> Database:

@@ -244,7 +244,7 @@ class _Persister:
             pptx_root=self.pptx_root,
             talk=member.talk,
             found=ctx.artifacts,
-            pptx_record=self.db.pptx_record(member.talk.get("pptx_path")),
+            pptx_record=self.db.talk_deck(member.talk),
             path=member.path,
         )
         extracted_source = member.ret.get("slide_source") == "video_extracted"
@@ -361,7 +361,12 @@ def _persist_locked(
     db = from_read(read, request.database)
     vault_root = request.vault_root or request.database.parent
     if not vault_root.is_dir():
-        raise Refusal("vault_root_invalid", "the vault root is not a directory", str(vault_root))
+        raise Refusal(
+            "vault_root_invalid",
+            "the vault root is not a directory",
+            str(vault_root),
+            hint="pass --vault-root DIR (the directory holding transcripts/ and slides/)",
+        )
     report = validate_batch(
         request.returns, db=db, catalog=catalog, vault_root=vault_root, catalog_label=label
     )

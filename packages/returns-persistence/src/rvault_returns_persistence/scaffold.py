@@ -13,7 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rvault_contracts.cli import Refusal
 from rvault_tracking_db import api as tracking
 
 from rvault_returns_persistence.artifacts import TalkArtifacts
@@ -21,6 +20,7 @@ from rvault_returns_persistence.catalog import Catalog
 from rvault_returns_persistence.checks_inspection import Inspection, absence_capable
 from rvault_returns_persistence.checks_patterns import expected_reason
 from rvault_returns_persistence.gates import applicability_complete
+from rvault_returns_persistence.refusals import HintedRefusal
 from rvault_returns_persistence.vocabulary import (
     FEEDBACK_LANES,
     QUEUE_CLAIM_KEYS,
@@ -29,8 +29,13 @@ from rvault_returns_persistence.vocabulary import (
 )
 
 
-class ScaffoldError(Refusal):
+class ScaffoldError(HintedRefusal):
     """The talk cannot be scaffolded (a ``cli-failure`` refusal)."""
+
+    HINT = (
+        "claim the talk first (`rvault-db queue DB claim ...`; a legacy lease is recovered "
+        "and reclaimed as a v5 generation), then scaffold"
+    )
 
 
 def _inspection(
@@ -129,6 +134,8 @@ def build_scaffold(
             skeleton["clear_fields"] = ["slides_local_path"]
     elif found.pdf_path is not None:
         skeleton["slides_local_path"] = found.pdf_path
+    if skeleton["slide_source"] == "none":
+        skeleton["status"] = "processed_partial"  # "none: transcript-only, processed_partial"
     return skeleton, needs_assessment
 
 

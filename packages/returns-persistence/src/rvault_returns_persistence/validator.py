@@ -41,6 +41,7 @@ from rvault_returns_persistence.database import (
     claim_schema_problems,
 )
 from rvault_returns_persistence.issues import Collector, Issue, child, is_int
+from rvault_returns_persistence.refusals import HintedRefusal
 from rvault_returns_persistence.video_manifest import assess
 from rvault_returns_persistence.vocabulary import STATUSES
 
@@ -49,8 +50,10 @@ REPORT_VERSION = 1
 KNOWN_RETURN_VERSIONS = (1, 2, 3, 4, 5)
 
 
-class BatchShapeError(Refusal):
+class BatchShapeError(HintedRefusal):
     """The document is not a batch of returns (a ``cli-failure`` refusal at ``$``)."""
+
+    HINT = "pass an array of returns, one return object, or an object keyed by filename"
 
 
 def iter_batch(document: Any) -> Iterator[tuple[str, str | None, Any]]:
@@ -181,7 +184,7 @@ def return_context(
     found = vault_artifacts.resolve(
         vault_root,
         talk,
-        deck_slides=db.pptx_slide_count(talk.get("pptx_path")),
+        deck_slides=db.deck_slides(talk),
         return_pdf=ret.get("slides_local_path"),
     )
     return ReturnContext(
@@ -356,12 +359,41 @@ def _epoch_issues(db: Database, batches: set[tuple[str, str]]) -> list[Issue]:
     return issues
 
 
+MEMBER_WARNING_CODES = frozenset({"batch_membership_mismatch"})
+
+
+def _member_returns(document: Any, member: str) -> list[tuple[str, str | None, Any]]:
+    """The one member's return(s) of a document (a lone return or a whole batch)."""
+    chosen = [
+        item
+        for item in iter_batch(document)
+        if isinstance(item[2], dict) and item[2].get("filename") == member
+    ]
+    if not chosen:
+        raise Refusal(
+            "member_not_found",
+            f"the returns hold no return for {member!r}",
+            "$",
+            hint="pass the filename of the talk this return is for (its `filename` field)",
+        )
+    return chosen
+
+
 def validate_batch(
-    document: Any, *, db: Database, catalog: Catalog, vault_root: Path, catalog_label: str
+    document: Any,
+    *,
+    db: Database,
+    catalog: Catalog,
+    vault_root: Path,
+    catalog_label: str,
+    member: str | None = None,
 ) -> dict[str, Any]:
+    """The validation report; with ``member``, one batch member's return checked on its own
+    (the batch-membership rule becomes a warning: persist still demands the whole batch)."""
     seen: set[str] = set()
     results: list[Result] = []
-    for path, key, ret in iter_batch(document):
+    items = iter_batch(document) if member is None else _member_returns(document, member)
+    for path, key, ret in items:
         result = validate_return(
             path, ret, db=db, catalog=catalog, vault_root=vault_root, seen=seen
         )
@@ -378,11 +410,16 @@ def validate_batch(
             )
         results.append(result)
     batch_errors = _batch_issues(db, results)
+    batch_warnings: list[Issue] = []
+    if member is not None:
+        batch_warnings = [i for i in batch_errors if i.code in MEMBER_WARNING_CODES]
+        batch_errors = [i for i in batch_errors if i.code not in MEMBER_WARNING_CODES]
     ok = bool(results) and not batch_errors and all(r.ok for r in results)
     if not results:
         batch_errors.append(Issue("$", "batch_empty", "the batch holds no returns"))
     report: dict[str, Any] = {
         "batch_errors": [i.to_dict() for i in sorted(batch_errors)],
+        "batch_warnings": [i.to_dict() for i in sorted(batch_warnings)],
         "catalog": {**catalog.summary(), "source": catalog_label},
         "ok": ok,
         "pattern_scoring_generations": [
@@ -393,7 +430,13 @@ def validate_batch(
         "schema_version": REPORT_VERSION,
         "valid_count": sum(r.ok for r in results),
     }
+    if member is not None:
+        report["member"] = member
     if not ok:
+        report["hint"] = (
+            "fix each error at its path (codes: the package README), then validate again; "
+            "`rvault-returns catalog show ID` prints an entry's gates"
+        )
         report["error"] = {
             "code": "returns_invalid",
             "message": f"{len(results) - report['valid_count']} "

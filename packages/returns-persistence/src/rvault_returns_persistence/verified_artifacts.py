@@ -19,19 +19,24 @@ from pathlib import Path
 from typing import Any
 
 from rvault_contracts.canonical import sha256_bytes
-from rvault_contracts.cli import Refusal
 from rvault_contracts.writer import WriterError, read_snapshot
 
 from rvault_returns_persistence.artifacts import TalkArtifacts, _regular_file, owner_readings
 from rvault_returns_persistence.issues import is_number
 from rvault_returns_persistence.quote_locator import NormalizedText
+from rvault_returns_persistence.refusals import HintedRefusal
 
 VAULT = "vault"
 PPTX_ROOT = "pptx_source_dir"  # tracking-db's root name for the configured deck source
 
 
-class EvidenceRefusal(Refusal):
+class EvidenceRefusal(HintedRefusal):
     """An artifact cannot be bound: the whole batch is refused, nothing is written."""
+
+    HINT = (
+        "restore the exact artifact its owner produced (re-run the owner tool), or correct "
+        "the citation at path, then persist the whole batch again"
+    )
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ class ManifestVerdict:
     problems: tuple[str, ...]  # why the manifest is not a valid current v3 unit
     trusted: bool  # valid and carrying a verified manual slide_region
     source_video_id: str | None
+    status: str = "current"  # the owner's verdict, as `rvault-video validate` prints it
 
     @property
     def valid(self) -> bool:
@@ -34,4 +35,6 @@ def assess(manifest: Any, *, vault_root: Path) -> ManifestVerdict:
     if report.status != "current" and not problems:
         problems = (f"manifest status {report.status}",)
     vid = manifest.get("source_video_id") if isinstance(manifest, dict) else None
-    return ManifestVerdict(problems, report.trusted, vid if isinstance(vid, str) else None)
+    return ManifestVerdict(
+        problems, report.trusted, vid if isinstance(vid, str) else None, report.status
+    )
