@@ -84,8 +84,11 @@ def test_a_new_user_builds_a_three_talk_vault_without_hand_edits(tmp_path: Path)
     assert schema_issues("db-source-report", 1, registered) == []
     assert registered["plan"]["mutations"][0]["expect"] == {"$missing": True}
     caps = registered["capabilities"][0]["after"]
-    assert {"capability": "local_transcript", "path": "transcripts/streaming-at-scale.txt",
-            "root": "vault"} in caps  # fmt: skip
+    assert {
+        "capability": "local_transcript",
+        "path": "transcripts/streaming-at-scale.txt",
+        "root": "vault",
+    } in caps
 
     (vault / "transcripts" / "meetup-2024.txt").write_text(
         "Thanks for having me at the meetup tonight, friends.\n", encoding="utf-8"

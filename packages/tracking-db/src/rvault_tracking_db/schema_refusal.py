@@ -60,7 +60,9 @@ def check_document(artifact: str, version: int, document: Any, *, what: str) -> 
         missing = _missing_key(error)
         if missing is not None:
             where = json_path("$", *path, missing)
-    raise Refusal(code, f"{what}: {error.message}", where)
+    described = error.schema.get("description") if isinstance(error.schema, dict) else None
+    context = {"hint": f"expected: {described}"} if isinstance(described, str) else {}
+    raise Refusal(code, f"{what}: {error.message}", where, **context)
 
 
 def _extra_keys(error: ValidationError) -> list[str]:

@@ -17,7 +17,6 @@ from rvault_tracking_db.assessment.config import (
 )
 from rvault_tracking_db.assessment.model import child, is_int
 from rvault_tracking_db.assessment.root import CURRENT_ROOT_VERSION, OWNED_ARRAYS
-from rvault_tracking_db.config_paths import check_config_paths
 from rvault_tracking_db.mutations.plan import Mutation, PlanRefusal, is_missing_marker
 
 
@@ -33,7 +32,6 @@ def initialize(mutation: Mutation) -> tuple[dict[str, Any], dict[str, Any]]:
                 child(child(mutation.path, "config"), "schema_version"),
             )
     config["schema_version"] = CURRENT_CONFIG_VERSION
-    check_config_paths(config)
     defaulted = "pptx_directory_exclusions" not in config
     if defaulted:
         config["pptx_directory_exclusions"] = list(DEFAULT_PPTX_DIRECTORY_EXCLUSIONS)

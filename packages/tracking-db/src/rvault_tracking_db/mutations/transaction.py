@@ -20,6 +20,7 @@ from rvault_tracking_db.apply_protocol import ApplyRequest, Session, session
 from rvault_tracking_db.assessment import Issue, assess_database
 from rvault_tracking_db.assessment.model import child
 from rvault_tracking_db.assessment.storage_path import database_parent
+from rvault_tracking_db.config_paths import check_config_paths
 from rvault_tracking_db.mutations.encoding import candidate_bytes
 from rvault_tracking_db.mutations.engine import apply_plan
 from rvault_tracking_db.mutations.plan import SET_CONFIG, Plan
@@ -65,6 +66,10 @@ def run_mutation(
 ) -> dict[str, Any]:
     """Dry-run or apply ``plan`` under the one apply protocol."""
     request = ApplyRequest(apply, expected, creating=plan.is_initialize)
+    request.check()
+    if plan.is_initialize:
+        # configured locations depend on the plan alone: refuse them before any lock
+        check_config_paths(plan.mutations[0].body.get("config", {}))
     with session(database_path, request, tolerate=_tolerated(plan)) as current:
         return _run(current, plan)
 
