@@ -41,6 +41,7 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -1773,6 +1774,9 @@ def _bundle_after_install(
 
 ENTRY_KINDS = ("missing", "file", "symlink")
 
+#: Threads that stage bodies and remove recovery backups (I/O bound, GIL released).
+_ENTRY_THREADS = 8
+
 
 @dataclass(frozen=True)
 class EntrySnapshot:
@@ -1916,17 +1920,31 @@ def replace_entries(
             for name in names
             if not (expected[name].kind == "file" and expected[name].data == new[name])
         ]
-        for name in pending:
-            staged[name] = _stage(
-                dir_fd,
-                name,
-                new[name],
-                expected[name].mode,
-                "staged",
-                shown(name),
-                fault,
-                "entries_",
-            )
+        # Staging is write + fsync per body; concurrent fsyncs share journal
+        # commits, so a 50-file batch stages in a fraction of the serial time.
+        with ThreadPoolExecutor(max_workers=_ENTRY_THREADS) as pool:
+            futures = {
+                name: pool.submit(
+                    _stage,
+                    dir_fd,
+                    name,
+                    new[name],
+                    expected[name].mode,
+                    "staged",
+                    shown(name),
+                    fault,
+                    "entries_",
+                )
+                for name in pending
+            }
+        failures = []
+        for name, future in futures.items():
+            try:
+                staged[name] = future.result()
+            except BaseException as exc:  # noqa: BLE001 - re-raised below, after collecting
+                failures.append(exc)
+        if failures:
+            raise failures[0]
         _call_fault(fault, "entries_before_recheck")
         for name in pending:
             _compare_entry(_read_entry_at(dir_fd, name, shown(name)), expected[name], shown(name))
@@ -2097,7 +2115,8 @@ def _entries_after_install(
     except Exception as exc:  # noqa: BLE001 - after install nothing may escape
         verify_failed.update(pending)
         bundle_warnings.append(f"installed_verification_failed: {exc!r}")
-    for name in pending:
+
+    def cleanup(name: str) -> None:
         item = staged[name]
         try:
             if expected[name].kind == "missing":
@@ -2119,6 +2138,11 @@ def _entries_after_install(
             per_file[name].append(f"recovery_cleanup_failed: {exc!r}")
         with suppress(OSError):
             item.close()
+
+    # Removing a backup frees the old inode's blocks; done concurrently it
+    # costs one journal commit instead of one per file.
+    with ThreadPoolExecutor(max_workers=_ENTRY_THREADS) as pool:
+        list(pool.map(cleanup, pending))
     fsync_failed = False
     try:
         _call_fault(fault, "entries_before_dir_fsync")
