@@ -404,6 +404,7 @@ def test_a_database_changed_by_another_writer_is_input_changed(
     with pytest.raises(Refusal) as refused:
         persist(PersistRequest(db, returns, RUN_DATE, fault=fault))
     assert refused.value.code == "input_changed"
+    assert "validate and persist again" in refused.value.context["hint"]
     after = snapshot_file(db)
     assert read_talk(db, names[0])["_queue_claim"]["state"] == "claimed"
     assert after.data == db.read_bytes()

@@ -173,3 +173,48 @@ def test_a_video_interval_needs_an_identity_bound_duration(vault: Path, snapshot
     assert refused.value.code == "video_artifact_unverified"
     assert refused.value.context["hint"]
     assert snapshot_file(vault) == before
+
+
+def test_a_comparison_row_names_every_compared_artifact(vault: Path) -> None:
+    ret = _return(vault)
+    po = ret["pattern_observations"]
+    group = ["native_deck", "static_slides"]
+    po["evidence_sources"].append("source_comparison")
+    po["source_inspection"].append(
+        {"source": "source_comparison", "evidence_sources_used": group, "comparison_scope": "full"}
+    )
+    po["not_evaluable"] = [
+        r for r in po["not_evaluable"] if r["pattern_id"] != "progressive-reveal"
+    ]
+    po["patterns_detected"].append(
+        {
+            "pattern_id": "progressive-reveal",
+            "confidence": "strong",
+            "evidence_source": "source_comparison",
+            "evidence_sources_used": group,
+            "evidence": "The deck builds and the rendered PDF agree on three consecutive states.",
+            "evidence_citations": [
+                {"source": s, "channel": "slide_sequence", "slide_numbers": [4, 5, 6]}
+                for s in group
+            ],
+        }
+    )
+    po["pattern_score"]["patterns_used"] += 1
+    po["pattern_score"]["score"] += 1
+    persist(PersistRequest(vault, [ret], RUN_DATE))
+    stored = read_talk(vault, NAME)["pattern_observations"]
+    assert schema_issues("pattern-observations", 2, stored) == []
+    rows = {
+        r["source"]: r for r in stored["source_inspection"] if r["source"] != "source_comparison"
+    }
+    comparison = next(r for r in stored["source_inspection"] if r["source"] == "source_comparison")
+    assert [i["source"] for i in comparison["artifact_identities"]] == group
+    assert [i["artifact_sha256"] for i in comparison["artifact_identities"]] == [
+        rows[s]["artifact_sha256"] for s in group
+    ]
+    assert comparison["coverage_complete"] is True  # full scope over two complete sources
+    assert comparison["absence_capability_complete"] is False
+    assert comparison["absence_capability_reason"] == "comparison_alignment_unverified"
+    outcome = {r["pattern_id"]: r["outcome"] for r in stored["pattern_outcomes"]}
+    assert outcome["progressive-reveal"] == "detected"
+    assert "progressive-reveal" in stored["pattern_ids"]

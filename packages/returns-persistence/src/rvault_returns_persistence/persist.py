@@ -50,6 +50,13 @@ REPORT_VERSION = 1
 CURRENT_TALK_SCHEMA = 5
 CURRENT_SCORING_SCHEMA = 5
 MAX_REPORTED_ERRORS = 50
+DEFAULT_HINT = "nothing was written; fix what the error names and persist the whole batch again"
+OWNER_WRITE_HINTS = {
+    "input_changed": "another writer changed the database meanwhile; validate and persist again",
+    "lock_unavailable": "another writer holds the database lock; retry when it has finished",
+    "candidate_invalid": "the merged talk would break the tracking-db contract at path; "
+    "run `rvault-db read DB` and report the finding (nothing was written)",
+}
 
 
 @dataclass(frozen=True)
@@ -352,6 +359,11 @@ def persist(request: PersistRequest) -> dict[str, Any]:
             return _persist_locked(request, catalog, stamp, read, lock)
     except tracking.DatabaseRefusal as refusal:
         raise database_error(refusal, request.database) from None
+    except Refusal as refusal:
+        # Owner-write and writer refusals (candidate_invalid, input_changed, lock_unavailable)
+        # come without a next step; nothing was written, so the next step is always the same.
+        refusal.context.setdefault("hint", OWNER_WRITE_HINTS.get(refusal.code, DEFAULT_HINT))
+        raise
 
 
 def _persist_locked(

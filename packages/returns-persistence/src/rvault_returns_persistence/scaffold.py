@@ -64,9 +64,18 @@ def _inspection(
 
 
 def build_scaffold(
-    talk: dict[str, Any], catalog: Catalog, found: TalkArtifacts
+    talk: dict[str, Any],
+    catalog: Catalog,
+    found: TalkArtifacts,
+    stored_manifest: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
-    """The skeleton and the ids that still need an applicability assessment."""
+    """The skeleton and the ids that still need an applicability assessment.
+
+    ``stored_manifest`` is the video owner's manifest on disk, already judged
+    trusted: it lets a first return of a talk whose record names no
+    slide_source yet start from ``video_extracted`` with the manifest copied,
+    the way the worker instructions ask for a promoted slide PDF.
+    """
     claim = tracking.active_claim(talk)
     if claim is None:
         raise ScaffoldError(
@@ -80,6 +89,8 @@ def build_scaffold(
             "$._queue_claim.schema_version",
         )
     slide_source = talk.get("slide_source") if isinstance(talk.get("slide_source"), str) else None
+    if slide_source is None:
+        slide_source = _derived_slide_source(found, stored_manifest)
     records, inspection = _inspection(found, slide_source)
     not_evaluable: list[dict[str, str]] = []
     needs_assessment: list[str] = []
@@ -125,6 +136,8 @@ def build_scaffold(
     if slide_source == "video_extracted":
         structured = talk.get("structured_data")
         manifest = structured.get("video_extraction") if isinstance(structured, dict) else None
+        if not isinstance(manifest, dict):
+            manifest = stored_manifest
         if isinstance(manifest, dict):
             skeleton["structured_data"]["video_extraction"] = manifest
         if found.pdf_path is not None and found.pdf_is_video_extracted:
@@ -139,9 +152,46 @@ def build_scaffold(
     return skeleton, needs_assessment
 
 
+def _derived_slide_source(found: TalkArtifacts, manifest: dict[str, Any] | None) -> str | None:
+    """The slide_source the evidence on disk supports, for a talk that records none."""
+    if found.pdf_path is not None and found.pdf_is_video_extracted:
+        return "video_extracted" if manifest is not None else None
+    if found.pdf_path is not None:
+        return "both" if found.deck_slides else "pdf"
+    return "pptx" if found.deck_slides else None
+
+
+def _trusted_stored_manifest(vault_root: Path, talk: dict[str, Any]) -> dict[str, Any] | None:
+    """``slides-rebuild/{id}/{id}.video-extraction.json`` when the video owner trusts it."""
+    from rvault_contracts.strict_json import StrictJSONError, loads_strict
+
+    from rvault_returns_persistence.artifacts import _regular_file
+    from rvault_returns_persistence.video_manifest import assess
+
+    youtube_id = talk.get("youtube_id")
+    if not isinstance(youtube_id, str) or not youtube_id:
+        return None
+    relative = f"slides-rebuild/{youtube_id}/{youtube_id}.video-extraction.json"
+    path = _regular_file(vault_root, relative)
+    if path is None:
+        return None
+    try:
+        manifest = loads_strict(path.read_bytes())
+    except (OSError, StrictJSONError):
+        return None
+    if not isinstance(manifest, dict):
+        return None
+    verdict = assess(manifest, vault_root=vault_root)
+    return manifest if verdict.valid and verdict.trusted else None
+
+
 def scaffold_for(
     db_talk: dict[str, Any], catalog: Catalog, vault_root: Path, deck_slides: int | None
 ) -> tuple[dict[str, Any], list[str]]:
     from rvault_returns_persistence.artifacts import resolve
 
-    return build_scaffold(db_talk, catalog, resolve(vault_root, db_talk, deck_slides=deck_slides))
+    found = resolve(vault_root, db_talk, deck_slides=deck_slides)
+    manifest = None
+    if db_talk.get("slide_source") in (None, "video_extracted") and found.pdf_is_video_extracted:
+        manifest = _trusted_stored_manifest(vault_root, db_talk)
+    return build_scaffold(db_talk, catalog, found, manifest)
