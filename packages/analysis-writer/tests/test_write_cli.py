@@ -202,7 +202,12 @@ def _fifo_target(batch: Batch) -> None:
 
 
 def _missing_outdir(batch: Batch) -> None:
+    batch.outdir = batch.outdir / "no-such-parent" / "analyses"
+
+
+def _dangling_outdir(batch: Batch) -> None:
     shutil.rmtree(batch.outdir)
+    batch.outdir.symlink_to(batch.root / "gone")
 
 
 def _outdir_is_file(batch: Batch) -> None:
@@ -237,6 +242,7 @@ REFUSALS = [
     ("target_is_directory", _directory_target),
     ("target_special_file", _fifo_target),
     ("output_directory_missing", _missing_outdir),
+    ("output_directory_missing", _dangling_outdir),
     ("output_directory_not_directory", _outdir_is_file),
     ("returns_duplicate_key", _not_strict),
     ("database_invalid", _database_symlink),
@@ -295,3 +301,27 @@ def test_catalog_option_binds_the_fingerprint(
     assert result.returncode == 2
     assert result.json["error"]["code"] == "catalog_fingerprint_mismatch"
     assert {p.name: p.read_bytes() for p in batch.outdir.glob("*.md")} == before
+
+
+def test_missing_output_directory_is_created(cli: Callable[..., Any], batch: Batch) -> None:
+    shutil.rmtree(batch.outdir)
+    result = write(cli, batch)
+    assert result.returncode == 0, result.stdout
+    assert result.json["output_directory_created"] is True
+    assert sorted(p.name for p in batch.outdir.glob("*.md")) == [A, B]
+
+
+def test_failed_first_commit_removes_the_directory_it_created(batch: Batch) -> None:
+    from rvault_analysis_writer.write import WriteRequest, write_analyses
+    from rvault_contracts.cli import Refusal
+
+    shutil.rmtree(batch.outdir)
+
+    def fail(step: str) -> None:
+        if step == f"entries_after_install:{B}":
+            raise OSError(5, "injected")
+
+    with pytest.raises(Refusal) as failed:
+        write_analyses(WriteRequest(batch.returns_path, batch.outdir, batch.db, fault=fail))
+    assert failed.value.code == "bundle_rolled_back"
+    assert not batch.outdir.exists()

@@ -17,6 +17,7 @@ import os
 import stat
 import unicodedata
 from collections.abc import Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,26 +42,45 @@ def fold(name: str) -> str:
 
 @dataclass(frozen=True)
 class Plan:
-    """What the preflight saw; :func:`commit` installs exactly against it."""
+    """What the preflight saw; :func:`commit` installs exactly against it.
+
+    ``create`` is set when the output directory itself is missing but its
+    parent exists: commit creates it (and removes it again if the commit
+    fails), so a first render into a fresh vault needs no extra step.
+    """
 
     directory: Path
     expected: Mapping[str, EntrySnapshot]
+    create: bool = False
 
 
 def _refuse(code: str, message: str, path: str, hint: str, **context: object) -> Refusal:
     return Refusal(code, message, path, hint=hint, **context)
 
 
-def _check_directory(directory: Path) -> None:
+def _check_directory(directory: Path) -> bool:
+    """Refuse an unusable OUTDIR; True when it is missing and will be created."""
     try:
         st = directory.stat()
     except FileNotFoundError:
-        raise _refuse(
-            "output_directory_missing",
-            f"{directory} does not exist",
-            str(directory),
-            "create the analyses directory first (e.g. `mkdir -p VAULT/analyses`)",
-        ) from None
+        parent = directory.parent
+        if directory.is_symlink() or not parent.is_dir():
+            raise _refuse(
+                "output_directory_missing",
+                f"{directory} does not exist and neither does its parent directory"
+                if not directory.is_symlink()
+                else f"{directory} is a dangling symbolic link",
+                str(directory),
+                "create the vault first, or pass an existing directory (e.g. VAULT/analyses)",
+            ) from None
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise _refuse(
+                "output_directory_unwritable",
+                f"{parent} is not writable, so {directory.name} cannot be created",
+                str(parent),
+                "make the parent directory writable for this user",
+            ) from None
+        return True
     except OSError as exc:
         raise _refuse(
             "output_directory_unreadable",
@@ -82,6 +102,7 @@ def _check_directory(directory: Path) -> None:
             str(directory),
             "make the output directory writable for this user",
         )
+    return False
 
 
 def preflight(directory: Path, names: list[str]) -> Plan:
@@ -92,7 +113,7 @@ def preflight(directory: Path, names: list[str]) -> Plan:
     decomposed ``é`` never shadows a composed one. A hidden entry that is
     this writer's own lock or a staged/recovery name is ignored.
     """
-    _check_directory(directory)
+    create = _check_directory(directory)
     for name in names:
         if not name or name in (".", "..") or "/" in name or "\x00" in name or name.startswith("."):
             raise _refuse(
@@ -113,6 +134,8 @@ def preflight(directory: Path, names: list[str]) -> Plan:
                 targets=sorted([name, folded[key]]),
             )
         folded[key] = name
+    if create:
+        return Plan(directory, {name: EntrySnapshot(name, "missing") for name in names}, True)
     try:
         existing = sorted(p.name for p in directory.iterdir())
     except OSError as exc:
@@ -155,6 +178,40 @@ def preflight(directory: Path, names: list[str]) -> Plan:
 
 def commit(plan: Plan, bodies: Mapping[str, bytes], fault: FaultHook | None = None) -> BundleReport:
     """Install every body against the preflight snapshot, or restore everything."""
+    if plan.create:
+        try:
+            plan.directory.mkdir(0o755)
+        except FileExistsError:
+            raise _refuse(
+                "target_changed",
+                f"{plan.directory} was created by another program meanwhile",
+                str(plan.directory),
+                "render again",
+            ) from None
+        except OSError as exc:
+            raise _refuse(
+                "output_directory_unwritable",
+                f"cannot create {plan.directory}: {exc.strerror or exc}",
+                str(plan.directory),
+                "make the parent directory writable for this user",
+            ) from None
+    try:
+        return _replace(plan, bodies, fault)
+    except BaseException:
+        if plan.create:
+            _remove_created(plan.directory)
+        raise
+
+
+def _remove_created(directory: Path) -> None:
+    """Undo a directory this commit created: only its lock file may be in it."""
+    with suppress(OSError):
+        (directory / f"{LOCK_TARGET_NAME}.lock").unlink()
+    with suppress(OSError):
+        directory.rmdir()
+
+
+def _replace(plan: Plan, bodies: Mapping[str, bytes], fault: FaultHook | None) -> BundleReport:
     try:
         return replace_entries(
             plan.directory,

@@ -145,6 +145,7 @@ def write_analyses(
         "files_written": bool(report is not None and report.database_written),
         "ok": True,
         "output_directory": str(request.output_directory),
+        "output_directory_created": plan.create and report is not None,
         "rendering_contract": markdown.RENDERING_CONTRACT,
         "schema_version": REPORT_VERSION,
         "skipped": skipped,
