@@ -125,7 +125,10 @@ def persisted_talk(ret: dict[str, Any], fingerprint: str, names: list[str]) -> d
     }
     if ret["status"].startswith("skipped_"):
         return talk
-    quote = "the worst deploy of my life"
+    english = ret["structured_data"]["delivery_language"] == "en"
+    quote = (
+        "the worst deploy of my life" if english else "die schlimmste Bereitstellung meines Lebens"
+    )
     talk.update(
         {
             "transcript_source": "youtube_auto",
@@ -200,9 +203,9 @@ def persisted_talk(ret: dict[str, Any], fingerprint: str, names: list[str]) -> d
                                 "channel": "transcript",
                                 "quote": quote,
                                 **(
-                                    {"translation": "the worst deploy of my life (English)"}
-                                    if ret["structured_data"]["delivery_language"] != "en"
-                                    else {}
+                                    {}
+                                    if english
+                                    else {"translation": "the worst deploy of my life"}
                                 ),
                                 "line_start": 3,
                                 "line_end": 3,

@@ -76,7 +76,7 @@ def test_translation_first_with_the_original_in_parentheses() -> None:
     talk, claim, ret = talk_and_claim(language="de")
     text = render(talk, claim, ret)
     assert (
-        '- "the worst deploy of my life (English)" ("the worst deploy of my life"), '
+        '- "the worst deploy of my life" ("die schlimmste Bereitstellung meines Lebens"), '
         "transcript line 3" in text
     )
 
