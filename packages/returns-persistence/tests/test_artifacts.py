@@ -68,3 +68,37 @@ def test_symlinked_artifacts_count_as_missing(tmp_path: Path) -> None:
     pdf.symlink_to(target)
     found = resolve(tmp_path, specs["main"], deck_slides=12)
     assert found.pdf_path is None and found.pdf_pages is None
+
+
+def test_the_youtube_id_pdf_is_video_extracted_even_beside_a_drive_id(tmp_path: Path) -> None:
+    """slides/{youtube_id}.pdf is the promoted video PDF by contract, never an authored one.
+
+    A talk with a Google Drive id and no recorded slide_source used to read its
+    promoted video PDF as authored, which let sampled video frames establish
+    absences.
+    """
+    td.write_pdf(tmp_path / "slides" / "VIDvid00001.pdf", 5)
+    record = {"filename": "x.md", "youtube_id": "VIDvid00001", "google_drive_id": "DRIVE1"}
+    for extra in ({}, {"slides_local_path": "slides/VIDvid00001.pdf"}):
+        found = resolve(tmp_path, {**record, **extra}, deck_slides=None)
+        assert (found.pdf_path, found.pdf_pages) == ("slides/VIDvid00001.pdf", 5)
+        assert found.pdf_is_video_extracted is True
+    td.write_pdf(tmp_path / "slides" / "DRIVE1.pdf", 7)
+    authored = resolve(tmp_path, record, deck_slides=None)
+    assert (authored.pdf_path, authored.pdf_is_video_extracted) == ("slides/DRIVE1.pdf", False)
+
+
+def test_a_talk_without_slide_source_is_scaffolded_from_its_evidence() -> None:
+    from rvault_returns_persistence.artifacts import TalkArtifacts
+    from rvault_returns_persistence.scaffold import _derived_slide_source
+
+    def found(pdf: str | None, extracted: bool, deck: int | None) -> TalkArtifacts:
+        return TalkArtifacts(None, None, pdf, 5 if pdf else None, extracted, deck, None, None)
+
+    manifest = {"schema_version": 3}
+    assert _derived_slide_source(found("slides/V.pdf", True, 7), manifest) == "video_extracted"
+    assert _derived_slide_source(found("slides/V.pdf", True, None), None) is None  # untrusted
+    assert _derived_slide_source(found("slides/D.pdf", False, 7), None) == "both"
+    assert _derived_slide_source(found("slides/D.pdf", False, None), None) == "pdf"
+    assert _derived_slide_source(found(None, False, 7), None) == "pptx"
+    assert _derived_slide_source(found(None, False, None), None) is None
