@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 VENV="${RVAULT_VENV:-.venv}"
 PYTHON="${PYTHON:-python3}"
-APT_PACKAGES=(tesseract-ocr tesseract-ocr-eng espeak-ng ffmpeg)
+APT_PACKAGES=(tesseract-ocr tesseract-ocr-eng espeak-ng ffmpeg strace chromium fonts-dejavu-core)
 
 log() { printf 'bootstrap: %s\n' "$*" >&2; }
 
