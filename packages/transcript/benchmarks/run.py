@@ -1,22 +1,28 @@
-"""Transcript benchmarks: Whisper on 5 minutes of synthesized speech, and VTT import.
+"""Transcript benchmarks: Whisper on synthesized speech, language detection, VTT import.
 
 Usage: ``.venv/bin/python packages/transcript/benchmarks/run.py [--quick]``
 
 1. ``espeak-ng`` reads ``speech_text.txt`` (about 850 words written for this
-   benchmark) into a WAV of about five minutes. Each decoding configuration
-   runs in its own subprocess through ``rvault_transcript.whisper.transcribe``
-   (the production path, embedded tiny.en, int8 on CPU) and reports the
-   realtime factor (audio seconds / wall seconds, model load included; and
-   audio seconds / half the CPU seconds used, which is what the wall figure
-   would be on two otherwise idle cores), the
-   word error rate against the spoken text (word-level edit distance over
-   lower-cased words without punctuation) and the subprocess's peak RSS.
-2. A two-hour YouTube-style rolling caption file (2,400 cues plus hold cues)
+   benchmark) into a WAV of about five minutes, and ``speech_text.de.txt``
+   (283 German words, ``espeak-ng -v de``) into about two minutes. Each
+   configuration runs in its own subprocess through
+   ``rvault_transcript.whisper.transcribe`` (the production path: language
+   detection with the embedded multilingual base, then tiny.en for English or
+   base for other languages, CPU) and reports the realtime factor (audio
+   seconds / wall seconds, model loads and detection included; and audio
+   seconds / half the CPU seconds used, which is what the wall figure would
+   be on two otherwise idle cores), the word error rate against the spoken
+   text (word-level edit distance over lower-cased words without
+   punctuation), the detected language and the subprocess's peak RSS.
+2. Language-detection cost per file: a fresh subprocess decodes the WAV and
+   times :func:`rvault_transcript.whisper.detect_language` (base model load,
+   VAD, one 30-second encoder window), median of 3 runs.
+3. A two-hour YouTube-style rolling caption file (2,400 cues plus hold cues)
    is generated and imported: parse, deduplicate, build the transcript bytes
    and the validated timing receipt v2, timed in process (best of 5).
 
-Targets (issue 5): realtime factor >= 15x, WER <= 6 %, peak RSS <= 500 MB,
-VTT import <= 0.3 s.
+Targets (issue 16): English >= 20x realtime with WER <= 6 %, detection
+<= 1.0 s per file; VTT import <= 0.3 s (issue 5).
 """
 
 from __future__ import annotations
@@ -34,21 +40,25 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 TEXT = HERE / "speech_text.txt"
-ESPEAK_SPEED = 147  # words per minute; makes the text about 300 s long
+GERMAN = HERE / "speech_text.de.txt"
+ESPEAK_SPEED = 147  # words per minute; makes the English text about 300 s long
 
-CONFIGS: dict[str, dict[str, object]] = {
-    "default: batched 2, beam 5": {},
-    "sequential beam 5": {"beam_size": 5, "batch_size": 0},
-    "sequential beam 1": {"beam_size": 1, "batch_size": 0},
-    "sequential beam 1 + VAD": {"beam_size": 1, "batch_size": 0, "vad_filter": True},
-    "batched 4, beam 1": {"beam_size": 1, "batch_size": 4},
-    "batched 8, beam 5": {"beam_size": 5, "batch_size": 8},
+# (language of the speech, transcribe() options; "model": "base" / "tiny.en"
+# name the embedded models, "compute_type" overrides the CPU compute type).
+CONFIGS: dict[str, tuple[str, dict[str, object]]] = {
+    "en default: detect, tiny.en": ("en", {}),
+    "en tiny.en, int8": ("en", {"compute_type": "int8"}),
+    "en base (multilingual)": ("en", {"model": "base"}),
+    "de default: detect, base": ("de", {}),
+    "en sequential beam 5": ("en", {"beam_size": 5, "batch_size": 0}),
+    "en batched 4, beam 1": ("en", {"beam_size": 1, "batch_size": 4}),
 }
+QUICK = 4
 
 
 def normalize_words(text: str) -> list[str]:
     text = text.lower().replace("’", "'")
-    return re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text)
+    return re.findall(r"[^\W_]+(?:'[^\W_]+)?", text)
 
 
 def word_error_rate(reference: str, hypothesis: str) -> float:
@@ -65,48 +75,83 @@ def word_error_rate(reference: str, hypothesis: str) -> float:
 
 def worker(config: str, wav: str) -> None:
     """Subprocess body: one configuration, JSON result on stdout."""
-    from rvault_transcript.whisper import transcribe
+    from rvault_transcript import models, whisper
 
+    options = dict(CONFIGS[config][1])
+    if "compute_type" in options:
+        whisper.CPU_COMPUTE_TYPE = str(options.pop("compute_type"))
+    named = {"base": models.multilingual_model_dir, "tiny.en": models.english_model_dir}
+    if "model" in options:
+        options["model"] = str(named[str(options["model"])]())
     started = time.perf_counter()
-    result = transcribe(wav, **CONFIGS[config])  # type: ignore[arg-type]
+    result = whisper.transcribe(wav, **options)  # type: ignore[arg-type]
     elapsed = time.perf_counter() - started
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    text = " ".join(segment[0] for segment in result.segments)
     document = {
         "elapsed": elapsed,
         "cpu": usage.ru_utime + usage.ru_stime,
         "duration": result.duration_seconds,
         "peak_mb": usage.ru_maxrss / 1024,
-        "text": text,
+        "text": " ".join(segment[0] for segment in result.segments),
+        "language": result.language,
     }
     print(json.dumps(document))
 
 
-def synthesize(directory: Path) -> Path:
-    wav = directory / "speech.wav"
+def detect_worker(wav: str) -> None:
+    """Subprocess body: the cost of detecting the language of one file."""
+    from faster_whisper import decode_audio
+    from rvault_transcript.whisper import detect_language
+
+    audio = decode_audio(wav, sampling_rate=16000)
+    cpu_before = time.process_time()
+    guess = detect_language(audio)
+    cpu = time.process_time() - cpu_before
+    print(json.dumps({"seconds": guess.seconds, "cpu": cpu, "language": guess.language}))
+
+
+def synthesize(directory: Path) -> dict[str, Path]:
+    english, german = directory / "speech.wav", directory / "rede.wav"
     subprocess.run(
-        ["espeak-ng", "-s", str(ESPEAK_SPEED), "-w", str(wav), "-f", str(TEXT)], check=True
+        ["espeak-ng", "-s", str(ESPEAK_SPEED), "-w", str(english), "-f", str(TEXT)], check=True
     )
-    return wav
+    subprocess.run(
+        ["espeak-ng", "-v", "de", "-s", str(ESPEAK_SPEED), "-w", str(german), "-f", str(GERMAN)],
+        check=True,
+    )
+    return {"en": english, "de": german}
 
 
-def whisper_rows(quick: bool) -> list[tuple[str, float, float, float, float, float]]:
-    reference = TEXT.read_text(encoding="utf-8")
-    rows = []
+def _subprocess(*argv: str) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, __file__, *argv], capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def whisper_rows(quick: bool) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+    references = {"en": TEXT.read_text(encoding="utf-8"), "de": GERMAN.read_text(encoding="utf-8")}
+    rows, detection = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        wav = synthesize(Path(tmp))
-        for config in list(CONFIGS)[:2] if quick else CONFIGS:
-            done = subprocess.run(
-                [sys.executable, __file__, "--worker", config, str(wav)],
-                capture_output=True, text=True, check=True,
-            )  # fmt: skip
-            data = json.loads(done.stdout)
-            rtf = data["duration"] / data["elapsed"]
-            cpu_rtf = data["duration"] / (data["cpu"] / 2)
-            wer = word_error_rate(reference, data["text"])
-            rows.append((config, data["duration"], rtf, cpu_rtf, wer, data["peak_mb"]))
+        wavs = synthesize(Path(tmp))
+        for config in list(CONFIGS)[:QUICK] if quick else CONFIGS:
+            language = CONFIGS[config][0]
+            data = _subprocess("--worker", config, str(wavs[language]))
+            rtf = float(data["duration"]) / float(data["elapsed"])  # type: ignore[arg-type]
+            cpu_rtf = float(data["duration"]) / (float(data["cpu"]) / 2)  # type: ignore[arg-type]
+            wer = word_error_rate(references[language], str(data["text"]))
+            rows.append(
+                (config, data["duration"], rtf, cpu_rtf, wer, data["language"], data["peak_mb"])
+            )
             print(f"  {config}: done", file=sys.stderr, flush=True)
-    return rows
+        for language, wav in wavs.items():
+            runs = sorted(
+                (_subprocess("--detect", str(wav)) for _ in range(3)),
+                key=lambda run: float(run["seconds"]),  # type: ignore[arg-type]
+            )
+            median = runs[1]
+            detection.append((language, median["seconds"], median["cpu"], median["language"]))
+    return rows, detection
 
 
 def two_hour_vtt() -> str:
@@ -158,26 +203,33 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument(
-        "--quick", action="store_true", help="only the default and sequential beam 5"
-    )
+    parser.add_argument("--quick", action="store_true", help="only the first four configurations")
     parser.add_argument("--worker", nargs=2, metavar=("CONFIG", "WAV"), help=argparse.SUPPRESS)
+    parser.add_argument("--detect", metavar="WAV", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         worker(*args.worker)
         return 0
-    print("Whisper, embedded tiny.en (int8 CPU), ~5 min espeak-ng speech")
-    print("targets: RTF >= 15x, WER <= 6 %, peak RSS <= 500 MB")
+    if args.detect:
+        detect_worker(args.detect)
+        return 0
+    print("Whisper on espeak-ng speech (en ~5 min, de ~2 min), CPU")
+    print("targets: English RTF >= 20x with WER <= 6 %; detection <= 1.0 s per file")
     print(f"load average at start: {os.getloadavg()[0]:.1f} (2 cores; other work slows wall RTF)")
+    rows, detection = whisper_rows(args.quick)
     print(
-        f"{'configuration':<28} {'audio s':>8} {'RTF wall':>9} {'RTF CPU/2':>10}"
-        f" {'WER':>7} {'peak RSS MB':>12}"
+        f"{'configuration':<30} {'audio s':>8} {'RTF wall':>9} {'RTF CPU/2':>10}"
+        f" {'WER':>7} {'lang':>5} {'peak RSS MB':>12}"
     )
-    for config, duration, rtf, cpu_rtf, wer, peak in whisper_rows(args.quick):
+    for config, duration, rtf, cpu_rtf, wer, language, peak in rows:
         print(
-            f"{config:<28} {duration:8.1f} {rtf:8.1f}x {cpu_rtf:9.1f}x"
-            f" {wer * 100:6.2f}% {peak:12.0f}"
+            f"{config:<30} {duration:8.1f} {rtf:8.1f}x {cpu_rtf:9.1f}x"
+            f" {wer * 100:6.2f}% {language:>5} {peak:12.0f}"
         )
+    print("\nlanguage detection per file (fresh process, median of 3)")
+    print(f"{'speech':<8} {'wall s':>7} {'CPU s':>7} {'detected':>9}")
+    for language, seconds, cpu, detected in detection:
+        print(f"{language:<8} {seconds:7.2f} {cpu:7.2f} {detected:>9}")
     print(f"load average at end: {os.getloadavg()[0]:.1f}")
     seconds, segments, size = vtt_row()
     print("\nVTT import, 2-hour rolling caption file; target <= 0.3 s")
