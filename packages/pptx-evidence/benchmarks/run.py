@@ -10,11 +10,22 @@ bound, the sum of each process's own peak RSS (``ru_maxrss``) reported by
 the command on stderr.
 
     .venv/bin/python packages/pptx-evidence/benchmarks/run.py [--runs 7]
+    .venv/bin/python packages/pptx-evidence/benchmarks/run.py --suite directory
+    .venv/bin/python packages/pptx-evidence/benchmarks/run.py --suite ocr
+
+``--suite directory``: 50 generated decks of 50 slides each (2,500 slides)
+in a folder tree, one ``rvault-pptx extract --directory ROOT --no-ocr`` run
+(scan worker + one worker per deck); target <= 30 s wall.
+``--suite ocr``: a 20-picture deck, every picture real rendered text (three
+lines of known words), extracted with and without OCR: seconds per picture
+is the wall-time difference over 20, word recovery the fraction of the
+rendered words found in the receipts (all receipts, and trustworthy ones).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import re
 import statistics
@@ -28,11 +39,19 @@ import psutil
 from rvault_pptx_evidence import sample_decks
 from rvault_testkit.plugin import console_script
 
-TARGETS = {"200-slide": (1.2, 150.0), "1-slide": (0.35, 150.0)}
+TARGETS = {"200-slide": (1.2, 150.0), "1-slide": (0.35, 150.0), "200-slide+ocr": (3.32, 400.0)}
+DIRECTORY_TARGET_S = 30.0
+WORDS = [
+    "evidence", "speaker", "rhetoric", "audience", "vault", "slide", "pattern",
+    "timing", "story", "humor", "opening", "closing", "pacing", "design",
+    "contrast", "signal", "reveal", "question", "answer", "moment",
+]  # fmt: skip
 RSS_LINE = re.compile(r"worker peak_rss_kib=(\d+) supervisor peak_rss_kib=(\d+)")
 
 
-def measure(deck: Path, workdir: Path) -> tuple[float, float, float, float, int]:
+def measure(
+    deck: Path, workdir: Path, *, ocr: bool = False
+) -> tuple[float, float, float, float, int]:
     """(wall s, tree CPU s, sampled tree peak MiB, per-process peak sum MiB, slide count)."""
     peak = 0
     done = threading.Event()
@@ -40,7 +59,7 @@ def measure(deck: Path, workdir: Path) -> tuple[float, float, float, float, int]
     with out_path.open("wb") as out, err_path.open("wb") as err:
         start = time.perf_counter()
         process = subprocess.Popen(
-            [console_script("rvault-pptx"), "extract", str(deck), "--no-ocr"],
+            [console_script("rvault-pptx"), "extract", str(deck)] + ([] if ocr else ["--no-ocr"]),
             stdout=out,
             stderr=err,
         )
@@ -80,10 +99,119 @@ def measure(deck: Path, workdir: Path) -> tuple[float, float, float, float, int]
     return wall, usage.ru_utime + usage.ru_stime, peak / (1024 * 1024), upper, slides
 
 
+def timed(command: list[str], out: Path) -> tuple[float, float, str]:
+    """(wall s, tree CPU s, stderr) of one command whose stdout goes to ``out``."""
+    err = out.with_suffix(".stderr")
+    with out.open("wb") as stdout, err.open("wb") as stderr:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, stdout=stdout, stderr=stderr)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{command} failed: {err.read_text()[-500:]}")
+    return wall, usage.ru_utime + usage.ru_stime, err.read_text()
+
+
+def directory_suite() -> int:
+    import json
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "Presentations"
+        deck = sample_decks.benchmark_deck(50)
+        for index in range(50):
+            folder = root / f"{2000 + index // 10}" / f"Talk {index:02d}"
+            folder.mkdir(parents=True)
+            (folder / f"talk-{index:02d}.pptx").write_bytes(deck)
+        out = Path(tmp) / "batch.json"
+        command = [console_script("rvault-pptx"), "extract", "--directory", str(root), "--no-ocr"]
+        wall, cpu, _ = timed(command, out)
+        envelope = json.loads(out.read_bytes())
+        slides = sum(r["extraction"]["slide_count"] for r in envelope["results"])
+        size = out.stat().st_size / (1024 * 1024)
+    verdict = "ok" if wall <= DIRECTORY_TARGET_S and envelope["complete"] else "MISS"
+    print("rvault-pptx extract --directory --no-ocr (scan worker + one worker per deck)")
+    print(f"host: {os.cpu_count()} CPUs, 1-min load average {os.getloadavg()[0]:.2f} at the end")
+    print(
+        f"{'decks':>5} {'slides':>6} {'wall s':>7} {'cpu s':>6} {'slides/s':>9} {'out MiB':>8} "
+        f"{'complete':>8} {'target s':>9}"
+    )
+    print(
+        f"{len(envelope['results']):>5} {slides:>6} {wall:>7.2f} {cpu:>6.2f} {slides / wall:>9.1f} "
+        f"{size:>8.1f} {str(envelope['complete']).lower():>8} {DIRECTORY_TARGET_S:>9.1f} {verdict}"
+    )
+    return 0 if verdict == "ok" else 1
+
+
+def _ocr_deck(pictures: int) -> tuple[bytes, list[list[str]]]:
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    prs = Presentation()
+    expected = []
+    for index in range(pictures):
+        words = [WORDS[(index * 5 + k) % len(WORDS)] for k in range(9)]
+        lines = [" ".join(words[0:3]), " ".join(words[3:6]), " ".join(words[6:9])]
+        expected.append(words)
+        slide = prs.slides.add_slide(prs.slide_layouts[6])
+        image = sample_decks.text_image(lines, (1200, 320))
+        slide.shapes.add_picture(io.BytesIO(image), Inches(1), Inches(1), Inches(8), Inches(2.1))
+    buffer = io.BytesIO()
+    prs.save(buffer)
+    return buffer.getvalue(), expected
+
+
+def ocr_suite(runs: int) -> int:
+    import json
+
+    pictures = 20
+    with tempfile.TemporaryDirectory() as tmp:
+        deck = Path(tmp) / "ocr20.pptx"
+        data, expected = _ocr_deck(pictures)
+        deck.write_bytes(data)
+        out = Path(tmp) / "out.json"
+        base = [console_script("rvault-pptx"), "extract", str(deck)]
+        plain = [timed([*base, "--no-ocr"], out)[0] for _ in range(runs)]
+        with_ocr = [timed(base, out) for _ in range(runs)]
+        document = json.loads(out.read_bytes())
+    receipts = [
+        r
+        for slide in document["per_slide_visual"]
+        for c in slide["text_channels"]
+        if c["channel"] == "picture_ocr"
+        for r in c["ocr_receipts"]
+    ]
+    total = sum(len(words) for words in expected)
+    found = trusted = 0
+    for receipt, words in zip(receipts, expected, strict=True):
+        recovered = set(receipt["recovered_text"].split())
+        hits = sum(1 for word in words if word in recovered)
+        found += hits
+        trusted += hits if receipt["trustworthy_text"] else 0
+    ocr_wall = statistics.median(w for w, _, _ in with_ocr)
+    per_picture = (ocr_wall - statistics.median(plain)) / pictures
+    print(f"rvault-pptx extract, {pictures}-picture deck of rendered text, {runs} runs each")
+    print(f"host: {os.cpu_count()} CPUs, 1-min load average {os.getloadavg()[0]:.2f} at the end")
+    print(
+        f"{'--no-ocr s':>10} {'ocr s':>7} {'s/picture':>9} {'words':>6} {'recovered':>9} "
+        f"{'trustworthy':>11} {'engine':>16}"
+    )
+    engine = f"tesseract {receipts[0]['engine_version']}" if receipts else "none"
+    print(
+        f"{statistics.median(plain):>10.2f} {ocr_wall:>7.2f} {per_picture:>9.3f} {total:>6} "
+        f"{found / total:>9.1%} {trusted / total:>11.1%} {engine:>16}"
+    )
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--suite", choices=("deck", "directory", "ocr"), default="deck")
     args = parser.parse_args()
+    if args.suite == "directory":
+        return directory_suite()
+    if args.suite == "ocr":
+        return ocr_suite(min(args.runs, 3))
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         decks = {"200-slide": workdir / "deck200.pptx", "1-slide": workdir / "deck1.pptx"}
@@ -91,8 +219,12 @@ def main() -> int:
         decks["1-slide"].write_bytes(sample_decks.one_slide_deck())
         measure(decks["1-slide"], workdir)  # warm the page cache and .pyc files
         rows = []
-        for name, deck in decks.items():
-            runs = [measure(deck, workdir) for _ in range(args.runs)]
+        for name, deck, ocr in (
+            ("200-slide", decks["200-slide"], False),
+            ("1-slide", decks["1-slide"], False),
+            ("200-slide+ocr", decks["200-slide"], True),
+        ):
+            runs = [measure(deck, workdir, ocr=ocr) for _ in range(args.runs)]
             walls = [r[0] for r in runs]
             median = statistics.median(walls)
             cpu = statistics.median(r[1] for r in runs)
@@ -116,7 +248,7 @@ def main() -> int:
                 )
             )
     header = (
-        f"{'deck':<10} {'slides':>6} {'median s':>9} {'min s':>7} {'cpu s':>6} {'slides/s':>9} "
+        f"{'deck':<13} {'slides':>6} {'median s':>9} {'min s':>7} {'cpu s':>6} {'slides/s':>9} "
         f"{'tree MiB':>9} {'sum MiB':>8} {'target s':>9} {'':>5}"
     )
     load = os.getloadavg()[0]
@@ -126,7 +258,7 @@ def main() -> int:
     print("-" * len(header))
     for name, slides, median, low, cpu, rate, sampled, upper, target, verdict in rows:
         print(
-            f"{name:<10} {slides:>6} {median:>9.3f} {low:>7.3f} {cpu:>6.3f} {rate:>9.1f} "
+            f"{name:<13} {slides:>6} {median:>9.3f} {low:>7.3f} {cpu:>6.3f} {rate:>9.1f} "
             f"{sampled:>9.1f} {upper:>8.1f} {target:>9.2f} {verdict:>5}"
         )
     print(
