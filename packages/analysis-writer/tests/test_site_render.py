@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from markupsafe import escape
+from rvault_contracts.schemas import schema_issues
 from rvault_returns_persistence.api import load_catalog
 from rvault_testkit.plugin import run_cli
 from site_vault import HOSTILE_QUOTE, HOSTILE_TITLE, QUOTE, Vault, build_vault
@@ -19,6 +20,7 @@ from site_vault import HOSTILE_QUOTE, HOSTILE_TITLE, QUOTE, Vault, build_vault
 def site(vault: Vault, outdir: Path, *extra: str) -> Any:
     result = run_cli("rvault-analysis", "site", outdir, "--db", vault.db, *extra)
     assert result.returncode == 0, result.stdout + result.stderr
+    assert schema_issues("analysis-site-report", 1, result.json) == []
     return result.json
 
 
