@@ -2,6 +2,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?= -n auto
+VAULT ?= demo-vault
 
 .PHONY: bootstrap test lint imports demo bench clean
 
@@ -20,7 +21,7 @@ imports: bootstrap
 	$(PY) tools/check_imports.py
 
 demo: bootstrap
-	$(PY) tools/demo.py
+	$(PY) tools/demo.py --vault $(VAULT)
 
 bench: bootstrap
 	$(PY) tools/bench.py

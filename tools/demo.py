@@ -1,14 +1,22 @@
-"""`make demo`: one batch end to end on the embedded sample vault.
+"""`make demo`: the main job end to end, on an embedded sample vault.
 
-Copies ``demo/sample-vault`` to ``.demo-out/vault`` (a scratch copy, so the
-demo can run any number of times), generates the talk's deck with
-python-pptx and its recording with OpenCV, then drives every owner's console
-script in pipeline order, exactly as an agent would. Each stage prints what it
-did and the facts it returned. A stage whose command does not exist yet is
-reported as "not built yet" and never faked; a stage that fails stops the
-demo with a non-zero exit.
+Builds a fresh demo directory (``./demo-vault`` by default, ``--vault DIR`` or
+``make demo VAULT=DIR`` to choose) from ``demo/``: a small Jekyll shownotes
+site, the first talk's captions, and media generated here by
+``demo/sample_media.py`` (a deck, a picture-in-picture recording, espeak-ng
+speech). Then it drives every owner's console script in pipeline order,
+exactly as a speaker or an agent would: each write is a dry run first and an
+``--apply`` bound to the SHA-256 that dry run reported. Each stage prints what
+it did, its outcome and its time. A stage whose command does not exist in
+this checkout is reported as "not built yet" and never faked; a stage that
+fails stops the demo with exit 1. The demo ends with what the vault now holds
+and the paths of the rendered analysis and of the vault report.
 
-Usage: ``.venv/bin/python tools/demo.py [--out DIR]``.
+The only thing that stands in for a person is the AI worker's prose:
+``demo/sample-worker/analysis.json`` (sample worker output, written by hand
+for the sample talk) fills the return skeleton the toolkit prints.
+
+Usage: ``.venv/bin/python tools/demo.py [--vault DIR]``.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import time
+import wave
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,18 +36,18 @@ from typing import Any
 from rvault_contracts.canonical import artifact_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "demo"))
+import sample_media  # noqa: E402  (the demo's own generator, beside its data)
+
 SAMPLE = ROOT / "demo" / "sample-vault"
+WORKER = ROOT / "demo" / "sample-worker" / "analysis.json"
 BIN = Path(sys.executable).parent
+MARKER = ".rvault-demo"
 TALK = "2025-05-14-the-quiet-slide.md"
 YOUTUBE_ID = "Qu1etSl1de0"
-RUN_ID, BATCH_ID, NOW = "demo-run", "1", "2026-11-30T12:00:00+00:00"
-SLIDES = [
-    ("The Quiet Slide", "Letting evidence speak"),
-    ("One idea per slide", "and nothing else"),
-    ("Show the evidence", "let the numbers do the arguing"),
-    ("Pause", "count to three"),
-    ("Callbacks", "return to the opening question"),
-]
+SPOKEN_TALK, SPOKEN_ID = "2024-10-02-arguments-that-land.md", "ArgLand2024"
+RUN_ID, BATCH_ID = "demo-run", "1"
+CLAIMED_AT, COMPLETED_AT = "2026-11-30T12:00:00+00:00", "2026-11-30T13:00:00+00:00"
 
 
 class StageFailed(Exception):
@@ -47,13 +56,16 @@ class StageFailed(Exception):
 
 @dataclass
 class Demo:
-    out: Path
+    """Runs owner console scripts in the demo directory and keeps the stage ledger."""
+
+    home: Path
     built: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    state: dict[str, Any] = field(default_factory=dict)
 
     @property
     def vault(self) -> Path:
-        return self.out / "vault"
+        return self.home / "vault"
 
     @property
     def db(self) -> Path:
@@ -64,14 +76,14 @@ class Demo:
         if not exe.exists():
             return False
         result = subprocess.run([str(exe), "--help"], capture_output=True, text=True, check=False)
-        return f"    {command}" in result.stdout
+        return f"    {command} " in result.stdout or f"    {command}\n" in result.stdout
 
     def run(self, script: str, *args: str | Path, expect_ok: bool = True) -> dict[str, Any]:
         argv = [str(BIN / script), *map(str, args)]
-        shown = " ".join([script, *(_short(a, self.out) for a in map(str, args))])
+        shown = " ".join([script, *(self.short(a) for a in map(str, args))])
         print(f"  $ {shown}", flush=True)
         started = time.perf_counter()
-        result = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=self.out)
+        result = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=self.home)
         elapsed = time.perf_counter() - started
         try:
             document = json.loads(result.stdout)
@@ -85,74 +97,45 @@ class Demo:
         print(f"    exit {result.returncode} in {elapsed:.2f}s", flush=True)
         return document
 
+    def apply(self, script: str, *args: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The one apply protocol: dry run, then apply bound to the hash it reported."""
+        dry = self.run(script, *args)
+        applied = self.run(script, *args, "--apply", "--expected-sha256", dry["input_sha256"])
+        return dry, applied
+
     def stage(
         self, owner: str, title: str, script: str, command: str, body: Callable[[], None]
     ) -> None:
         print(f"\n[{owner}] {title}", flush=True)
         if not self.has(script, command):
-            print(
-                f"  not built yet: `{script} {command}` does not exist in this checkout", flush=True
-            )
+            print(f"  not built yet: `{script} {command}` does not exist in this checkout")
             self.missing.append(f"{owner}: {title}")
             return
+        started = time.perf_counter()
         body()
-        self.built.append(f"{owner}: {title}")
+        self.built.append(f"{owner}: {title} ({time.perf_counter() - started:.1f}s)")
+
+    def short(self, arg: str) -> str:
+        return arg.replace(str(self.home) + "/", "")
 
 
-def _short(arg: str, out: Path) -> str:
-    return arg.replace(str(out) + "/", "")
+# --- the sample --------------------------------------------------------------
 
 
-def _read_db(demo: Demo) -> dict[str, Any]:
-    return demo.run("rvault-db", "read", demo.db)
-
-
-def _talk(demo: Demo) -> dict[str, Any]:
-    database = _read_db(demo)["database"]
-    return next(t for t in database["talks"] if t["filename"] == TALK)
-
-
-# --- media generated at demo time -------------------------------------------
-
-
-def make_deck(path: Path) -> None:
-    from pptx import Presentation
-
-    deck = Presentation()
-    for title, body in SLIDES:
-        slide = deck.slides.add_slide(deck.slide_layouts[1])
-        slide.shapes.title.text = title
-        slide.placeholders[1].text = body
-        slide.notes_slide.notes_text_frame.text = f"Say it plainly: {title.lower()}."
-    path.parent.mkdir(parents=True, exist_ok=True)
-    deck.save(str(path))
-
-
-def make_video(path: Path, seconds_per_slide: int = 6, fps: int = 10) -> None:
-    """A screencast-style recording: each slide held still, as in a real talk."""
-    import cv2
-    import numpy as np
-
-    width, height = 640, 360
-    path.parent.mkdir(parents=True, exist_ok=True)
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), fps, (width, height))
-    for number, (title, body) in enumerate(SLIDES, start=1):
-        frame = np.full((height, width, 3), 245, np.uint8)
-        cv2.rectangle(frame, (0, 0), (width, 56), (90, 40, 20), -1)
-        cv2.putText(frame, title, (30, 160), cv2.FONT_HERSHEY_SIMPLEX, 1.1, (20, 20, 20), 3)
-        cv2.putText(frame, body, (30, 220), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (60, 60, 60), 2)
-        cv2.putText(
-            frame,
-            f"{number}/{len(SLIDES)}",
-            (560, 335),
-            cv2.FONT_HERSHEY_SIMPLEX,
-            0.6,
-            (90, 90, 90),
-            1,
-        )
-        for _ in range(seconds_per_slide * fps):
-            writer.write(frame)
-    writer.release()
+def prepare_home(home: Path) -> None:
+    """A fresh demo directory; an earlier demo's is replaced, anything else is refused."""
+    if home.exists():
+        if not (home / MARKER).is_file():
+            raise SystemExit(
+                f"demo: {home} exists and is not a demo directory; choose another VAULT"
+            )
+        shutil.rmtree(home)
+    home.mkdir(parents=True)
+    (home / MARKER).write_text("created by tools/demo.py; safe to delete\n")
+    shutil.copytree(SAMPLE / "shownotes", home / "shownotes")
+    (home / "vault" / "transcripts").mkdir(parents=True)
+    shutil.copy2(SAMPLE / "transcripts" / f"{YOUTUBE_ID}.en.vtt", home / "vault" / "transcripts")
+    (home / "worker").mkdir()
 
 
 def complete_with_worker_analysis(scaffold: Path, out: Path) -> Path:
@@ -162,7 +145,7 @@ def complete_with_worker_analysis(scaffold: Path, out: Path) -> Path:
     applicability assessments were written for the sample talk and quote its
     transcript verbatim. The toolkit itself never writes analysis content.
     """
-    analysis = json.loads((ROOT / "demo" / "sample-worker" / "analysis.json").read_text())
+    analysis = json.loads(WORKER.read_text())
     filled = json.loads(scaffold.read_text())
     filled["rhetoric_notes"] = analysis["rhetoric_notes"]
     filled["areas_for_improvement"] = analysis["areas_for_improvement"]
@@ -183,296 +166,263 @@ def complete_with_worker_analysis(scaffold: Path, out: Path) -> Path:
     return out
 
 
-# --- the pipeline ----------------------------------------------------------
+def wav_seconds(path: Path) -> float:
+    with wave.open(str(path)) as audio:
+        return audio.getnframes() / audio.getframerate()
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / ".demo-out", help="scratch directory")
-    args = parser.parse_args(argv)
-    out = args.out.resolve()
-    shutil.rmtree(out, ignore_errors=True)
-    shutil.copytree(SAMPLE, out / "vault")
-    demo = Demo(out)
-    print(f"rhetoric-vault demo: sample vault copied to {out / 'vault'}")
-    try:
-        run_pipeline(demo)
-    except StageFailed as failure:
-        print(f"\nDEMO FAILED: {failure}", file=sys.stderr)
-        return 1
-    print("\nSummary")
-    for line in demo.built:
-        print(f"  done           {line}")
-    for line in demo.missing:
-        print(f"  not built yet  {line}")
-    return 0
+# --- the pipeline ------------------------------------------------------------
 
 
-def run_pipeline(demo: Demo) -> None:
+def vault_stages(demo: Demo) -> None:
     vault, db = demo.vault, demo.db
-    state: dict[str, Any] = {}
 
-    def initialize() -> None:
-        plan = demo.out / "initialize-plan.json"
-        plan.write_text(
-            json.dumps(
-                {
-                    "schema_version": 1,
-                    "mutations": [
-                        {
-                            "kind": "initialize_database",
-                            "config": {
-                                "shownotes": {
-                                    "enabled": True,
-                                    "source": {
-                                        "type": "local_jekyll",
-                                        "path_or_url": str(vault / "shownotes"),
-                                        "talks_subdir": "_talks",
-                                    },
-                                }
-                            },
-                        }
-                    ],
-                },
-                indent=2,
-            )
-        )
-        dry = demo.run("rvault-db", "mutate", db, plan)
-        print(f"    dry-run: {len(dry['changes'])} change(s), database absent")
-        applied = demo.run(
-            "rvault-db", "mutate", db, plan, "--apply", "--expected-sha256", "missing"
-        )
-        print(f"    applied: {applied['durability_state']}, sha256 {applied['output_sha256'][:12]}")
+    def init() -> None:
+        sample_media.make_deck(demo.home / "decks" / "quiet-slide.pptx")
+        args = (vault, "--shownotes-source", demo.home / "shownotes",
+                "--pptx-source", demo.home / "decks")  # fmt: skip
+        dry = demo.run("rvault-db", "init", *args)
+        applied = demo.run("rvault-db", "init", *args, "--apply", "--expected-sha256", "missing")
+        print(f"    dry run: {len(dry.get('changes', []))} change(s); "
+              f"applied: {applied['durability_state']}")  # fmt: skip
 
-    demo.stage("tracking-db", "initialize the tracking database", "rvault-db", "mutate", initialize)
+    demo.stage("tracking-db", "initialize the vault", "rvault-db", "init", init)
 
     def scan() -> None:
-        dry = demo.run("rvault-db", "scan-shownotes", db)
-        report = demo.run(
-            "rvault-db", "scan-shownotes", db, "--apply", "--expected-sha256", dry["input_sha256"]
-        )
-        print(f"    shownotes: {report['counts']}, {report['durability_state']}")
+        _, applied = demo.apply("rvault-db", "scan-shownotes", db)
+        print(f"    shownotes: {applied['counts']}, {applied['durability_state']}")
 
-    demo.stage(
-        "tracking-db", "import talks from the shownotes site", "rvault-db", "scan-shownotes", scan
-    )
+    demo.stage("tracking-db", "import talks from the shownotes site", "rvault-db",
+               "scan-shownotes", scan)  # fmt: skip
 
-    def transcript() -> None:
+    def migrate() -> None:
+        report = demo.run("rvault-db", "migrate", db)
+        print(f"    schema {report['from_root_schema_version']} -> "
+              f"{report['to_root_schema_version']}: {len(report['changes'])} change(s), "
+              f"changed={report['changed']}")  # fmt: skip
+
+    demo.stage("tracking-db", "check the migration (a no-op on a new vault)", "rvault-db",
+               "migrate", migrate)  # fmt: skip
+
+
+def transcript_stages(demo: Demo) -> None:
+    vault, db = demo.vault, demo.db
+
+    def captions() -> None:
         vtt = vault / "transcripts" / f"{YOUTUBE_ID}.en.vtt"
-        result = demo.run(
-            "rvault-transcript", "vtt-cleanup", vtt, vault / "transcripts" / f"{YOUTUBE_ID}.txt"
-        )
+        out = vault / "transcripts" / f"{YOUTUBE_ID}.txt"
+        result = demo.run("rvault-transcript", "vtt-cleanup", vtt, out)
         print(f"    {result['word_count']} words, timing: {result['timing_status']['code']}")
-        verified = demo.run(
-            "rvault-transcript", "verify", vault / "transcripts" / f"{YOUTUBE_ID}.txt"
-        )
-        print(f"    verify: {json.dumps(verified.get('evidence', verified.get('ok')))[:200]}")
+        verified = demo.run("rvault-transcript", "verify", out)
+        print(f"    verify: ok={verified.get('ok')}")
 
-    demo.stage(
-        "transcript",
-        "import captions with timing and quality receipts",
-        "rvault-transcript",
-        "vtt-cleanup",
-        transcript,
-    )
+    demo.stage("transcript", "import the first talk's captions (timing + quality receipts)",
+               "rvault-transcript", "vtt-cleanup", captions)  # fmt: skip
+
+    def whisper() -> None:
+        speech = demo.home / "media" / f"{SPOKEN_ID}.wav"
+        sample_media.make_speech(speech)
+        out = vault / "transcripts" / f"{SPOKEN_ID}.txt"
+        result = demo.run(
+            "rvault-transcript", "fetch", SPOKEN_ID, "--audio", speech, "--out", out,
+            "--existing-source", "unknown", "--duration-seconds", f"{wav_seconds(speech):.2f}",
+        )  # fmt: skip
+        print(f"    Whisper ({result.get('language')}): {result.get('word_count')} words, "
+              f"source {result.get('transcript_source')}")  # fmt: skip
+        _, applied = demo.apply("rvault-db", "register-transcript", db,
+                                f"transcripts/{SPOKEN_ID}.txt", "--talk", SPOKEN_TALK,
+                                "--source", "whisper")  # fmt: skip
+        print(f"    registered for {SPOKEN_TALK}: {applied['durability_state']}")
+
+    demo.stage("transcript", "transcribe the second talk's speech with local Whisper",
+               "rvault-transcript", "fetch", whisper)  # fmt: skip
+
+
+def slide_stages(demo: Demo) -> None:
+    vault, db = demo.vault, demo.db
+
+    def deck() -> None:
+        out = vault / "pptx" / "quiet-slide.extraction.json"
+        out.parent.mkdir(exist_ok=True)
+        decks = demo.home / "decks"
+        result = demo.run("rvault-pptx", "extract", decks / "quiet-slide.pptx",
+                          "--out", out, "--source-root", decks)  # fmt: skip
+        extraction = json.loads(out.read_text())
+        ocr = sum(len(s["ocr_text"].split()) for s in extraction["per_slide_visual"])
+        print(f"    extraction v{result['schema_version']}: {result['slide_count']} slides, "
+              f"{ocr} word(s) recovered by OCR -> {demo.short(str(out))}")  # fmt: skip
+        _, applied = demo.apply("rvault-db", "record-deck", db, out, "--talk", TALK)
+        print(f"    pptx_catalog receipt recorded: {applied['durability_state']}")
+
+    demo.stage("pptx-evidence", "extract the native deck (with OCR) and record it",
+               "rvault-pptx", "extract", deck)  # fmt: skip
+
+    def video() -> None:
+        workdir = vault / "slides-rebuild" / YOUTUBE_ID
+        sample_media.make_video(workdir / f"{YOUTUBE_ID}.mp4")
+        region = ",".join(f"{v:.5f}" for v in sample_media.SLIDE_REGION)
+        manifest = demo.run(
+            "rvault-video", "extract", workdir / f"{YOUTUBE_ID}.mp4", workdir, YOUTUBE_ID,
+            "--vault-root", vault, "--region", region, "--region-verified",
+        )  # fmt: skip
+        print(f"    {manifest['unique_frame_count']} distinct slides "
+              f"(expected {len(sample_media.SLIDES)}); review_required="
+              f"{manifest['review_required']}")  # fmt: skip
+        path = workdir / f"{YOUTUBE_ID}.video-extraction.json"
+        verdict = demo.run("rvault-video", "validate", path, "--vault-root", vault,
+                           "--video-id", YOUTUBE_ID, "--require-trusted")  # fmt: skip
+        print(f"    manifest verdict: ok={verdict.get('ok')}, trusted={verdict.get('trusted')}")
+        demo.state["manifest"] = path
+
+    demo.stage("video-extraction", "recover slides from the recording (verified region)",
+               "rvault-video", "extract", video)  # fmt: skip
+
+    def promote() -> None:
+        result = demo.run("rvault-video", "promote", demo.state["manifest"],
+                          "--vault-root", vault)  # fmt: skip
+        local = result["slides_local_path"]
+        _, applied = demo.apply("rvault-db", "register-slides", db, local, "--talk", TALK)
+        print(f"    {local} promoted and recorded: {applied['durability_state']}")
+
+    if "manifest" in demo.state:
+        demo.stage("video-extraction", "promote the trusted slide PDF and record it",
+                   "rvault-video", "promote", promote)  # fmt: skip
+
+
+def batch_stages(demo: Demo) -> None:
+    vault, db = demo.vault, demo.db
 
     def normalize() -> None:
-        sha = _read_db(demo)["sha256"]
-        dry = demo.run("rvault-db", "queue", db, "normalize")
-        applied = demo.run(
-            "rvault-db", "queue", db, "normalize", "--apply", "--expected-sha256", sha
-        )
+        dry, applied = demo.apply("rvault-db", "queue", db, "normalize")
         print(f"    {dry['change_count']} capability change(s); {applied['durability_state']}")
 
     demo.stage("tracking-db", "derive source capabilities", "rvault-db", "queue", normalize)
 
-    def deck() -> None:
-        deck_path = demo.out / "decks" / "quiet-slide.pptx"
-        make_deck(deck_path)
-        out = vault / "pptx" / "quiet-slide.extraction.json"
-        out.parent.mkdir(exist_ok=True)
-        result = demo.run("rvault-pptx", "extract", deck_path, "--no-ocr", "--out", out)
-        where = _short(str(out), demo.out)
-        version, count = result["schema_version"], result["slide_count"]
-        print(f"    extraction v{version}: {count} slides -> {where}")
-
-    demo.stage("pptx-evidence", "extract the native deck", "rvault-pptx", "extract", deck)
-
-    def video() -> None:
-        workdir = vault / "slides-rebuild" / YOUTUBE_ID
-        make_video(workdir / f"{YOUTUBE_ID}.mp4")
-        manifest = demo.run(
-            "rvault-video",
-            "extract",
-            workdir / f"{YOUTUBE_ID}.mp4",
-            workdir,
-            YOUTUBE_ID,
-            "--vault-root",
-            vault,
-            "--region",
-            "0,0,1,1",
-            "--region-verified",
-        )
-        trusted = [
-            a["artifact_scope"]
-            for a in manifest["artifacts"]
-            if a["trusted_for_authored_slide_analysis"]
-        ]
-        print(f"    {manifest['unique_frame_count']} distinct slides; trusted artifacts: {trusted}")
-        state["manifest"] = workdir / f"{YOUTUBE_ID}.video-extraction.json"
-
-    demo.stage(
-        "video-extraction", "recover slides from the recording", "rvault-video", "extract", video
-    )
-
-    def validate_manifest() -> None:
-        result = demo.run(
-            "rvault-video",
-            "validate",
-            state["manifest"],
-            "--vault-root",
-            demo.vault,
-            "--video-id",
-            YOUTUBE_ID,
-            "--require-trusted",
-        )
-        print(f"    manifest verdict: ok={result.get('ok')}, trusted={result.get('trusted')}")
-
-    if "manifest" in state:
-        demo.stage(
-            "video-extraction",
-            "validate the manifest",
-            "rvault-video",
-            "validate",
-            validate_manifest,
-        )
-
     def catalog() -> None:
         result = demo.run("rvault-returns", "catalog")
-        state["fingerprint"] = result["fingerprint"]
-        print(
-            f"    {result['entry_count']} catalog entries, fingerprint {result['fingerprint'][:12]}"
-        )
+        demo.state["fingerprint"] = result["fingerprint"]
+        print(f"    {result['entry_count']} entries, fingerprint {result['fingerprint'][:12]}")
 
-    demo.stage(
-        "returns-persistence",
-        "fingerprint the pattern catalog",
-        "rvault-returns",
-        "catalog",
-        catalog,
-    )
+    demo.stage("returns-persistence", "fingerprint the pattern catalog", "rvault-returns",
+               "catalog", catalog)  # fmt: skip
 
     def claim() -> None:
-        extra = ["--catalog-fingerprint", state["fingerprint"]] if "fingerprint" in state else []
-        request = [
-            "rvault-db",
-            "queue",
-            db,
-            "claim",
-            "--run-id",
-            RUN_ID,
-            "--batch-id",
-            BATCH_ID,
-            "--now",
-            NOW,
-            "--talk",
-            TALK,
-            *extra,
-        ]
-        dry = demo.run(*request)
-        result = demo.run(*request, "--apply", "--expected-sha256", dry["input_sha256"])
-        print(f"    claimed: {json.dumps(result.get('claimed', result.get('talks', '')))[:200]}")
+        _, applied = demo.apply(
+            "rvault-db", "queue", db, "claim", "--run-id", RUN_ID, "--batch-id", BATCH_ID,
+            "--now", CLAIMED_AT, "--talk", TALK,
+            "--catalog-fingerprint", demo.state["fingerprint"],
+        )  # fmt: skip
+        members = [m.get("filename", m) for m in applied.get("members", [])]
+        print(f"    claimed {members} as {RUN_ID}/{BATCH_ID}; {applied['durability_state']}")
 
     demo.stage("tracking-db", "claim the talk for a worker", "rvault-db", "queue", claim)
 
     def scaffold() -> None:
-        skeleton = demo.run(
-            "rvault-returns", "scaffold", "--db", db, "--talk", TALK, "--vault-root", vault
-        )
-        path = demo.out / "worker-return.scaffold.json"
-        path.write_text(
-            json.dumps(skeleton.get("return", skeleton), indent=2, sort_keys=True) + "\n"
-        )
-        state["scaffold"] = path
-        print(f"    skeleton for the worker -> {_short(str(path), demo.out)}")
+        skeleton = demo.run("rvault-returns", "scaffold", "--db", db, "--talk", TALK,
+                            "--vault-root", vault)  # fmt: skip
+        path = demo.home / "worker" / "return.scaffold.json"
+        path.write_bytes(artifact_bytes(skeleton.get("return", skeleton)))
+        demo.state["scaffold"] = path
+        refused = demo.run("rvault-returns", "validate", path, "--db", db, "--vault-root", vault,
+                           expect_ok=False)  # fmt: skip
+        codes = sorted({e["code"] for r in refused.get("returns", []) for e in r["errors"]})
+        print(f"    skeleton -> {demo.short(str(path))}; refused until a worker fills it: {codes}")
 
-    demo.stage(
-        "returns-persistence", "scaffold the worker return", "rvault-returns", "scaffold", scaffold
-    )
+    demo.stage("returns-persistence", "scaffold the worker return", "rvault-returns",
+               "scaffold", scaffold)  # fmt: skip
 
     def validate() -> None:
-        report = demo.run(
-            "rvault-returns",
-            "validate",
-            state["scaffold"],
-            "--db",
-            db,
-            "--vault-root",
-            vault,
-            expect_ok=False,
-        )
-        returns = report.get("returns", [])
-        codes = sorted({e["code"] for r in returns for e in r.get("errors", [])})
-        print(
-            "    the unfilled skeleton is refused until a worker writes the analysis; "
-            f"error codes: {codes[:8]}{' ...' if len(codes) > 8 else ''}"
-        )
-
-    if "scaffold" in state:
-        demo.stage(
-            "returns-persistence",
-            "gate the (still empty) worker return",
-            "rvault-returns",
-            "validate",
-            validate,
-        )
-
-    def worker() -> None:
-        path = complete_with_worker_analysis(state["scaffold"], demo.out / "worker-return.json")
+        path = complete_with_worker_analysis(demo.state["scaffold"],
+                                             demo.home / "worker" / "returns.json")  # fmt: skip
         report = demo.run("rvault-returns", "validate", path, "--db", db, "--vault-root", vault)
-        state["completed"] = path
+        demo.state["returns"] = path
         generation = report["pattern_scoring_generations"][0]["status"]
-        print(f"    completed return passes the gate: {report['valid_count']} valid, {generation}")
+        print(f"    sample worker output passes the gate: {report['valid_count']} valid, "
+              f"scoring generation {generation}")  # fmt: skip
 
-    if "scaffold" in state:
-        demo.stage(
-            "returns-persistence",
-            "gate the worker's completed return",
-            "rvault-returns",
-            "validate",
-            worker,
-        )
+    if "scaffold" in demo.state:
+        demo.stage("returns-persistence", "gate the worker's completed return",
+                   "rvault-returns", "validate", validate)  # fmt: skip
 
     def persist() -> None:
-        stamp = "2026-11-30T13:00:00+00:00"  # the batch completion stamp, after the claim
-        report = demo.run(
-            "rvault-returns", "persist", db, state["completed"], "--run-date", stamp,
-            "--vault-root", vault,
-        )  # fmt: skip
+        report = demo.run("rvault-returns", "persist", db, demo.state["returns"],
+                          "--run-date", COMPLETED_AT, "--vault-root", vault)  # fmt: skip
         talk = report["talks"][0]
         baseline = report["current_adherence_baseline"]
-        print(
-            f"    {talk['filename']}: {talk['status']}, score {talk['pattern_score']}, "
-            f"receipt {talk['result_payload_sha256'][:12]}; {report['durability_state']}; "
-            f"baseline {baseline['raw_score_comparison_status']} "
-            f"({baseline['eligible_talk_count']} eligible)"
-        )
+        print(f"    {talk['filename']}: {talk['status']}, score {talk['pattern_score']}, "
+              f"receipt {talk['result_payload_sha256'][:12]}; {report['durability_state']}; "
+              f"baseline {baseline['raw_score_comparison_status']} "
+              f"({baseline['eligible_talk_count']} eligible)")  # fmt: skip
+        demo.state["persisted"] = True
 
-    if "completed" in state:
-        demo.stage(
-            "returns-persistence",
-            "persist the batch into the tracking database",
-            "rvault-returns",
-            "persist",
-            persist,
-        )
+    if "returns" in demo.state:
+        demo.stage("returns-persistence", "persist the batch into the tracking database",
+                   "rvault-returns", "persist", persist)  # fmt: skip
 
-    def render() -> None:
-        demo.run("rvault-analysis", "write", db)
 
-    demo.stage(
-        "analysis-writer", "render the analysis Markdown", "rvault-analysis", "write", render
-    )
+def render_stages(demo: Demo) -> None:
+    vault, db = demo.vault, demo.db
+
+    def write() -> None:
+        report = demo.run("rvault-analysis", "write", demo.state["returns"],
+                          vault / "analyses", "--db", db)  # fmt: skip
+        written = [entry["path"] for entry in report.get("written", [])]
+        demo.state["analyses"] = written
+        print(f"    written: {written}; skipped: {report.get('skipped', [])}")
+
+    if demo.state.get("persisted"):
+        demo.stage("analysis-writer", "render the receipt-bound analysis Markdown",
+                   "rvault-analysis", "write", write)  # fmt: skip
+
+    def site() -> None:
+        out = demo.home / "report"
+        report = demo.run("rvault-analysis", "site", out, "--db", db, "--vault-root", vault)
+        demo.state["site"] = out / "index.html"
+        print(f"    {len(report.get('written', report.get('pages', [])))} file(s) -> "
+              f"{demo.short(str(out))}/index.html")  # fmt: skip
+
+    demo.stage("analysis-writer", "render the vault report (static HTML)", "rvault-analysis",
+               "site", site)  # fmt: skip
+
+
+def print_vault(demo: Demo) -> None:
+    """What the vault now holds, through the owner's status view."""
+    if not demo.has("rvault-db", "status"):
+        return
+    print("\nThe vault now holds")
+    result = subprocess.run(
+        [str(BIN / "rvault-db"), "status", str(demo.db), "--format", "table"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    print("  " + result.stdout.rstrip().replace("\n", "\n  "))
+    for path in demo.state.get("analyses", []):
+        print(f"  analysis: {demo.vault / path}")
+    if "site" in demo.state:
+        print(f"  vault report: {demo.state['site']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--vault", type=Path, default=ROOT / "demo-vault",
+                        help="demo directory to create (default ./demo-vault)")  # fmt: skip
+    args = parser.parse_args(argv)
+    demo = Demo(args.vault.resolve())
+    prepare_home(demo.home)
+    print(f"rhetoric-vault demo in {demo.home} (vault root {demo.vault})")
+    try:
+        for stages in (vault_stages, transcript_stages, slide_stages, batch_stages,
+                       render_stages):  # fmt: skip
+            stages(demo)
+    except StageFailed as failure:
+        print(f"\nDEMO FAILED: {failure}", file=sys.stderr)
+        return 1
+    print("\nStages")
+    for line in demo.built:
+        print(f"  done           {line}")
+    for line in demo.missing:
+        print(f"  not built yet  {line}")
+    print_vault(demo)
+    return 0
 
 
 if __name__ == "__main__":

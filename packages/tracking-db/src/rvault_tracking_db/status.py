@@ -74,7 +74,9 @@ def _transcript(
     report = api.read_evidence(vault_root / path, owner=owner)
     if report.transcript_status != "valid":
         state = report.transcript_status
-    elif report.quality.status == "missing":
+    elif report.quality.status == "missing" or report.quality.code == "owner_context_missing":
+        # a receipt bound to media the database does not name (local Whisper on
+        # the speaker's own recording) is not invalid: nothing here can check it
         state = "unverified"
     else:
         state = "valid" if report.quality.usable else "invalid"
