@@ -183,3 +183,40 @@ def test_a_v1_return_replays_additively_and_closes_as_v2(vault: Any) -> None:
     assert row["merge_contract"] == "legacy_additive"
     assert "legacy_empty_value_ignored" in {w["code"] for w in row["warnings"]}
     assert "legacy_unbaselineable" in {w["code"] for w in row["warnings"]}
+
+
+def test_a_v3_replay_replaces_observations_and_infers_a_unique_comparison_group(
+    vault: Any,
+) -> None:
+    db, name = vault
+    _legacy_claim(db, 3)
+    ret = fill_return(db, name, version=3)
+    po = ret["pattern_observations"]
+    for pid in ("progressive-reveal", "reading-the-slides"):
+        po["patterns_detected" if pid == "progressive-reveal" else "antipatterns_detected"].append(
+            {
+                "pattern_id": pid,
+                "confidence": "moderate",
+                "evidence_source": "source_comparison",
+                "evidence": "Deck and rendered pages compared (saved v3 artifact).",
+                "evidence_citations": [],
+            }
+        )
+    po["pattern_score"] = {
+        "patterns_used": len(po["patterns_detected"]),
+        "antipatterns_detected": len(po["antipatterns_detected"]),
+        "score": len(po["patterns_detected"]) - len(po["antipatterns_detected"]),
+    }
+    report = _run(db, [ret])
+    reasons = report["talks"][0]["pattern_scoring_generation"]["reasons"]
+    assert "comparison_group_ambiguous:reading-the-slides" in reasons  # two groups qualify
+    assert "comparison_group_ambiguous:progressive-reveal" not in reasons
+    stored = read_talk(db, name)["pattern_observations"]
+    rows = {
+        r["pattern_id"]: r for r in stored["patterns_detected"] + stored["antipatterns_detected"]
+    }
+    assert rows["progressive-reveal"]["evidence_sources_used"] == ["native_deck", "static_slides"]
+    assert "evidence_sources_used" not in rows["reading-the-slides"]
+    assert rows["narrative-arc"]["evidence_citations"] == []  # the legacy empty-citation marker
+    assert "evidence_schema_version" not in stored  # legacy detections never acquire it
+    assert read_talk(db, name)["pattern_score"] == po["pattern_score"]["score"]

@@ -201,6 +201,8 @@ def merge_processed(
             result.merged.add("pattern_observations")
     else:
         _snapshot(result, ret)
+        if observations is None and isinstance(ret.get("pattern_observations"), dict):
+            observations = copy.deepcopy(ret["pattern_observations"])  # v2/v3: as returned
         if observations is not None:
             result.talk["pattern_observations"] = observations
             result.merged.add("pattern_observations")

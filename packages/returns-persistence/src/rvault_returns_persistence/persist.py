@@ -37,6 +37,7 @@ from rvault_returns_persistence.catalog import Catalog, load_catalog
 from rvault_returns_persistence.checks_inspection import check_inspection
 from rvault_returns_persistence.database import Database, database_error, from_read
 from rvault_returns_persistence.issues import Collector
+from rvault_returns_persistence.legacy_comparison import infer_groups
 from rvault_returns_persistence.merge import MergeResult, merge_processed
 from rvault_returns_persistence.validator import (
     iter_batch,
@@ -281,6 +282,9 @@ class _Persister:
                 member.talk, member.ret, version=member.version, observations=observations
             )
             stamp_citations(result.talk)
+            legacy = result.talk.get("pattern_observations")
+            if member.version < 4 and isinstance(legacy, dict):
+                infer_groups(self.catalog, legacy)  # only where exactly one group qualifies
             result.talk["processed_date"] = stamp
             result.merged.add("processed_date")
             self._generation(result, member)

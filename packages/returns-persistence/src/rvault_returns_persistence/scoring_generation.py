@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from rvault_returns_persistence.catalog import Catalog
+from rvault_returns_persistence.legacy_comparison import ambiguity_reasons
+
 CURRENT = "current"
 LEGACY = "legacy_unbaselineable"
 NOT_APPLICABLE = "not_applicable"
@@ -28,7 +31,9 @@ def _has_uncited_detection(ret: dict[str, Any]) -> bool:
     return False
 
 
-def generation(ret: Any, version: int | None, status: Any, valid: bool) -> dict[str, Any]:
+def generation(
+    ret: Any, version: int | None, status: Any, valid: bool, catalog: Catalog | None = None
+) -> dict[str, Any]:
     if isinstance(status, str) and status.startswith("skipped_"):
         return {"status": NOT_APPLICABLE, "reasons": []}
     reasons: set[str] = set()
@@ -44,6 +49,8 @@ def generation(ret: Any, version: int | None, status: Any, valid: bool) -> dict[
                 reasons.add("legacy_uncited_detections")
         if version == 4:
             reasons.add("applicability_assessments_absent")
+        if catalog is not None:
+            reasons |= ambiguity_reasons(catalog, ret, version)
     if not reasons:
         return {"status": CURRENT, "reasons": []}
     return {"status": LEGACY, "reasons": sorted(reasons)}

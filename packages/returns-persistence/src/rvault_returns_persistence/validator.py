@@ -212,7 +212,7 @@ def validate_return(
 
     def done() -> Result:
         ordered = sorted(set(issues.items))
-        gen = scoring_generation.generation(ret, version, status, not ordered)
+        gen = scoring_generation.generation(ret, version, status, not ordered, catalog)
         return Result(path, filename, version, status, ordered, gen)
 
     if filename is None:
@@ -404,7 +404,9 @@ def validate_batch(
                     path, "batch_key_mismatch", "an object batch is keyed by each return's filename"
                 ),
             ]
-            generation = scoring_generation.generation(ret, result.version, result.status, False)
+            generation = scoring_generation.generation(
+                ret, result.version, result.status, False, catalog
+            )
             result = Result(
                 path, result.filename, result.version, result.status, issues, generation
             )
