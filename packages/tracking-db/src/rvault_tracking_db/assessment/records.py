@@ -13,26 +13,17 @@ from typing import Any
 
 from rvault_contracts.canonical import is_sha256_hex
 
-from rvault_tracking_db.assessment import checks
+from rvault_tracking_db.assessment import checks, shapes
 from rvault_tracking_db.assessment.model import Issues, child, is_int, json_type
 
-QR_VERSIONS = (1, 2)
-QR_SHORTENERS = ("bitly", "rebrandly", "none", "mcp_preresolved")
-QR_PATH_ROOTS = ("deck_dir", "cwd", "absolute")
+QR = "db-qr-code"
+QR_VERSIONS = shapes.versions(QR)
+QR_SHORTENERS = shapes.enum(QR, 2, "shortener")
+QR_PATH_ROOTS = shapes.enum(QR, 2, "artifacts", "items", "path_root")
 BG_HEX_RE = re.compile(r"^[0-9a-f]{6}$")
 DIMENSIONS_RE = re.compile(r"^[1-9][0-9]*x[1-9][0-9]*$")
 
-_QR_V1_FIELDS = (
-    "talk_slug",
-    "target_url",
-    "shortener",
-    "short_path",
-    "short_url",
-    "shortener_link_id",
-    "qr_png_rel_path",
-    "created_at",
-    "updated_at",
-)
+_QR_V1_FIELDS = shapes.optional(QR, 1)  # every v1 field but talk_slug (the only required one)
 
 
 def assess_qr(record: Any, path: str, issues: Issues, *, missing_version: int | None) -> None:
@@ -46,8 +37,8 @@ def assess_qr(record: Any, path: str, issues: Issues, *, missing_version: int | 
             record,
             path,
             issues,
-            required=("talk_slug",),
-            optional=("schema_version", *_QR_V1_FIELDS),
+            required=shapes.required(QR, 1),
+            optional=_QR_V1_FIELDS,
             what="qr_codes v1",
         )
     else:
@@ -55,7 +46,7 @@ def assess_qr(record: Any, path: str, issues: Issues, *, missing_version: int | 
             record,
             path,
             issues,
-            required=("schema_version", *_QR_V1_FIELDS, "artifacts"),
+            required=shapes.required(QR, 2),
             what="qr_codes v2",
         )
     checks.check_nonempty_string(record, "talk_slug", path, issues)
@@ -84,7 +75,7 @@ def _assess_qr_artifacts(record: dict[str, Any], path: str, issues: Issues) -> N
             artifact,
             ipath,
             issues,
-            required=("path", "path_root", "sha256", "bg_hex"),
+            required=shapes.required(QR, 2, "properties", "artifacts", "items"),
             what="QR artifact",
         )
         checks.check_nonempty_string(artifact, "path", ipath, issues)
@@ -122,7 +113,7 @@ def assess_resource(record: Any, path: str, issues: Issues, *, missing_version: 
         issues,
         missing=missing_version,
         name="resources",
-        required=("talk_slug", "item_count", "category_breakdown"),
+        required=shapes.required("db-resource", 1),
     ):
         return
     checks.check_nonempty_string(record, "talk_slug", path, issues)
@@ -153,17 +144,7 @@ def resource_sum_problem(record: dict[str, Any]) -> str | None:
     return None
 
 
-_THUMBNAIL_OPTIONAL = (
-    "youtube_url",
-    "source_slide_num",
-    "speaker_photo_used",
-    "thumbnail_path",
-    "shownotes_thumbnail_path",
-    "dimensions",
-    "file_size_kb",
-    "created_at",
-    "approved",
-)
+_THUMBNAIL_OPTIONAL = shapes.optional("db-thumbnail", 1)
 
 
 def assess_thumbnail(
@@ -175,7 +156,7 @@ def assess_thumbnail(
         issues,
         missing=missing_version,
         name="thumbnails",
-        required=("talk_slug",),
+        required=shapes.required("db-thumbnail", 1),
         optional=_THUMBNAIL_OPTIONAL,
     ):
         return
@@ -213,8 +194,8 @@ def assess_confirmed_intent(
         issues,
         missing=missing_version,
         name="confirmed_intents",
-        required=("pattern", "intent"),
-        optional=("rule", "note"),
+        required=shapes.required("db-confirmed-intent", 1),
+        optional=shapes.optional("db-confirmed-intent", 1),
     ):
         return
     checks.check_nonempty_string(record, "pattern", path, issues)
@@ -223,51 +204,35 @@ def assess_confirmed_intent(
         checks.check_type(record, key, path, issues, ("string", "null"))
 
 
-GOAL_KINDS = ("antipattern", "underuse", "pacing", "other")
-GOAL_STATUSES = ("active", "improving", "achieved", "stalled", "regressed", "retired")
-GOAL_VERIFICATION_STATES = ("pending", "current", "needs_rebaseline", "unverifiable")
+GOAL = "db-improvement-goal"
+GOAL_KINDS = shapes.enum(GOAL, 2, "kind")
+GOAL_STATUSES = shapes.enum(GOAL, 2, "status")
+GOAL_VERIFICATION_STATES = shapes.enum(GOAL, 2, "verification_state")
 GOAL_LANES = {
     "antipattern": "pattern_scoring",
     "underuse": "pattern_scoring",
     "pacing": "pacing",
     "other": "independent",
 }
-_GOAL_FIELDS = (
-    "id",
-    "issue",
-    "kind",
-    "antipattern_id",
-    "metric",
-    "baseline_value",
-    "target",
-    "set_date",
-    "set_by",
-    "status",
-    "current_value",
-    "last_checked",
-    "checked_by",
-    "verification_state",
-    "verification_reasons",
-    "supersedes_goal_id",
-)
 
 
 def assess_goal(record: Any, path: str, issues: Issues, *, missing_version: int | None) -> None:
     version = checks.record_version(
-        record, path, (1, 2), issues, missing=missing_version, what="improvement_goals record"
+        record,
+        path,
+        shapes.versions(GOAL),
+        issues,
+        missing=missing_version,
+        what="improvement_goals record",
     )
     if version is None:
         return
-    optional = ["schema_version", *_GOAL_FIELDS]
-    required = ["id", "issue", "kind", "status"]
-    if version == 2:
-        required.append("baseline_provenance")
     checks.closed_fields(
         record,
         path,
         issues,
-        required=required,
-        optional=optional,
+        required=shapes.required(GOAL, version),
+        optional=shapes.optional(GOAL, version),
         what=f"improvement_goals v{version}",
     )
     checks.check_nonempty_string(record, "id", path, issues)
@@ -362,8 +327,9 @@ def _assess_provenance(provenance: Any, kind: Any, path: str, issues: Issues) ->
         )
 
 
-SOURCE_REJECTION_TYPES = ("video", "slides")
-SOURCE_REJECTION_REASONS = ("non_delivery_clip", "wrong_delivery", "unrelated_recording")
+REJECTION = "db-source-rejection"
+SOURCE_REJECTION_TYPES = shapes.enum(REJECTION, 1, "source_type")
+SOURCE_REJECTION_REASONS = shapes.enum(REJECTION, 1, "reason")
 
 
 def assess_source_rejection(
@@ -375,7 +341,7 @@ def assess_source_rejection(
         issues,
         missing=missing_version,
         name="source_rejections",
-        required=("source_type", "url", "reason", "evidence", "verified_at"),
+        required=shapes.required(REJECTION, 1),
     ):
         return
     checks.check_enum(record, "source_type", path, issues, SOURCE_REJECTION_TYPES)

@@ -17,34 +17,28 @@ from typing import Any
 
 from rvault_contracts.canonical import is_sha256_hex
 
+from rvault_tracking_db.assessment import shapes
 from rvault_tracking_db.queue.baseline import baseline_issues
 from rvault_tracking_db.queue.issues import Issue, is_int, is_nonempty_str, jp
 from rvault_tracking_db.queue.timestamps import parse_aware
 
-CLAIM_VERSIONS = (1, 2, 3, 4, 5)
-CURRENT_CLAIM_VERSION = 5
+# Versions, states, statuses and per-state field sets are the queue-claim
+# schemas' (assessment.shapes); this module keeps the rules that compare fields.
+CLAIM = "queue-claim"
+CLAIM_VERSIONS = shapes.versions(CLAIM)
+CURRENT_CLAIM_VERSION = max(CLAIM_VERSIONS)
 CURRENT_RETURN_VERSION = 5
 
 STATE_CLAIMED = "claimed"
 STATE_RELEASED = "released"
 STATE_COMPLETED = "completed"
-STATES = (STATE_CLAIMED, STATE_RELEASED, STATE_COMPLETED)
+STATES = shapes.enum(CLAIM, CURRENT_CLAIM_VERSION, "state")
 
-CLAIMABLE_STATUSES = ("pending", "needs-reprocessing")
+CLAIMABLE_STATUSES = shapes.enum(CLAIM, CURRENT_CLAIM_VERSION, "previous_status")
 INFLIGHT_STATUS = "reprocessing-inflight"
-RESULT_STATUSES = (
-    "processed",
-    "processed_partial",
-    "skipped_no_sources",
-    "skipped_download_failed",
-    "skipped_duplicate",
-)
+RESULT_STATUSES = shapes.enum(CLAIM, CURRENT_CLAIM_VERSION, "result_status")
 RELEASE_REASON_RECOVERED = "recovered"
 
-_BASE = frozenset(
-    {"run_id", "batch_id", "claimed_at", "previous_status", "reprocess_generation", "state"}
-)
-_RELEASE = frozenset({"released_at", "release_reason"})
 SUFFIX_FIELDS = ("released_at", "release_reason", "result_status", "result_payload_sha256")
 # Which claim version authorizes which return version / carries which baseline version.
 RETURN_VERSION = {3: 3, 4: 4, 5: 5}
@@ -67,26 +61,28 @@ def is_supported(claim: object) -> bool:
     return version in CLAIM_VERSIONS
 
 
+def _state_rule(version: int, state: str) -> dict[str, Any]:
+    """The ``then`` the schema applies to a claim in ``state`` (empty when none)."""
+    for entry in shapes.schema(CLAIM, version).get("allOf", ()):
+        condition = entry.get("if", {}).get("properties", {}).get("state", {})
+        if condition.get("const") == state:
+            return entry.get("then", {})
+    return {}
+
+
 @lru_cache(maxsize=64)
 def allowed_fields(version: int, state: str) -> frozenset[str]:
-    fields = set(_BASE) | {"schema_version"}
-    if version >= 3:
-        fields |= {"required_return_schema_version", "adherence_baseline"}
-    if state in (STATE_RELEASED, STATE_COMPLETED):
-        fields |= _RELEASE
-    if state == STATE_COMPLETED:
-        fields.add("result_status")
-        if version >= 2:
-            fields.add("result_payload_sha256")
-    return frozenset(fields)
+    """The schema's properties less those it forbids in ``state`` (e.g. the release suffix)."""
+    rule = _state_rule(version, state)
+    forbidden = {name for alt in rule.get("not", {}).get("anyOf", ()) for name in alt["required"]}
+    return shapes.properties(CLAIM, version) - forbidden
 
 
 @lru_cache(maxsize=64)
 def required_fields(version: int, state: str) -> frozenset[str]:
-    fields = allowed_fields(version, state)
-    if version == 1:
-        fields = fields - {"schema_version"}
-    return fields
+    """The schema's required fields plus those ``state`` requires."""
+    rule = _state_rule(version, state)
+    return frozenset(shapes.required(CLAIM, version)) | frozenset(rule.get("required", ()))
 
 
 def claim_issues(claim: object, *, path: str = "$", filename: str | None = None) -> list[Issue]:

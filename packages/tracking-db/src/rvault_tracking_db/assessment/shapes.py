@@ -1,0 +1,75 @@
+"""Record shapes as the contract schemas state them, read through the registry.
+
+Field sets, enums and versions are written once, in the registered JSON
+Schemas; the owner assessment and the queue's claim validator take them from
+here instead of restating them, and keep in Python only the rules that
+compare fields (counts that must sum, a path that mirrors another, lanes
+that follow a kind, timestamps in order). Adding a field to a record is then
+one schema edit plus its conformance cases.
+
+Only the schema *files* are read (package data of ``rvault_contracts``, with
+the standard library's JSON decoder: they are the toolkit's own trusted
+files): importing ``rvault_contracts.schemas`` would pull jsonschema into
+every ``rvault-db read`` and into the light public ``api``.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+
+@cache
+def _registry() -> dict[str, Any]:
+    text = resources.files("rvault_contracts").joinpath("registry.json").read_text("utf-8")
+    return json.loads(text)["artifacts"]
+
+
+@cache
+def schema(artifact: str, version: int) -> dict[str, Any]:
+    """The registered schema of ``artifact`` version ``version``."""
+    relative = _registry()[artifact]["versions"][str(version)]
+    path = resources.files("rvault_contracts").joinpath("schemas").joinpath(relative)
+    return json.loads(path.read_text("utf-8"))
+
+
+def _node(artifact: str, version: int, path: tuple[str, ...]) -> dict[str, Any]:
+    node = schema(artifact, version)
+    for key in path:
+        node = node[key]
+    return node
+
+
+@cache
+def required(artifact: str, version: int, *path: str) -> tuple[str, ...]:
+    """The schema's ``required`` list (at ``path`` inside it), in its order."""
+    return tuple(_node(artifact, version, path).get("required", ()))
+
+
+@cache
+def optional(artifact: str, version: int, *path: str) -> tuple[str, ...]:
+    """Declared properties that are not required (sorted)."""
+    node = _node(artifact, version, path)
+    return tuple(sorted(set(node.get("properties", {})) - set(node.get("required", ()))))
+
+
+@cache
+def properties(artifact: str, version: int, *path: str) -> frozenset[str]:
+    return frozenset(_node(artifact, version, path).get("properties", {}))
+
+
+@cache
+def enum(artifact: str, version: int, *path: str) -> tuple[Any, ...]:
+    """The ``enum`` of the property at ``path`` (``properties`` steps implied;
+    ``items`` steps into an array's item schema)."""
+    node = schema(artifact, version)
+    for key in path:
+        node = node["items"] if key == "items" else node["properties"][key]
+    return tuple(node["enum"])
+
+
+def versions(artifact: str) -> tuple[int, ...]:
+    """Every registered version of ``artifact``, ascending."""
+    return tuple(sorted(int(v) for v in _registry()[artifact]["versions"]))
