@@ -325,3 +325,38 @@ def test_failed_first_commit_removes_the_directory_it_created(batch: Batch) -> N
         write_analyses(WriteRequest(batch.returns_path, batch.outdir, batch.db, fault=fail))
     assert failed.value.code == "bundle_rolled_back"
     assert not batch.outdir.exists()
+
+
+def test_unwritable_output_directory_is_refused(snapshot_tree: Callable[[Path], dict]) -> None:
+    """A real permission check: as root the CLI runs as ``nobody`` (setpriv), else as is."""
+    import json
+    import subprocess
+    import sys
+    import tempfile
+
+    from rvault_testkit.plugin import console_script
+
+    root = Path(tempfile.mkdtemp(prefix="aw-unwritable-", dir="/tmp"))
+    try:
+        root.chmod(0o755)
+        batch = completed_batch(root)
+        for path in [root, *root.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        (batch.outdir / A).write_bytes(b"kept\n")
+        (batch.outdir / A).chmod(0o644)
+        batch.outdir.chmod(0o555)
+        argv = [console_script("rvault-analysis"), "write", str(batch.returns_path)]
+        argv += [str(batch.outdir), "--db", str(batch.db)]
+        if os.geteuid() == 0:
+            argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *argv]
+        before = snapshot_tree(root)
+        done = subprocess.run(argv, capture_output=True, check=False, cwd="/", env={
+            "PATH": os.environ.get("PATH", ""), "HOME": "/tmp"})  # fmt: skip
+        assert done.returncode == 2, (done.stdout, done.stderr, sys.executable)
+        assert json.loads(done.stdout)["error"]["code"] == "output_directory_unwritable"
+        assert snapshot_tree(root) == before
+    finally:
+        for path in [root, *root.rglob("*")]:
+            if path.is_dir() and not path.is_symlink():
+                path.chmod(0o755)
+        shutil.rmtree(root)
