@@ -61,6 +61,7 @@ class Writer:
     bundle: tuple[str, str] | None = None  # (directory, lock target) relative to the vault
     backup: bool = False
     hash_bound: bool = True
+    build: Callable[[Path], Path] = _vault.build
 
 
 def _db(vault: Path) -> Path:
@@ -162,6 +163,64 @@ def prepare_pptx(vault: Path) -> list[str]:
     )
 
 
+def _returns_vault(vault: Path, *, persisted: bool) -> Path:
+    """The conformance suite's real batch (transcripts, claim, completed returns)."""
+    import sys
+
+    sys.path.insert(0, str(_vault.ROOT / "conformance"))
+    import _persist_producer as producer
+
+    if persisted:
+        db, _, _ = producer.persisted_vault(vault.parent)
+        return db.parent
+    from _queue_producer import claim
+    from _returns_producer import completed_return
+    from _support import write_current_database
+    from rvault_returns_persistence.catalog import load_catalog
+
+    talks = []
+    for name in producer.NAMES:
+        path = producer.owner_transcript(vault, name.removesuffix(".md"))
+        talks.append(
+            {"schema_version": 5, "filename": name, "status": "pending", "transcript_path": path}
+        )
+    db = write_current_database(vault, talks)
+    claim(db, producer.CLAIMED_AT, extra=("--catalog-fingerprint", load_catalog().fingerprint))
+    returns = []
+    for n, name in enumerate(producer.NAMES, start=3):
+        ret = completed_return(db, name)
+        for lane in ("patterns_detected", "applicability_assessments"):
+            for row in ret["pattern_observations"][lane]:
+                for citation in row["evidence_citations"]:
+                    citation["quote"] = f"in part {n} of the talk"
+        returns.append(ret)
+    (vault.parent / "returns.json").write_text(json.dumps(returns, indent=2))
+    return vault
+
+
+def prepare_persist(vault: Path) -> list[str]:
+    import _persist_producer as producer
+
+    return command(
+        "rvault-returns",
+        "persist",
+        _db(vault),
+        vault.parent / "returns.json",
+        "--run-date",
+        producer.RUN_DATE,
+    )
+
+
+def prepare_analysis_write(vault: Path) -> list[str]:
+    outdir = vault / "analyses"
+    outdir.mkdir()
+    for name in ("2024-01-01-a.md", "2024-02-01-b.md"):
+        (outdir / name).write_text(f"# an earlier hand-written analysis of {name}\n")
+    return command(
+        "rvault-analysis", "write", vault.parent / "returns.json", outdir, "--db", _db(vault)
+    )
+
+
 WRITERS = [
     Writer("mutate-apply", prepare_mutate),
     Writer("migrate-apply", prepare_migrate, backup=True),
@@ -183,6 +242,18 @@ WRITERS = [
         hash_bound=False,
     ),
     Writer("pptx-extract-out", prepare_pptx, hash_bound=False),
+    Writer(
+        "returns-persist",
+        prepare_persist,
+        build=lambda vault: _returns_vault(vault, persisted=False),
+    ),
+    Writer(
+        "analysis-write",
+        prepare_analysis_write,
+        bundle=("analyses", "analyses/.rvault-analysis"),
+        hash_bound=False,
+        build=lambda vault: _returns_vault(vault, persisted=True),
+    ),
 ]
 
 
@@ -226,7 +297,7 @@ def backups(vault: Path) -> dict[str, bytes]:
 def test_writer_survives_kills_at_write_path_syscalls(
     writer: Writer, tmp_path: Path, record_property: Callable[[str, object], None]
 ) -> None:
-    vault = _vault.build(tmp_path / "vault")
+    vault = writer.build(tmp_path / "vault")
     argv = writer.prepare(vault)
     pristine = tmp_path / "pristine"
     shutil.copytree(vault, pristine, symlinks=True)
@@ -287,10 +358,14 @@ def check_run(
         except json.JSONDecodeError:
             return f"stdout is not one JSON document: {killed.stdout[:200]!r}"
     state = tree_bytes(vault)
-    if sig == signal.SIGKILL and writer.bundle is not None and state not in (old, new):
+    if sig == signal.SIGKILL and writer.bundle is not None:
+        # What the next writer of the bundle does first, under the bundle's lock.
         directory, lock_target = writer.bundle
+        torn = state not in (old, new)
         settled = recover_bundle(vault / directory, vault / lock_target)
-        outcomes[f"bundle_settled_{settled['action'] if settled else 'nothing'}"] += 1
+        if settled or torn:
+            action = settled["action"] if settled else "nothing"
+            outcomes[f"bundle_{'torn' if torn else 'whole'}_settled_{action}"] += 1
         state = tree_bytes(vault)
     if state == new:
         generation = "new"

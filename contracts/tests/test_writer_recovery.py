@@ -389,3 +389,60 @@ def test_too_many_links_on_the_backup_is_an_io_error_not_a_symlink(
         install(db, b"two\n", expected=read_snapshot(db), backup_dir=tmp_path / ".backups")
     assert refused.value.code == "io_error"
     assert db.read_bytes() == b"one\n"
+
+
+ENTRY_STEPS = [
+    "entries_before_recheck",
+    "entries_before_install:a.md",
+    "entries_after_backup:a.md",
+    "entries_after_install:a.md",
+    "entries_after_backup:b.md",
+    "entries_after_install:b.md",
+    "entries_after_install:c.md",
+    "entries_before_verify",
+    "entries_before_dir_fsync",
+]
+
+
+@pytest.mark.parametrize("step", ENTRY_STEPS)
+def test_sigkill_at_every_replace_entries_step_is_settled(tmp_path: Path, step: str) -> None:
+    from rvault_contracts.writer import read_entry, replace_entries
+
+    directory = tmp_path / "analyses"
+    directory.mkdir()
+    (directory / "a.md").write_bytes(b"old a\n")
+    outside = tmp_path / "outside.md"
+    outside.write_bytes(b"a person's own file\n")
+    (directory / "b.md").symlink_to(outside)
+    bodies = {"a.md": b"new a\n", "b.md": b"new b\n", "c.md": b"new c\n"}
+    lock_target = directory / ".lock-target"
+
+    def entries() -> dict[str, tuple[str, bytes | str | None]]:
+        out: dict[str, tuple[str, bytes | str | None]] = {}
+        for name in bodies:
+            entry = read_entry(directory, name)
+            out[name] = (entry.kind, entry.link if entry.kind == "symlink" else entry.data)
+        return out
+
+    old = entries()
+    new = {name: ("file", data) for name, data in bodies.items()}
+    expected = {name: read_entry(directory, name) for name in bodies}
+
+    def work() -> None:
+        replace_entries(
+            directory, bodies, expected=expected, lock_target=lock_target, fault=kill_at(step)
+        )
+
+    status = run_killed(work)
+    assert os.WIFSIGNALED(status)
+    recover_bundle(directory, lock_target)
+    settled = entries()
+    assert settled in (old, new), settled
+    assert outside.read_bytes() == b"a person's own file\n"  # the link was never followed
+    if settled == old:
+        assert (directory / "b.md").is_symlink()
+    # The next run of the writer sweeps what the dead one staged and lands.
+    again = {name: read_entry(directory, name) for name in bodies}
+    replace_entries(directory, bodies, expected=again, lock_target=lock_target)
+    assert entries() == new
+    assert [p.name for p in directory.iterdir() if p.name.startswith(".")] == [".lock-target.lock"]

@@ -1260,9 +1260,28 @@ def _journal_name(lock_target: Path) -> str:
     return f".{lock_target.name}.bundle-journal"
 
 
-def _sha_at(dir_fd: int, name: str, shown: str) -> str | None:
+def _state_at(dir_fd: int, name: str, shown: str) -> str:
+    """``missing``, ``file:<sha256>`` or ``symlink:<text>`` for one entry (never followed)."""
+    try:
+        st = _stat_name(dir_fd, name)
+        if st is not None and stat.S_ISLNK(st.st_mode):
+            return "symlink:" + os.readlink(name, dir_fd=dir_fd)
+    except OSError as exc:
+        raise _os_error(exc, "cannot inspect", shown) from exc
     current = _read_current(dir_fd, name, shown)
-    return None if current.data is None else _sha256(current.data)
+    return "missing" if current.data is None else "file:" + _sha256(current.data)
+
+
+def _prior_state(entry: Mapping[str, Any]) -> str:
+    if entry.get("prior_link") is not None:
+        return "symlink:" + entry["prior_link"]
+    sha = entry["prior_sha256"]
+    return "missing" if sha is None else "file:" + sha
+
+
+def _new_state(entry: Mapping[str, Any]) -> str:
+    sha = entry["new_sha256"]
+    return "missing" if sha is None else "file:" + sha
 
 
 def _write_journal(dir_fd: int, journal: str, body: dict[str, Any], shown: str) -> None:
@@ -1303,7 +1322,7 @@ def _journal_entries(body: Any, shown: str) -> list[dict[str, Any]]:
     for entry in entries:
         if not isinstance(entry, dict):
             raise bad("entry is not an object")
-        for key in ("name", "prior_sha256", "new_sha256", "staged", "rollback"):
+        for key in ("name", "prior_sha256", "new_sha256", "staged", "rollback", "prior_link"):
             value = entry.get(key)
             if value is not None and not isinstance(value, str):
                 raise bad(f"field {key} is not a string")
@@ -1335,21 +1354,21 @@ def _settle_journal(dir_fd: int, journal: str, shown_dir: str) -> dict[str, Any]
             "bundle_journal_invalid", f"bundle journal is not strict JSON: {exc.message}", shown
         ) from None
     entries = _journal_entries(body, shown)
-    now = {e["name"]: _sha_at(dir_fd, e["name"], f"{shown_dir}/{e['name']}") for e in entries}
-    complete = all(now[e["name"]] == e["new_sha256"] for e in entries)
+    now = {e["name"]: _state_at(dir_fd, e["name"], f"{shown_dir}/{e['name']}") for e in entries}
+    complete = all(now[e["name"]] == _new_state(e) for e in entries)
     restore: list[dict[str, Any]] = []
     if not complete:
         conflicts = []
         for entry in entries:
-            current = now[entry["name"]]
-            if current == entry["prior_sha256"]:
+            current, prior = now[entry["name"]], _prior_state(entry)
+            if current == prior:
                 continue
-            if current != entry["new_sha256"]:
+            if current != _new_state(entry):
                 conflicts.append(f"{entry['name']}: holds neither the old nor the new bytes")
                 continue
-            if entry["prior_sha256"] is not None:
+            if prior != "missing":
                 copy = entry["rollback"]
-                if copy is None or _sha_at(dir_fd, copy, shown) != entry["prior_sha256"]:
+                if copy is None or _state_at(dir_fd, copy, shown) != prior:
                     conflicts.append(f"{entry['name']}: its rollback copy is missing or altered")
                     continue
             restore.append(entry)
@@ -1362,7 +1381,7 @@ def _settle_journal(dir_fd: int, journal: str, shown_dir: str) -> dict[str, Any]
             )
         for entry in reversed(restore):
             try:
-                if entry["prior_sha256"] is None:
+                if _prior_state(entry) == "missing":
                     os.unlink(entry["name"], dir_fd=dir_fd)
                 else:
                     os.replace(
@@ -1381,7 +1400,9 @@ def _settle_journal(dir_fd: int, journal: str, shown_dir: str) -> dict[str, Any]
                 continue
             with suppress(OSError):
                 named = _stat_name(dir_fd, copy)
-                if named is not None and stat.S_ISREG(named.st_mode):
+                if named is not None and (
+                    stat.S_ISREG(named.st_mode) or stat.S_ISLNK(named.st_mode)
+                ):
                     os.unlink(copy, dir_fd=dir_fd)
     problem = _remove_journal(dir_fd, journal)
     if problem is not None:
@@ -1911,8 +1932,14 @@ def replace_entries(
         if owned_lock:
             held.release()
 
+    journal = _journal_name(Path(lock_target))
+    journal_written = False
+    window = ExitStack()
     try:
         _call_fault(fault, "entries_after_lock")
+        # An interrupted earlier transaction is settled first (see install_bundle).
+        _settle_journal(dir_fd, journal, shown_dir)
+        _sweep_leftovers(dir_fd, {*names, journal}.__contains__)
         for name in names:
             _compare_entry(_read_entry_at(dir_fd, name, shown(name)), expected[name], shown(name))
         pending = [
@@ -1949,9 +1976,32 @@ def replace_entries(
         for name in pending:
             _compare_entry(_read_entry_at(dir_fd, name, shown(name)), expected[name], shown(name))
             _verify_staged(staged[name], shown(name))
+        # The intent journal names every recovery backup before the first link.
+        planned = {n: _staged_name(n, "recovery") for n in pending if expected[n].kind != "missing"}
+        entries = [
+            {
+                "name": name,
+                "new_sha256": staged[name].sha256,
+                "prior_link": expected[name].link if expected[name].kind == "symlink" else None,
+                "prior_sha256": _sha256(expected[name].data)  # type: ignore[arg-type]
+                if expected[name].kind == "file"
+                else None,
+                "rollback": planned.get(name),
+                "staged": staged[name].name,
+            }
+            for name in pending
+        ]
+        if pending:
+            journal_written = True
+            body = {"entries": entries, "pid": os.getpid(), "version": BUNDLE_JOURNAL_VERSION}
+            _write_journal(dir_fd, journal, body, f"{shown_dir}/{journal}")
+        window.enter_context(cli.deferred_interrupts())
     except BaseException as exc:
+        if journal_written:
+            _remove_journal(dir_fd, journal)
         abort()
         err = _pre_install_error(exc, shown_dir)
+        window.close()
         if err is exc:
             raise
         raise err from exc
@@ -1979,7 +2029,7 @@ def replace_entries(
                         "input_changed", f"{shown(name)} was created meanwhile", shown(name)
                     ) from None
             else:
-                backup = _staged_name(name, "recovery")
+                backup = planned[name]
                 os.link(name, backup, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
                 backups[name] = backup
                 linked = _stat_name(dir_fd, backup)
@@ -2001,7 +2051,13 @@ def replace_entries(
             _call_fault(fault, step)
     except BaseException as exc:
         problems = _restore_entries(dir_fd, pending, installed, backups, expected, staged, shown)
+        if not problems:
+            problem = _remove_journal(dir_fd, journal)
+            if problem is not None:
+                problems.append(problem)
+        # With problems the journal stays: the next writer settles it.
         abort()
+        window.close()
         if not isinstance(exc, Exception):
             raise
         code = "bundle_rollback_incomplete" if problems else "bundle_rolled_back"
@@ -2015,18 +2071,40 @@ def replace_entries(
             code, message, shown_dir, failed_step=step, cause=repr(exc), problems=problems
         ) from exc
 
-    return _entries_after_install(
-        directory,
-        dir_fd,
-        names,
-        pending,
-        new,
-        expected,
-        staged,
-        backups,
-        fault,
-        held if owned_lock else None,
-    )
+    with window:
+        for name in pending:
+            cli.note_landed(shown(name))
+        journal_fd = os.dup(dir_fd)  # _entries_after_install closes dir_fd
+        try:
+            report = _entries_after_install(
+                directory,
+                dir_fd,
+                names,
+                pending,
+                new,
+                expected,
+                staged,
+                backups,
+                fault,
+                None,  # the lock is released below, after the journal is gone
+            )
+            extra: list[str] = []
+            if pending and report.durability_state != "installed_directory_fsync_failed":
+                # Only a durable new generation may drop the journal that can undo it.
+                problem = _remove_journal(journal_fd, journal)
+                if problem is not None:
+                    extra.append(problem)
+        finally:
+            os.close(journal_fd)
+            if owned_lock:
+                extra_release = held.release()
+        if owned_lock:
+            extra.extend(extra_release)
+        if extra:
+            report = BundleReport(
+                report.directory, report.files, report.removed, (*report.warnings, *extra)
+            )
+    return report
 
 
 def _restore_entries(
