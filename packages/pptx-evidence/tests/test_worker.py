@@ -132,3 +132,16 @@ def _stray_engines() -> list[int]:
             return []
         time.sleep(0.1)
     return stray
+
+
+def test_request_binds_profile_platform_and_a_fresh_nonce(picture_deck: Path) -> None:
+    from rvault_pptx_evidence import worker
+    from rvault_pptx_evidence.limits import PPTX_EXTRACT
+
+    first = worker._request("extract", picture_deck, {"x": 1}, PPTX_EXTRACT, None)
+    second = worker._request("extract", picture_deck, {"x": 1}, PPTX_EXTRACT, None)
+    assert first["nonce"] != second["nonce"]
+    assert first["platform"] == second["platform"] and all(first["platform"].values())
+    assert first["limit_profile"]["name"] == "pptx_extract"
+    assert first["limit_profile"]["max_rss_bytes"] == PPTX_EXTRACT.max_rss_bytes
+    assert first["file_generation"][1] == picture_deck.stat().st_ino

@@ -114,7 +114,19 @@ def _request(
         "file_generation": _generation(path),
         "companion_generation": _generation(extra),
         "params": params,
+        "platform": _platform(),
         "nonce": secrets.token_hex(16),
+    }
+
+
+def _platform() -> dict[str, bool]:
+    """Availability flags the containment depends on, bound with the generation."""
+    return {
+        "o_nofollow": hasattr(os, "O_NOFOLLOW"),
+        "o_directory": hasattr(os, "O_DIRECTORY"),
+        "dir_fd_open": os.open in os.supports_dir_fd,
+        "process_groups": hasattr(os, "killpg") and hasattr(os, "setpgid"),
+        "rlimit_as": hasattr(resource, "RLIMIT_AS"),
     }
 
 
@@ -391,6 +403,12 @@ def run_operation(
     if operation not in OPERATIONS:
         raise ValueError(f"unknown worker operation {operation!r}")
     psutil = _monitor()
+    if not all(_platform().values()):
+        raise Refusal(
+            refusals.WORKER_MONITOR_UNAVAILABLE,
+            "this platform lacks a containment primitive the worker needs: "
+            + ", ".join(k for k, v in _platform().items() if not v),
+        )
     request = _request(operation, path, params, limits, companion)
     if generation is not None:
         request["file_generation"] = list(generation)
