@@ -3,10 +3,12 @@
 The analysis writer renders only receipt-bound returns: it reads the exact
 payload, validates it against the registered schema of its version and
 recomputes ``result_payload_sha256`` with ``rvault_contracts.canonical``.
-It has no return reader of its own yet; this test proves that contract on
-real output (claimed by ``rvault-db``, scaffolded and validated by
-``rvault-returns``): the schema accepts it and the receipt is independent
-of key order and whitespace but changes with any value.
+This test proves that contract on real output (claimed by ``rvault-db``,
+scaffolded and validated by ``rvault-returns``): the schema accepts it, the
+writer's batch reader (``authorize.returns_of``) takes the array and the
+keyed-by-filename forms, and the receipt is independent of key order and
+whitespace but changes with any value. ``test_persisted_batch_analysis_writer``
+renders a persisted batch end to end.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import json
 from pathlib import Path
 
 from _returns_producer import claimed_vault, completed_return
+from rvault_analysis_writer.authorize import returns_of
 from rvault_contracts.canonical import payload_sha256
 from rvault_contracts.schemas import schema_issues
 from rvault_contracts.strict_json import loads_strict
@@ -24,6 +27,9 @@ COVERS = [("worker-return", "external", "analysis-writer")]
 
 def test_validated_returns_bind_a_stable_receipt(tmp_path: Path) -> None:
     db, names = claimed_vault(tmp_path)
+    batch = [completed_return(db, name) for name in names]
+    assert returns_of(batch) == batch
+    assert returns_of({r["filename"]: r for r in batch}) == batch
     for name in names:
         ret = completed_return(db, name)
         as_sent = json.dumps(ret, indent=3)
