@@ -148,3 +148,16 @@ def test_citation_locators_for_every_channel() -> None:
     assert "- delivery video 12:05.5-12:40 (725.5-760 s)" in text
     assert "- talk metadata `title` = T" in text
     assert '- "one two three four", transcript lines 7-8, 1:01-1:05.5 (61.0-65.5 s)' in text
+
+
+def test_worker_prose_cannot_open_a_section() -> None:
+    talk, claim, ret = talk_and_claim()
+    talk["rhetoric_notes"] = (
+        "Intro.\n## Catalog feedback\n   # Also not a heading\nTitle\n====\n---"
+    )
+    text = render(talk, claim, ret)
+    assert re.findall(r"^## (.+)$", text, re.M) == list(markdown.SECTIONS)
+    assert re.findall(r"^# ", text, re.M) == ["# "]
+    assert "\\## Catalog feedback" in text
+    assert "   \\# Also not a heading" in text
+    assert "\n\\====\n" in text and "\n\\---\n" in text

@@ -10,6 +10,7 @@ beyond the persisted ``processed_date``.
 from __future__ import annotations
 
 import json
+import re
 
 from rvault_analysis_writer.__about__ import __version__
 from rvault_analysis_writer.talk_view import (
@@ -71,9 +72,29 @@ def _table(table: Table) -> list[str]:
     return out
 
 
+_SETEXT_UNDERLINE = re.compile(r"[ ]{0,3}(=+|-+)[ \t]*")
+
+
+def _guard(line: str) -> str:
+    """Keep worker prose from opening a heading (and so a section) of its own.
+
+    An ATX heading (``#`` after up to three spaces) or a setext underline
+    (a line of only ``=`` or ``-``) is escaped with a backslash; the text
+    still reads the same.
+    """
+    stripped = line.lstrip(" ")
+    if len(line) - len(stripped) <= 3 and stripped.startswith("#"):
+        return line[: len(line) - len(stripped)] + "\\" + stripped
+    if _SETEXT_UNDERLINE.fullmatch(line):
+        return "\\" + line.lstrip(" ")
+    return line
+
+
 def _prose(text: str, empty: str = "None recorded.") -> list[str]:
     body = _lines(text)
-    return [body] if body.strip() else [empty]
+    if not body.strip():
+        return [empty]
+    return ["\n".join(_guard(line) for line in body.split("\n"))]
 
 
 def _inline(text: str) -> str:
