@@ -294,3 +294,46 @@ def completed_batch(
     batch.write_db()
     batch.write_returns()
     return batch
+
+
+def make_legacy_v2(batch: Batch, filename: str) -> None:
+    """Turn one member into a persisted v2 replay: claim v2 receipt, legacy generation."""
+    ret = next(r for r in batch.returns if r["filename"] == filename)
+    ret["return_schema_version"] = 2
+    del ret["catalog_feedback"]
+    talk = batch.talk(filename)
+    old = talk["_queue_claim"]
+    keep = ("run_id", "batch_id", "claimed_at", "previous_status", "reprocess_generation")
+    claim = {key: old[key] for key in keep}
+    claim.update(
+        schema_version=2,
+        state="completed",
+        released_at=old["released_at"],
+        release_reason="completed",
+        result_status=ret["status"],
+        result_payload_sha256=payload_sha256(ret),
+    )
+    talk["_queue_claim"] = claim
+    talk["schema_version"] = 4
+    talk["pattern_scoring_generation_status"] = "legacy_unbaselineable"
+    talk["pattern_scoring_generation_reasons"] = [
+        "legacy_uncited_detections",
+        "return_schema_v2_replay_only",
+        "source_inspection_absent",
+    ]
+    del talk["pattern_scoring_schema_version"], talk["pattern_catalog_fingerprint"]
+    talk["adherence_assessment"] = "Uses more callbacks than the 2023 talks did."
+    po = talk["pattern_observations"]
+    for key in (
+        "evidence_schema_version",
+        "source_inspection",
+        "pattern_outcomes",
+        "opportunity_coverage_identity",
+        "not_evaluable",
+        "not_evaluable_ids",
+        "applicability_assessments",
+    ):
+        po.pop(key, None)
+    po["patterns_detected"][0]["evidence_citations"] = []
+    batch.write_db()
+    batch.write_returns()

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from analysis_testdata import Batch, completed_batch
+from analysis_testdata import Batch, completed_batch, make_legacy_v2
 from rvault_contracts.canonical import payload_sha256
 from rvault_contracts.schemas import schema_issues
 from rvault_returns_persistence.api import default_catalog_dir
@@ -225,7 +225,21 @@ def _database_symlink(batch: Batch) -> None:
     batch.db.symlink_to(real)
 
 
+def _legacy_without_replay_reason(batch: Batch) -> None:
+    make_legacy_v2(batch, A)
+    batch.talk(A)["pattern_scoring_generation_reasons"] = ["source_inspection_absent"]
+    batch.write_db()
+
+
+def _legacy_keeps_fingerprint(batch: Batch) -> None:
+    make_legacy_v2(batch, A)
+    batch.talk(A)["pattern_catalog_fingerprint"] = "a" * 64
+    batch.write_db()
+
+
 REFUSALS = [
+    ("scoring_generation_mismatch", _legacy_without_replay_reason),
+    ("scoring_generation_mismatch", _legacy_keeps_fingerprint),
     ("batch_not_completed", _claimed),
     ("receipt_mismatch", _substituted),
     ("receipt_unavailable", _v1_claim),
@@ -360,3 +374,18 @@ def test_unwritable_output_directory_is_refused(snapshot_tree: Callable[[Path], 
             if path.is_dir() and not path.is_symlink():
                 path.chmod(0o755)
         shutil.rmtree(root)
+
+
+def test_legacy_replay_renders_labelled(cli: Callable[..., Any], batch: Batch) -> None:
+    make_legacy_v2(batch, A)
+    result = write(cli, batch)
+    assert result.returncode == 0, result.stdout
+    status = {w["filename"]: w["pattern_scoring_generation_status"] for w in result.json["written"]}
+    assert status == {A: "legacy_unbaselineable", B: "current"}
+    text = (batch.outdir / A).read_text(encoding="utf-8")
+    assert 'evidence_basis: "legacy-unverified"' in text
+    assert "**Legacy-unverified result**" in text
+    assert "excluded from current numeric baselines, Section 15 aggregates" in text
+    assert "**Legacy-unverified** (archival prose" in text
+    assert "Citations (source-verified)" not in text
+    assert "Citations (source-verified)" in (batch.outdir / B).read_text(encoding="utf-8")
