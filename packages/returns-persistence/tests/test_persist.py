@@ -239,6 +239,44 @@ def test_lifecycle_split_batch_is_refused(vault: Any, snapshot_file: Any) -> Non
     assert snapshot_file(db) == before
 
 
+def test_a_closed_member_of_a_v2_batch_is_a_lifecycle_split(
+    tmp_path: Path, snapshot_file: Any
+) -> None:
+    """Claims v1/v2 carry no baseline, so only persistence sees the closed member."""
+    from returns_testdata import BATCH_ID, claim_legacy
+
+    db, names = build_vault(tmp_path, members=2)
+    data = json.loads(db.read_text())
+    for record in data["talks"]:
+        record["_queue_claim"] = claim_legacy(2, record["filename"], batch_id=BATCH_ID)
+    data["talks"][1]["_queue_claim"] = tracking.persist_write.complete_claim(
+        data["talks"][1]["_queue_claim"],
+        released_at=RUN_DATE,
+        result_status="processed",
+        result_payload_sha256="ab" * 32,
+    )
+    db.write_bytes(artifact_bytes(data))
+    returns = batch(db, names[:1], version=2)
+    before = snapshot_file(db)
+    document = _refused(_persist_cli(db, returns), "batch_lifecycle_split")
+    assert names[1] in document["error"]["message"]
+    assert snapshot_file(db) == before
+
+
+def test_an_unmigrated_database_is_refused(vault: Any, snapshot_file: Any) -> None:
+    db, names = vault
+    returns = batch(db, names)
+    data = json.loads(db.read_text())
+    del data["schema_version"]  # the historical unversioned root
+    db.write_bytes(artifact_bytes(data))
+    before = snapshot_file(db)
+    result = _persist_cli(db, returns)
+    assert result.returncode == 2
+    assert result.json["error"]["code"] == "database_requires_migration"
+    assert result.json["hint"]
+    assert snapshot_file(db) == before
+
+
 def test_invalid_return_refuses_the_whole_batch(vault: Any, snapshot_file: Any) -> None:
     db, names = vault
     returns = batch(db, names)

@@ -374,6 +374,13 @@ def _persist_locked(
     request: PersistRequest, catalog: Catalog, stamp: str, read: Any, lock: Any
 ) -> dict[str, Any]:
     label = "default" if request.catalog_dir is None else "custom"
+    if read.assessment is None or read.assessment.root_version != 1:
+        raise Refusal(
+            "database_requires_migration",
+            "persist writes only a current (schema 1) tracking database",
+            '$["schema_version"]',
+            hint="run `rvault-db migrate DB` (dry run, then --apply) first",
+        )
     db = from_read(read, request.database)
     vault_root = request.vault_root or request.database.parent
     if not vault_root.is_dir():
