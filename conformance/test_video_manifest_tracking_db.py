@@ -39,3 +39,27 @@ def test_stored_manifest_file_reads_strictly(tmp_path: Path) -> None:
     assert api.read_manifest(path, vault_root=root).status == "current"
     moved = dict(manifest, total_frames_extracted=1)
     assert "frame_count_inconsistent" in api.validate_manifest(moved, vault_root=root).codes
+
+
+def test_a_promoted_slide_region_is_recorded_as_slides_local_path(tmp_path: Path) -> None:
+    """video-extraction promotes the trusted PDF; tracking-db records the path it prints."""
+    import hashlib
+
+    from _support import pending_talk, write_current_database
+    from rvault_testkit.plugin import run_cli
+
+    root, _ = extract(tmp_path, "--region", "0.03,0.12,0.66,0.88", "--region-verified")
+    manifest = root / "slides-rebuild" / VIDEO_ID / f"{VIDEO_ID}.video-extraction.json"
+    promoted = run_cli("rvault-video", "promote", manifest, "--vault-root", root)
+    assert promoted.returncode == 0, promoted.stdout + promoted.stderr
+    path = promoted.json["slides_local_path"]
+    db = write_current_database(root, [pending_talk(root, "2024-01-01-talk.md", "a transcript\n")])
+    args = ("register-slides", db, "--talk", "2024-01-01-talk.md", path)
+    dry = run_cli("rvault-db", *args)
+    assert dry.returncode == 0, dry.stdout
+    applied = run_cli("rvault-db", *args, "--apply", "--expected-sha256", dry.json["input_sha256"])
+    assert applied.returncode == 0, applied.stdout
+    assert applied.json["output_sha256"] == hashlib.sha256(db.read_bytes()).hexdigest()
+    talk = run_cli("rvault-db", "read", db).json["database"]["talks"][0]
+    assert talk["slides_local_path"] == f"slides/{VIDEO_ID}.pdf"
+    assert {"capability": "local_pdf", "path": path, "root": "vault"} in talk["source_capabilities"]

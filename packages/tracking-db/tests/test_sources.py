@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _queue_builders as qb
 from rvault_contracts.schemas import schema_issues
-from rvault_testkit.plugin import run_cli
 from rvault_tracking_db.cli import main
 
 M = {"$missing": True}
@@ -404,45 +402,4 @@ def test_a_plan_is_one_transaction(tmp_path: Path, snapshot_file) -> None:
         _run("sources", db, plan, "--apply", "--expected-sha256", qb.sha(db.read_bytes())),
         "artifact_missing",
     )
-    assert snapshot_file(db) == before
-
-
-def test_record_deck_builds_the_catalog_receipt_from_a_real_extraction(
-    tmp_path: Path, snapshot_file
-) -> None:
-    from rvault_pptx_evidence import sample_decks
-
-    db = _vault(tmp_path)
-    deck = tmp_path / "decks" / "Conf" / "2024" / "Talk.pptx"
-    deck.parent.mkdir(parents=True)
-    deck.write_bytes(sample_decks.rich_deck())
-    extracted = run_cli(
-        "rvault-pptx", "extract", deck, "--no-ocr", "--source-root", tmp_path / "decks"
-    )
-    assert extracted.returncode == 0, extracted.stderr
-    out = db.parent / "pptx" / "talk.extraction.json"
-    out.parent.mkdir()
-    out.write_text(extracted.stdout, encoding="utf-8")
-    report = _apply("record-deck", db, "pptx/talk.extraction.json", "--talk", "2024-03-01-yt.md")
-    document = qb.read_db(db)
-    record = document["pptx_catalog"][0]
-    assert schema_issues("db-pptx-catalog", 2, record) == []
-    assert record["pptx_path"] == "Conf/2024/Talk.pptx" and record["visual_extracted"] is True
-    evidence = record["visual_evidence"]
-    assert evidence["artifact"] == {
-        "path": "pptx/talk.extraction.json",
-        "sha256": qb.sha(out.read_bytes()),
-    }
-    assert evidence["source_fingerprint"]["digest"] == qb.sha(deck.read_bytes())
-    assert _talk(db, "2024-03-01-yt.md")["pptx_path"] == "Conf/2024/Talk.pptx"
-    assert [c["kind"] for c in report["plan"]["mutations"]] == ["register_pptx", "record_pptx"]
-    # the deck changed after extraction: refused, nothing written
-    deck.write_bytes(deck.read_bytes() + b"\0")
-    before = snapshot_file(db)
-    _refused(_run("record-deck", db, "pptx/talk.extraction.json"), "deck_fingerprint_mismatch")
-    os.truncate(deck, deck.stat().st_size - 1)
-    stale = json.loads(out.read_text())
-    stale["schema_version"] = 3
-    out.write_text(json.dumps(stale))
-    _refused(_run("record-deck", db, "pptx/talk.extraction.json"), "extraction_not_current")
     assert snapshot_file(db) == before
