@@ -222,3 +222,30 @@ def test_exclusions_default_from_the_database(folder: Path, tmp_path: Path) -> N
     # --exclude replaces the database default.
     envelope = _batch(folder, "--db", database, "--exclude", "other").json
     assert not any(s["reason"] == "pptx_batch_directory_excluded" for s in envelope["skipped"])
+
+
+def test_shared_deadline_leaves_honest_receipts(folder: Path, monkeypatch: Any) -> None:
+    """Discovery and extraction share one deadline: once it has passed, the
+    remaining decks are pptx_batch_deadline receipts, not silently dropped."""
+    import time as real_time
+    from types import SimpleNamespace
+
+    from rvault_pptx_evidence import batch
+
+    offset = {"seconds": 0.0}
+    clock = SimpleNamespace(monotonic=lambda: real_time.monotonic() + offset["seconds"])
+    monkeypatch.setattr(batch, "time", clock)
+    scan = batch._scan
+
+    def scan_then_expire(request: Any, deadline: float) -> Any:
+        manifest = scan(request, deadline)
+        offset["seconds"] = request.deadline_seconds + 1
+        return manifest
+
+    monkeypatch.setattr(batch, "_scan", scan_then_expire)
+    envelope = run_batch(BatchRequest(folder, ["node_modules"], OCR_DISABLED, deadline_seconds=60))
+    assert envelope["results"] == []
+    deadline = [s["path"] for s in envelope["skipped"] if s["reason"] == "pptx_batch_deadline"]
+    assert deadline == ["2025/Deep/Talk.PPTX", "2025/Keynote.pptx", "broken.pptx"]
+    assert "pptx_batch_deadline" in envelope["incomplete_reason_codes"]
+    assert api.batch_issues(envelope) == []
