@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 from analysis_testdata import make_return, persisted_talk
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from rvault_analysis_writer import markdown
 from rvault_analysis_writer.talk_view import PROVENANCE_KEYS, build_view
 
@@ -161,3 +163,32 @@ def test_worker_prose_cannot_open_a_section() -> None:
     assert "\\## Catalog feedback" in text
     assert "   \\# Also not a heading" in text
     assert "\n\\====\n" in text and "\n\\---\n" in text
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.text(min_size=1, max_size=8), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    structured=st.dictionaries(st.text(min_size=1, max_size=12), JSON, max_size=6),
+    notes=st.text(max_size=200),
+    lane=st.lists(st.text(max_size=40), max_size=3),
+)
+def test_any_persisted_values_render_the_same_sections(
+    structured: dict, notes: str, lane: list[str]
+) -> None:
+    talk, claim, ret = talk_and_claim()
+    talk["structured_data"] = structured
+    talk["rhetoric_notes"] = notes
+    talk["verbatim_examples"] = {"jokes": lane}
+    first = render(talk, claim, ret)
+    assert first == render(copy.deepcopy(talk), claim, ret)
+    assert re.findall(r"^## (.+)$", first, re.M) == list(markdown.SECTIONS)
+    assert "\r" not in first and first.endswith("\n")

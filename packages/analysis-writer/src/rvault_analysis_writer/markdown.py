@@ -105,13 +105,13 @@ def _citation(citation: Citation) -> str:
     if citation.original is not None:
         # Translation first, exact source-language span in parentheses.
         english, original = _inline(citation.text or ""), _inline(citation.original)
-        return f'"{english}" ("{original}"), {citation.locator}'
+        return f'"{english}" ("{original}"), {_inline(citation.locator)}'
     if citation.channel in ("transcript", "timed_transcript"):
-        return f'"{_inline(citation.text or "")}", {citation.locator}'
+        return f'"{_inline(citation.text or "")}", {_inline(citation.locator)}'
     if citation.channel == "talk_metadata":
         value = "" if citation.text is None else f" = {_inline(citation.text)}"
-        return f"{citation.locator}{value}"
-    return citation.locator
+        return f"{_inline(citation.locator)}{value}"
+    return _inline(citation.locator)
 
 
 def _observation(obs: Observation, basis: str) -> list[str]:
@@ -119,7 +119,7 @@ def _observation(obs: Observation, basis: str) -> list[str]:
     if obs.kind == "assessment":
         facts.append(f"result {obs.result}")
         if obs.condition_id:
-            facts.append(f"condition `{obs.condition_id}`")
+            facts.append(f"condition `{_inline(obs.condition_id)}`")
     elif obs.confidence:
         facts.append(f"confidence {obs.confidence}")
     if obs.evidence_source:
@@ -128,7 +128,7 @@ def _observation(obs: Observation, basis: str) -> list[str]:
             source += " (" + " + ".join(obs.evidence_sources_used) + ")"
         facts.append(f"evidence source {source}")
     facts.append(f"outcome {obs.outcome or 'unknown'}")
-    out = [f"#### `{obs.pattern_id}`", "", "; ".join(facts) + ".", ""]
+    out = [f"#### `{_inline(obs.pattern_id)}`", "", _inline("; ".join(facts)) + ".", ""]
     out.extend(_prose(obs.evidence))
     out.append("")
     if obs.citations:
@@ -164,7 +164,7 @@ def _frontmatter(view: TalkView) -> list[str]:
 def _legacy(view: TalkView) -> list[str]:
     if view.legacy is None:
         return []
-    reasons = ", ".join(f"`{r}`" for r in view.legacy.reasons) or "none recorded"
+    reasons = ", ".join(f"`{_inline(r)}`" for r in view.legacy.reasons) or "none recorded"
     return [
         f"> **Legacy-unverified result** (scoring generation `{view.legacy.status}`; "
         f"reasons: {reasons}).",
@@ -192,7 +192,7 @@ def render(view: TalkView) -> bytes:
     out += ["", "## Structured data", "", "### Summary", ""]
     out.extend(_table(view.summary))
     for key, items in view.sequences:
-        out += ["", f"### `{key}`", ""]
+        out += ["", f"### `{_inline(key)}`", ""]
         if items:
             out.extend(f"{n}. {_inline(item)}" for n, item in enumerate(items, 1))
         else:
@@ -206,7 +206,7 @@ def render(view: TalkView) -> bytes:
         out.extend(_table(view.image_sources))
         out += ["", f"Basis: {_inline(view.image_source_basis or '')}"]
     for key, table in view.structured_objects:
-        out += ["", f"### `{key}`", ""]
+        out += ["", f"### `{_inline(key)}`", ""]
         out.extend(_table(table))
     out += ["", "## Verbatim examples", ""]
     if not view.verbatim:
@@ -238,7 +238,8 @@ def render(view: TalkView) -> bytes:
         for item in items:
             out.append("- " + "; ".join(f"{k}: {_inline(v)}" for k, v in item))
         out.append("")
-    text = "\n".join(out).rstrip("\n") + "\n"
+    # Every interpolation above is single-line; a stray CR can only sit inside a line.
+    text = "\n".join(out).replace("\r", " ").rstrip("\n") + "\n"
     while "\n\n\n" in text:
         text = text.replace("\n\n\n", "\n\n")
     return text.encode("utf-8")
