@@ -105,6 +105,11 @@ def _anchors(packets: list[Packet]) -> np.ndarray:
     return kinds
 
 
+def has_b_frames(packets: list[Packet]) -> bool:
+    """Whether any packet is shown before one decoded earlier (B-frames exist)."""
+    return not bool(_anchors(packets).all())
+
+
 def _rolling_median(values: np.ndarray) -> np.ndarray:
     if values.size == 0:
         return values.astype(np.float64)
