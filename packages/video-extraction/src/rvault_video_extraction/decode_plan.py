@@ -35,6 +35,7 @@ largest spike of a moving speaker (about 1.7x).
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
 import numpy as np
@@ -116,7 +117,10 @@ def _rolling_median(values: np.ndarray) -> np.ndarray:
     half = BASELINE_WINDOW // 2
     padded = np.pad(values.astype(np.float64), half, mode="edge")
     windows = np.lib.stride_tricks.sliding_window_view(padded, BASELINE_WINDOW)
-    return np.median(windows, axis=1)
+    # In chunks: the median copies its input, 61 floats per packet of a two-hour talk at once.
+    return np.concatenate(
+        [np.median(windows[at : at + 8192], axis=1) for at in range(0, len(windows), 8192)]
+    )
 
 
 def spikes(packets: list[Packet]) -> np.ndarray:
@@ -157,7 +161,12 @@ def plan_decoding(packets: list[Packet], targets: list[float], tolerance: float)
             continue
         first = packets[start].time if number else -np.inf
         following = packets[end].time if end < len(packets) else np.inf
-        inside = [t for t in targets if first <= t + tolerance < following]
+        # targets t with first <= t + tolerance < following (targets ascend)
+        inside = targets[
+            bisect.bisect_left(targets, first - tolerance) : bisect.bisect_left(
+                targets, following - tolerance
+            )
+        ]
         if not inside:
             gops.append(Gop(start, end, SKIP, start))
         elif len(inside) >= KEY_MIN_TARGETS and not flagged[start:end].any():
@@ -186,7 +195,7 @@ def _settled(
     Past its last spike the GOP is as quiet as a ``key`` GOP, so the frame
     decoded for the second sub-sample after the spike stands for the rest.
     """
-    last_change = max(packets[i].time for i in range(start, end) if flagged[i])
+    last_change = max(packets[int(i)].time for i in np.nonzero(flagged[start:end])[0] + start)
     after = [t for t in inside if t >= last_change + tolerance]
     if len(after) <= SETTLE_TARGETS:
         return _full(packets, start, end, inside[-1] + tolerance)
