@@ -43,3 +43,44 @@ def test_import_is_light(target: str) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert json.loads(result.stdout) == []
+
+
+# A stand-in for an environment where the media libraries were never
+# installed: every import of a heavy module (or a submodule) fails the way a
+# missing distribution does, before anything else runs.
+BLOCKER = (
+    "import importlib.abc, sys\n"
+    f"HEAVY = {HEAVY!r}\n"
+    "class Absent(importlib.abc.MetaPathFinder):\n"
+    "    def find_spec(self, name, path=None, target=None):\n"
+    "        if name.split('.')[0] in HEAVY:\n"
+    "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+    "        return None\n"
+    "sys.meta_path.insert(0, Absent())\n"
+    "for name in list(sys.modules):\n"
+    "    if name.split('.')[0] in HEAVY:\n"
+    "        del sys.modules[name]\n"
+)
+
+
+@pytest.mark.parametrize("target", [t for t in _targets() if t.endswith(".api")])
+def test_api_imports_where_no_media_library_is_installed(target: str) -> None:
+    """What other owners install of this package is its api: it must work alone."""
+    code = BLOCKER + f"import importlib\nimportlib.import_module({target!r})\nprint('ok')\n"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (result.returncode, result.stdout.strip()) == (0, "ok"), result.stderr[-2000:]
+
+
+def test_a_media_command_without_its_extra_is_a_refusal_with_a_hint(tmp_path: Path) -> None:
+    video = tmp_path / "talk.mp4"
+    video.write_bytes(b"\x00" * 64)
+    argv = ["extract", str(video), str(tmp_path / "out"), "VIDxxxxxxxx"]
+    code = BLOCKER + (
+        f"from rvault_video_extraction.cli import main\nraise SystemExit(main({argv!r}))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 2, result.stdout + result.stderr[-2000:]
+    document = json.loads(result.stdout)
+    assert document["error"]["code"] == "dependency_missing"
+    assert "[media]" in document["hint"]
+    assert "Traceback" not in result.stderr

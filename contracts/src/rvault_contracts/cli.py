@@ -123,9 +123,33 @@ def run(parser: Any, argv: list[str] | None = None) -> int:
         context = {"landed_writes": list(landed)} if landed else {}
         emit(failure_document("interrupted", "interrupted by the user", None, **context))
         return EXIT_INTERNAL
+    except ModuleNotFoundError as missing:
+        if (missing.name or "").split(".")[0].startswith("rvault_"):
+            emit(failure_document("internal_error", f"ModuleNotFoundError: {missing}"))
+            return EXIT_INTERNAL
+        emit(missing_dependency(parser.prog, missing.name or str(missing)))
+        return EXIT_REFUSED
     except Exception as exc:  # noqa: BLE001 - the contract is one JSON object, always
         emit(failure_document("internal_error", f"{type(exc).__name__}: {exc}"))
         return EXIT_INTERNAL
+
+
+def missing_dependency(prog: str, module: str) -> dict[str, Any]:
+    """The refusal for a command whose media library is not installed.
+
+    Each owner's public readers install light; the libraries only some
+    commands need (Whisper, PyAV, OpenCV, yt-dlp, ...) come with the tool's
+    ``[media]`` extra, which the README's install line includes. A reader-only
+    install that reaches such a command is a failed precondition with a fix,
+    not an internal error.
+    """
+    return failure_document(
+        "dependency_missing",
+        f"this {prog} command needs the Python module {module!r}, which is not installed",
+        None,
+        hint=f"install {prog} with its media extra (the README's install line), "
+        "e.g. pipx install './packages/<owner>[media]'",
+    )
 
 
 def printable(text: str) -> str:
