@@ -331,10 +331,8 @@ def test_a_stale_transcript_fails_closed(vault: Any, snapshot_file: Any) -> None
     before = snapshot_file(db)
     result = _persist_cli(db, returns)
     assert result.returncode == 2
-    assert result.json["error"]["code"] in (
-        "transcript_quality_receipt_unusable",
-        "returns_invalid",
-    )
+    assert result.json["error"]["code"] == "transcript_quality_receipt_unusable"
+    assert result.json["owner_code"]  # the transcript owner's own reason
     assert snapshot_file(db) == before
 
 
@@ -348,7 +346,29 @@ def test_a_symlinked_slide_pdf_fails_closed(vault: Any, snapshot_file: Any) -> N
     before = snapshot_file(db)
     result = _persist_cli(db, returns)
     assert result.returncode == 2
-    assert result.json["error"]["code"] in ("returns_invalid", "slide_artifact_unverified")
+    document = _refused(result, "returns_invalid")  # validation already sees no PDF
+    assert {e["filename"] for e in document["errors"]} == {names[0]}
+    assert snapshot_file(db) == before
+
+
+def test_a_pdf_relocated_after_validation_fails_closed(vault: Any, snapshot_file: Any) -> None:
+    """The PDF becomes a symlink between the gate and the binding: nothing is written."""
+    db, names = vault
+    returns = batch(db, names)
+    pdf = db.parent / "slides" / "drive1.pdf"
+
+    def fault(step: str) -> None:
+        if step == "validated":
+            moved = db.parent / "moved.pdf"
+            pdf.rename(moved)
+            pdf.symlink_to(moved)
+
+    before = snapshot_file(db)
+    from rvault_contracts.cli import Refusal
+
+    with pytest.raises(Refusal) as refused:
+        persist(PersistRequest(db, returns, RUN_DATE, fault=fault))
+    assert refused.value.code == "slide_artifact_unverified"
     assert snapshot_file(db) == before
 
 
