@@ -45,6 +45,10 @@ real = worker._child_payload
 def staged(*args):
     if mode == "crash":
         raise SystemExit(3)  # the child dies without writing a result
+    if mode == "noisy_crash":
+        sys.stderr.write("Traceback (most recent call last):\\n  secret-path /home/x\\n")
+        sys.stderr.flush()
+        raise SystemExit(3)
     if mode == "killed":
         os.kill(os.getpid(), signal.SIGKILL)
     if mode == "not_json":
@@ -342,3 +346,38 @@ def test_unpatched_helper_extracts(picture_deck: Path, tmp_path: Path) -> None:
     assert rc == 0, report
     assert report["ok"] is True and report["slide_count"] == 2
     assert (tmp_path / "talk.json").is_file()
+
+
+def test_worker_diagnostics_become_a_bounded_receipt(
+    picture_deck: Path, tmp_path: Path, snapshot_tree: Any
+) -> None:
+    """Raw worker stderr never reaches the caller: only its count and digest."""
+    from rvault_contracts.canonical import sha256_bytes
+    from rvault_contracts.schemas import is_valid
+
+    deck = tmp_path / "talk.pptx"
+    deck.write_bytes(picture_deck.read_bytes())
+    rc, document = _extract(deck, tmp_path / "talk.json", mode="noisy_crash")
+    assert rc == 2 and document["error"]["code"] == "worker_failed"
+    receipt = document["worker_failure"]
+    assert is_valid("pptx-worker-failure", 1, receipt)
+    assert receipt["supervisor_reason_code"] == "no_result"
+    noise = b"Traceback (most recent call last):\n  secret-path /home/x\n"
+    assert receipt["diagnostics"] == {
+        "line_count": 2,
+        "byte_count": len(noise),
+        "sha256": sha256_bytes(noise),
+        "truncated": False,
+    }
+    assert "secret-path" not in json.dumps(document)
+
+
+def test_psutil_version_is_fail_closed(picture_deck: Path, monkeypatch: Any) -> None:
+    import psutil
+    from rvault_pptx_evidence import worker
+
+    monkeypatch.setattr(psutil, "__version__", "5.9.0")
+    with pytest.raises(Refusal) as refused:
+        worker.run_isolated(picture_deck, "deck.pptx", ocr_mode=OCR_DISABLED)
+    assert refused.value.code == "worker_monitor_unavailable"
+    assert "psutil==7.2.2" in refused.value.message
