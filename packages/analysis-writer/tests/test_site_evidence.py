@@ -109,3 +109,38 @@ def test_video_extracted_slides_are_trusted_only_as_the_manifest_says(
     assert "slides no" in shown
     assert "not the manifest&#39;s trusted slide region" in shown
     shutil.rmtree(tmp_path / "again")
+
+
+def _deck(path: Path) -> None:
+    from pptx import Presentation
+
+    deck = Presentation()
+    for title in ("Opening", "Evidence", "Close"):
+        slide = deck.slides.add_slide(deck.slide_layouts[1])
+        slide.shapes.title.text = title
+        slide.placeholders[1].text = f"{title} in one line"
+    deck.save(str(path))
+
+
+def test_deck_state_comes_from_the_pptx_catalog_receipt(vault: Vault, tmp_path: Path) -> None:
+    talk = vault.talks[0]
+    _deck(vault.root / "talk.pptx")
+    extraction = vault.root / "pptx" / "talk.extraction.json"
+    extraction.parent.mkdir()
+    extracted = run_cli(
+        "rvault-pptx", "extract", vault.root / "talk.pptx", "--no-ocr", "--out", extraction,
+        "--source-root", vault.root,
+    )  # fmt: skip
+    assert extracted.returncode == 0, extracted.stdout + extracted.stderr
+    site(vault, tmp_path / "before")
+    assert "deck missing" in row(tmp_path / "before", talk["filename"])
+    dry = run_cli("rvault-db", "record-deck", vault.db, extraction, "--talk", talk["filename"])
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    applied = run_cli(
+        "rvault-db", "record-deck", vault.db, extraction, "--talk", talk["filename"],
+        "--apply", "--expected-sha256", dry.json["input_sha256"],
+    )  # fmt: skip
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    site(vault, tmp_path / "after")
+    assert "deck extracted" in row(tmp_path / "after", talk["filename"])
+    assert "deck missing" in row(tmp_path / "after", vault.talks[1]["filename"])

@@ -93,7 +93,14 @@ def render_site(
     talks = [t for t in database.get("talks", []) if isinstance(t, dict)]
     roots = SourceRoots.from_config(vault_root, database.get("config"))
     progress(f"reading the evidence of {len(talks)} talks")
-    evidence = ordered_map(evidence_job, [(talk, roots) for talk in talks])
+    decks = {
+        record.get("pptx_path"): record
+        for record in database.get("pptx_catalog", [])
+        if isinstance(record, dict)
+    }
+    evidence = ordered_map(
+        evidence_job, [(talk, roots, decks.get(talk.get("pptx_path"))) for talk in talks]
+    )
     rows = build_rows(talks, evidence, catalog.fingerprint)
     progress("rendering slide thumbnails")
     thumbnails = _thumbnail_jobs(rows, vault_root)

@@ -68,6 +68,10 @@ class Evidence:
     transcript: TranscriptState
     deck: bool
     deck_path: str | None
+    deck_state: str
+    """``missing`` (no readable deck), else the pptx-evidence receipt stored in
+    ``pptx_catalog``: ``extracted``, ``not_extracted``, ``extraction_failed``,
+    ``legacy_receipt`` or ``not_catalogued``."""
     slides: SlidesState
     manifest: ManifestState
     findings: tuple[dict[str, str], ...]
@@ -121,7 +125,10 @@ def _transcript(
     report = read_evidence(vault_root / path, owner=owner_context(talk))
     if report.transcript_status != "valid":
         state = report.transcript_status
-    elif report.quality.status == "missing":
+    elif report.quality.status == "missing" or report.quality.code == "owner_context_missing":
+        # a receipt bound to media the database does not name (local Whisper on the
+        # speaker's own recording): nothing here can check it, so it is not trusted
+        # and not invalid either (the same rule as ``rvault-db status``)
         state = "unverified"
     elif report.quality.usable:
         state = "valid"
@@ -190,8 +197,29 @@ def _slides(
     return SlidesState(declared, True, True, "trusted video-extracted slide region", digest)
 
 
-def read_talk_evidence(talk: Mapping[str, Any], roots: SourceRoots) -> Evidence:
-    """Ask every owner what this talk's evidence is worth (a pure function of the bytes)."""
+def deck_state(readable: bool, record: Mapping[str, Any] | None) -> str:
+    """What the deck's ``pptx_catalog`` record (written by ``rvault-db record-deck``) says."""
+    if not readable:
+        return "missing"
+    if record is None:
+        return "not_catalogued"
+    receipt = record.get("visual_evidence")
+    if record.get("schema_version") != 2:
+        return "legacy_receipt"
+    if receipt is None:
+        return "not_extracted"
+    if isinstance(receipt, Mapping) and receipt.get("outcome") == "succeeded":
+        return "extracted"
+    return "extraction_failed"
+
+
+def read_talk_evidence(
+    talk: Mapping[str, Any], roots: SourceRoots, deck_record: Mapping[str, Any] | None = None
+) -> Evidence:
+    """Ask every owner what this talk's evidence is worth (a pure function of the bytes).
+
+    ``deck_record`` is the ``pptx_catalog`` entry for the talk's ``pptx_path``.
+    """
     resolution = resolve(talk, roots)
     capabilities = resolution.capabilities
     transcript = _transcript(talk, capabilities, roots.vault_root)
@@ -201,12 +229,15 @@ def read_talk_evidence(talk: Mapping[str, Any], roots: SourceRoots) -> Evidence:
         transcript=transcript,
         deck=bool(decks),
         deck_path=decks[0] if decks else None,
+        deck_state=deck_state(bool(decks), deck_record),
         slides=_slides(talk, capabilities, manifest, VaultFiles(roots.vault_root)),
         manifest=manifest,
         findings=tuple(f.to_dict() for f in resolution.findings),
     )
 
 
-def evidence_job(job: tuple[Mapping[str, Any], SourceRoots]) -> Evidence:
+def evidence_job(
+    job: tuple[Mapping[str, Any], SourceRoots, Mapping[str, Any] | None],
+) -> Evidence:
     """:func:`read_talk_evidence` for :func:`.parallel.ordered_map` (one picklable argument)."""
     return read_talk_evidence(*job)
