@@ -27,7 +27,9 @@ def site(vault: Vault, outdir: Path, *extra: str) -> Any:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Vault, Path, Any]:
     root = tmp_path_factory.mktemp("site")
-    vault = build_vault(root / "vault", talks=9, processed=5, pages=3, hostile=True)
+    # 18 talks: enough for the process pool (parallel.MIN_PARALLEL_ITEMS), so the
+    # same-bytes test covers the parallel path
+    vault = build_vault(root / "vault", talks=18, processed=5, pages=3, hostile=True)
     outdir = root / "out"
     return vault, outdir, site(vault, outdir)
 
@@ -36,7 +38,7 @@ def test_report_lists_every_file_and_the_index(built: tuple[Vault, Path, Any]) -
     _, outdir, report = built
     assert report["ok"] is True
     assert report["index"] == str(outdir / "index.html")
-    assert report["talk_count"] == 9
+    assert report["talk_count"] == 18
     assert report["page_count"] == 5
     assert report["thumbnail_count"] == 15
     assert report["chart_count"] == 3
@@ -54,7 +56,7 @@ def test_overview_row_per_talk_with_evidence_score_and_next_action(
     vault, outdir, _ = built
     index = (outdir / "index.html").read_text()
     body = index.split("<tbody>", 1)[1]
-    assert body.count("<tr ") == 9
+    assert body.count("<tr ") == 18
     for talk in vault.talks:
         assert html.escape(talk["filename"]) in index
     # processed talk 1 (current): transcript bundle from vtt-cleanup is valid and timed,
@@ -71,7 +73,7 @@ def test_overview_row_per_talk_with_evidence_score_and_next_action(
     pending = _row(index, "2021-07-07-talk-0006.md")
     assert "claim it for a worker" in pending and "href=" not in pending
     assert "processed_partial" in _row(index, "2019-05-05-talk-0004.md")
-    assert '<div class="card"><b>9</b> talks</div>' in index
+    assert '<div class="card"><b>18</b> talks</div>' in index
     assert '<div class="card"><b>5</b> analysed</div>' in index
 
 
