@@ -237,7 +237,34 @@ def _legacy_keeps_fingerprint(batch: Batch) -> None:
     batch.write_db()
 
 
+def _video_talk(batch: Batch, video_id: str, path: str | None) -> None:
+    talk = batch.talk(A)
+    talk["slide_source"] = "video_extracted"
+    talk["youtube_id"] = "dQw4w9WgXcQ"
+    talk["structured_data"]["video_extraction"] = {"source_video_id": video_id}
+    if path is None:
+        talk.pop("slides_local_path")
+    else:
+        talk["slides_local_path"] = path
+    batch.write_db()
+
+
+def _foreign_recording(batch: Batch) -> None:
+    _video_talk(batch, "AAAAAAAAAAA", "slides/AAAAAAAAAAA.pdf")
+
+
+def _unpromoted_processed(batch: Batch) -> None:
+    _video_talk(batch, "dQw4w9WgXcQ", None)
+
+
+def _wrong_slides_path(batch: Batch) -> None:
+    _video_talk(batch, "dQw4w9WgXcQ", "slides/1AbCdEfGhIjK.pdf")
+
+
 REFUSALS = [
+    ("video_manifest_identity_mismatch", _foreign_recording),
+    ("slides_local_path_mismatch", _unpromoted_processed),
+    ("slides_local_path_mismatch", _wrong_slides_path),
     ("scoring_generation_mismatch", _legacy_without_replay_reason),
     ("scoring_generation_mismatch", _legacy_keeps_fingerprint),
     ("batch_not_completed", _claimed),
@@ -389,3 +416,14 @@ def test_legacy_replay_renders_labelled(cli: Callable[..., Any], batch: Batch) -
     assert "**Legacy-unverified** (archival prose" in text
     assert "Citations (source-verified)" not in text
     assert "Citations (source-verified)" in (batch.outdir / B).read_text(encoding="utf-8")
+
+
+def test_video_extracted_slides_render_their_promoted_path(
+    cli: Callable[..., Any], batch: Batch
+) -> None:
+    _video_talk(batch, "dQw4w9WgXcQ", "slides/dQw4w9WgXcQ.pdf")
+    result = write(cli, batch)
+    assert result.returncode == 0, result.stdout
+    text = (batch.outdir / A).read_text(encoding="utf-8")
+    assert 'slide_source: "video_extracted"' in text
+    assert 'slides_local_path: "slides/dQw4w9WgXcQ.pdf"' in text

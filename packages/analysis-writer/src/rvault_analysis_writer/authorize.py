@@ -290,6 +290,43 @@ def _check_generation(
             raise mismatch(field, None, talk[field], "a legacy result keeps no current " + field)
 
 
+# --------------------------------------------------------------------------- slides
+
+
+def _check_slides(talk: Mapping[str, Any], name: str) -> None:
+    """Video-extracted slide provenance must name the talk's own recording.
+
+    The rendered header shows ``slides_local_path``; for ``video_extracted``
+    slides it must be ``slides/{video_extraction.source_video_id}.pdf`` (and
+    is required for ``processed``), and that manifest identity must be the
+    talk's ``youtube_id``, as persistence checked before it wrote.
+    """
+    if talk.get("slide_source") != "video_extracted":
+        return
+    structured = talk.get("structured_data")
+    manifest = structured.get("video_extraction") if isinstance(structured, Mapping) else None
+    video_id = manifest.get("source_video_id") if isinstance(manifest, Mapping) else None
+    path = talk.get("slides_local_path")
+    where = f"talks[{name}]"
+    hint = "the persisted slide provenance is inconsistent; reprocess the talk"
+    youtube = talk.get("youtube_id")
+    if video_id is not None and youtube is not None and video_id != youtube:
+        raise _refuse(
+            "video_manifest_identity_mismatch",
+            f"{name}: the video manifest is for {video_id!r}, the talk's youtube_id is {youtube!r}",
+            f"{where}.structured_data.video_extraction.source_video_id",
+            hint,
+        )
+    expected = f"slides/{video_id}.pdf" if isinstance(video_id, str) else None
+    if (path is not None or talk.get("status") == "processed") and path != expected:
+        raise _refuse(
+            "slides_local_path_mismatch",
+            f"{name}: video-extracted slides_local_path is {path!r}, expected {expected!r}",
+            f"{where}.slides_local_path",
+            hint,
+        )
+
+
 # --------------------------------------------------------------------------- entry point
 
 
@@ -338,6 +375,7 @@ def authorize(
                     "the talk changed after persistence; reprocess it",
                 )
             _check_generation(ret, talk, catalog.fingerprint, name)
+            _check_slides(talk, name)
         version = ret.get("return_schema_version")
         authorized.append(
             AuthorizedTalk(
