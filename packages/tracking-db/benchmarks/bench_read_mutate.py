@@ -43,6 +43,7 @@ class Measurement:
     command: str
     wall_s: float
     peak_rss_bytes: int
+    cpu_s: float = 0.0
 
     @property
     def rss_factor(self) -> float:
@@ -69,18 +70,19 @@ pid = os.posix_spawn(sys.argv[2], sys.argv[2:], os.environ)
 _, status, usage = os.wait4(pid, 0)
 wall = time.perf_counter() - start
 with open(sys.argv[1], "w") as report:
-    report.write(f"{wall} {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}")
+    cpu = usage.ru_utime + usage.ru_stime
+    report.write(f"{wall} {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)} {cpu}")
 """
 
 
-def run_measured(argv: list[str], stdout_path: Path) -> tuple[float, int, int]:
-    """(wall seconds, peak RSS bytes, exit status) of one child process."""
+def run_measured(argv: list[str], stdout_path: Path) -> tuple[float, int, int, float]:
+    """(wall seconds, peak RSS bytes, exit status, CPU seconds) of one child process."""
     figures = stdout_path.with_name("figures.txt")
     with open(stdout_path, "wb") as out:
         launcher = [sys.executable, "-I", "-S", "-c", _LAUNCHER, str(figures), *argv]
         subprocess.run(launcher, stdout=out, stderr=out, check=True)
-    wall, maxrss_kib, code = figures.read_text().split()
-    return float(wall), int(maxrss_kib) * 1024, int(code)
+    wall, maxrss_kib, code, cpu = figures.read_text().split()
+    return float(wall), int(maxrss_kib) * 1024, int(code), float(cpu)
 
 
 def measure(talks: int, outcomes: int, repeat: int, workdir: Path) -> list[Measurement]:
@@ -89,7 +91,7 @@ def measure(talks: int, outcomes: int, repeat: int, workdir: Path) -> list[Measu
     db = workdir / "tracking-database.json"
     plan = workdir / "plan.json"
     out = workdir / "stdout.json"
-    results: dict[str, list[tuple[float, int]]] = {
+    results: dict[str, list[tuple[float, int, float]]] = {
         "read": [],
         "set_config dry-run": [],
         "set_config apply": [],
@@ -131,14 +133,19 @@ def measure(talks: int, outcomes: int, repeat: int, workdir: Path) -> list[Measu
             # previous command's 80 MB of stdout) so their writeback is not
             # charged to the measured command.
             os.sync()
-            wall, rss, code = run_measured(argv, out)
+            wall, rss, code, cpu = run_measured(argv, out)
             if code != 0:
                 raise SystemExit(f"{label} failed ({code}): {out.read_text()[:500]}")
-            results[label].append((wall, rss))
+            results[label].append((wall, rss, cpu))
         assert json.loads(out.read_bytes())["durability_state"] == "durable"
     return [
         Measurement(
-            talks, len(base), label, statistics.median(w for w, _ in runs), max(r for _, r in runs)
+            talks,
+            len(base),
+            label,
+            statistics.median(w for w, _, _ in runs),
+            max(r for _, r, _ in runs),
+            statistics.median(c for _, _, c in runs),
         )
         for label, runs in results.items()
     ]
@@ -159,14 +166,14 @@ def verdict(m: Measurement) -> str:
 
 def table(measurements: list[Measurement]) -> str:
     header = (
-        f"{'talks':>6} {'file MB':>8} {'command':<19} {'wall s':>7} "
+        f"{'talks':>6} {'file MB':>8} {'command':<19} {'wall s':>7} {'cpu s':>6} "
         f"{'peak RSS MB':>11} {'RSS/file':>8}  target"
     )
     lines = [header, "-" * len(header)]
     for m in measurements:
         lines.append(
             f"{m.talks:>6} {m.file_bytes / 1e6:>8.1f} {m.command:<19} {m.wall_s:>7.2f} "
-            f"{m.peak_rss_bytes / 1e6:>11.1f} {m.rss_factor:>8.2f}  {verdict(m)}"
+            f"{m.cpu_s:>6.2f} {m.peak_rss_bytes / 1e6:>11.1f} {m.rss_factor:>8.2f}  {verdict(m)}"
         )
     return "\n".join(lines)
 
