@@ -105,3 +105,22 @@ def test_vtt_import_refuses_a_symlinked_transcripts_directory(
     )  # fmt: skip
     assert result.returncode == 2 and result.json["error"]["code"] == "symlink_refused"
     assert snapshot_tree(tmp_path) == before
+
+
+def test_a_duration_bound_receipt_is_reused_only_after_a_matching_probe(
+    vault: Path, recorded_ytdlp: Callable
+) -> None:
+    out = vault / "transcripts" / f"{VIDEO_ID}.txt"
+    out.write_text(" ".join(SPEECH.split()[:60]) + "\n")
+    recorded_ytdlp(100.0)
+    first = fetch(FetchRequest(VIDEO_ID, out, "manual", duration_seconds=100.0), progress=quiet)
+    assert first["quality_status"]["code"] == "quality_current" and first["min_words"] == 50
+    # No --duration-seconds: the stored receipt is re-bound by a new probe and kept.
+    again = fetch(FetchRequest(VIDEO_ID, out, "manual"), progress=quiet)
+    assert again["quality_status"]["code"] == "quality_reused" and again["min_words"] == 50
+    assert again["duration_seconds"] == 100.0 and again["write"] is None
+    # The video's probed duration changed: the receipt drifted, the default floor applies.
+    recorded_ytdlp(300.0)
+    drifted = refused(FetchRequest(VIDEO_ID, out, "manual"))
+    assert drifted.code == "existing_transcript_invalid"
+    assert drifted.context["reason"] == "too_few_words"

@@ -17,20 +17,15 @@ PROG = "rvault-transcript"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description=(
+    return contract_cli.build_parser(
+        PROG,
+        (
             "Transcript acquisition (captions, local Whisper, VTT import)"
             " with timing and quality receipts."
         ),
-        epilog="Exit status: 0 success, 2 refused input or failed precondition, 1 internal error.",
+        __version__,
+        [fetch_command, vtt_command, verify_command],
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
-    fetch_command.register(subparsers)
-    vtt_command.register(subparsers)
-    verify_command.register(subparsers)
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -331,9 +331,10 @@ class _Run:
             stored = read_quality(
                 paths.transcript, transcript_bytes=data, owner=OwnerContext(video_id=request.id)
             )
-            stored_duration = stored.receipt is not None and stored.receipt.duration_seconds
+            # A stored duration-bound receipt can only be reused after a new probe.
+            bound = stored.receipt is not None and stored.receipt.duration_seconds is not None
             probed: float | None = None
-            if request.duration_seconds is not None or enrich or stored_duration:
+            if request.duration_seconds is not None or enrich or bound:
                 probed, note = _probe_youtube(request.id)
                 self.notes.append(note)
             trust = quality_trust(
