@@ -134,3 +134,39 @@ def test_finish_ends_a_console_script_with_flushed_output(code: int) -> None:
     assert done.returncode == code
     assert json.loads(done.stdout) == {"kept": 200_000, "ok": True}
     assert done.stderr == b"progress line"
+
+
+class _Greet:
+    """A subcommand module as build_parser expects: ``register(subparsers)``."""
+
+    @staticmethod
+    def register(subparsers: argparse._SubParsersAction) -> None:
+        greet = subparsers.add_parser("greet")
+        greet.set_defaults(handler=lambda args: (cli.emit({"ok": True}), cli.EXIT_OK)[1])
+
+
+def test_build_parser_gives_every_tool_the_same_shape(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = cli.build_parser("demo-tool", "A demo tool.", "1.2.3", [_Greet])
+    assert parser.epilog == cli.EXIT_EPILOG
+    assert cli.run(parser, ["greet"]) == 0 and json.loads(capsys.readouterr().out) == {"ok": True}
+    assert cli.run(parser, []) == cli.EXIT_REFUSED
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["error"]["code"] == "usage_error"
+    assert "required: COMMAND" in captured.err
+    with pytest.raises(SystemExit) as shown:
+        cli.run(parser, ["--version"])
+    assert shown.value.code == 0 and capsys.readouterr().out.strip() == "demo-tool 1.2.3"
+
+
+def test_a_missing_third_party_module_is_dependency_missing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def needs_media(args: argparse.Namespace) -> int:
+        raise ModuleNotFoundError("No module named 'cv2'", name="cv2")
+
+    parser = _parser()
+    parser._subparsers._group_actions[0].choices["ok"].set_defaults(handler=needs_media)  # type: ignore[union-attr]
+    assert cli.run(parser, ["ok"]) == cli.EXIT_REFUSED
+    document = json.loads(capsys.readouterr().out)
+    assert document["error"]["code"] == "dependency_missing"
+    assert "'cv2'" in document["error"]["message"] and "[media]" in document["hint"]

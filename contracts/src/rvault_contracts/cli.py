@@ -9,13 +9,14 @@ tool-specific context keys.
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, NoReturn, TextIO
+from typing import Any, NoReturn, Protocol, TextIO
 
 from rvault_contracts.canonical import artifact_bytes
 
@@ -259,6 +260,34 @@ def _note_deferred_exit() -> None:
             f"signal {signum} arrived while a write was landing; the report above says "
             "what is on disk"
         )
+
+
+EXIT_EPILOG = "Exit status: 0 success, 2 refused input or failed precondition, 1 internal error."
+
+
+class Command(Protocol):
+    """A subcommand module: ``register`` adds its parser and sets ``handler``."""
+
+    def register(self, subparsers: Any) -> None: ...
+
+
+def build_parser(
+    prog: str, description: str, version: str, commands: Iterable[Command]
+) -> argparse.ArgumentParser:
+    """The one shape of every owner's console script.
+
+    ``--help`` and ``--version`` on the top level, the exit-status epilog, and a
+    required ``COMMAND``: a bare invocation is the same ``usage_error``
+    document in every tool (``run`` maps argparse's exit 2 onto it).
+    """
+    parser = argparse.ArgumentParser(prog=prog, description=description, epilog=EXIT_EPILOG)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version}")
+    subparsers = parser.add_subparsers(
+        title="commands", metavar="COMMAND", dest="command", required=True
+    )
+    for command in commands:
+        command.register(subparsers)
+    return parser
 
 
 def console_main(build_parser: Callable[[], Any], argv: list[str] | None = None) -> int:

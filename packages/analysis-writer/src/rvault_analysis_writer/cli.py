@@ -18,16 +18,12 @@ PROG = "rvault-analysis"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description="Renders receipt-bound per-talk Markdown analyses.",
-        epilog="Exit status: 0 success, 2 refused input or failed precondition, 1 internal error.",
+    return contract_cli.build_parser(
+        PROG,
+        "Renders receipt-bound per-talk Markdown analyses.",
+        __version__,
+        [write_command, site_command],
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
-    write_command.register(subparsers)
-    site_command.register(subparsers)
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:

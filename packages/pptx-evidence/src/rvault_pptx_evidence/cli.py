@@ -17,18 +17,12 @@ PROG = "rvault-pptx"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description=(
-            "Native deck evidence: PPTX extraction schema v4 with honest capability bindings."
-        ),
-        epilog="Exit status: 0 success, 2 refused input or failed precondition, 1 internal error.",
+    return contract_cli.build_parser(
+        PROG,
+        ("Native deck evidence: PPTX extraction schema v4 with honest capability bindings."),
+        __version__,
+        [extract, probe_pdf],
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
-    extract.register(subparsers)
-    probe_pdf.register(subparsers)
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:

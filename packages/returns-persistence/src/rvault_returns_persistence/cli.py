@@ -17,22 +17,16 @@ PROG = "rvault-returns"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description=(
+    return contract_cli.build_parser(
+        PROG,
+        (
             "The deterministic gate for AI worker returns: "
             "pattern catalog, return scaffolds, validation (read-only) and persist (the one "
             "command that writes: a whole batch into the tracking database)."
         ),
-        epilog="Exit status: 0 success, 2 refused input or failed precondition, 1 internal error.",
+        __version__,
+        [cmd_validate, cmd_scaffold, cmd_catalog, cmd_persist],
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
-    cmd_validate.register(subparsers)
-    cmd_scaffold.register(subparsers)
-    cmd_catalog.register(subparsers)
-    cmd_persist.register(subparsers)
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:

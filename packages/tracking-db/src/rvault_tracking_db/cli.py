@@ -25,29 +25,25 @@ PROG = "rvault-db"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description=(
+    return contract_cli.build_parser(
+        PROG,
+        (
             "Owner of tracking-database.json: init, strict read, status, typed mutations, "
             "source lanes, migration, queue claims and shownotes scans. Every writing command "
             "is a dry run unless --apply --expected-sha256 HEX names the bytes it reviewed."
         ),
-        epilog="Exit status: 0 success, 2 refused input or failed precondition, 1 internal error.",
+        __version__,
+        [
+            init_command,
+            read_command,
+            status_command,
+            mutate_command,
+            migrate_command,
+            queue_command,
+            scan_shownotes_command,
+            sources_command,
+        ],
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    # required: a bare `rvault-db` is a usage_error JSON document, not help text only.
-    subparsers = parser.add_subparsers(
-        title="commands", metavar="COMMAND", dest="command", required=True
-    )
-    init_command.register(subparsers)
-    read_command.register(subparsers)
-    status_command.register(subparsers)
-    mutate_command.register(subparsers)
-    migrate_command.register(subparsers)
-    queue_command.register(subparsers)
-    scan_shownotes_command.register(subparsers)
-    sources_command.register(subparsers)
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,21 +22,15 @@ PROG = "rvault-video"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description=(
+    return contract_cli.build_parser(
+        PROG,
+        (
             "Slides from talk videos: OpenCV sampling, perceptual dedupe, slide-region crop, "
             "manifest v3."
         ),
-        epilog="Exit status: 0 success, 2 refused input or failed precondition, 1 internal error.",
+        __version__,
+        [extract_command, validate_command, promote_command, download_command],
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
-    extract_command.register(subparsers)
-    validate_command.register(subparsers)
-    promote_command.register(subparsers)
-    download_command.register(subparsers)
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
