@@ -378,7 +378,8 @@ def check_run(
         torn = sorted(k for k in state if state.get(k) != new.get(k))
         return f"neither generation (changed {changed}, differs from new in {torn})"
     code = None if document is None else (document.get("error") or {}).get("code")
-    outcomes[f"{sig.name}:{generation}:{'exit' + str(killed.returncode)}:{code or 'ok'}"] += 1
+    label = "no_document" if document is None else (code or "ok")
+    outcomes[f"{sig.name}:{generation}:exit{killed.returncode}:{label}"] += 1
     if sig == signal.SIGTERM:
         if killed.returncode == 0 and generation != "new":
             return "exit 0 but the old generation is on disk"

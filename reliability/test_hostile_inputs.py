@@ -553,3 +553,28 @@ def test_a_deck_that_is_not_a_zip_or_has_traversal_members_is_refused(
     assert done.returncode == 2 and done.document["error"]["code"]
     if done.returncode == 2:
         assert tree_bytes(vault) == before
+
+
+# --------------------------------------------------------------------------- case-fold collisions
+
+
+@pytest.mark.parametrize("spelling", ["2024-01-01-A.MD", "2024-02-01-B.md"])
+def test_a_case_folded_twin_in_the_analyses_directory_is_refused(
+    tmp_path: Path, spelling: str
+) -> None:
+    """On a case-insensitive disk these would be one file: the writer refuses, touches nothing."""
+    import sys
+
+    sys.path.insert(0, str(_vault.ROOT / "conformance"))
+    from _persist_producer import persisted_vault
+
+    db, _, _ = persisted_vault(tmp_path)
+    outdir = db.parent / "analyses"
+    outdir.mkdir()
+    (outdir / spelling).write_text("# the speaker's own notes\n")
+    before = tree_bytes(db.parent)
+    done = run(command("rvault-analysis", "write", tmp_path / "returns.json", outdir, "--db", db))
+    assert done.returncode == 2, done.stdout[-600:]
+    assert done.document["error"]["code"]
+    assert tree_bytes(db.parent) == before
+    assert (outdir / spelling).read_text() == "# the speaker's own notes\n"
