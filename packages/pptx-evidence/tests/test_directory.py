@@ -249,3 +249,20 @@ def test_shared_deadline_leaves_honest_receipts(folder: Path, monkeypatch: Any) 
     assert deadline == ["2025/Deep/Talk.PPTX", "2025/Keynote.pptx", "broken.pptx"]
     assert "pptx_batch_deadline" in envelope["incomplete_reason_codes"]
     assert api.batch_issues(envelope) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["extract"],  # neither DECK nor --directory
+        ["extract", "deck.pptx", "--directory", "."],
+        ["extract", "--directory", ".", "--out", "x.json"],
+        ["extract", "--directory", ".", "--rendered-pdf", "x.pdf"],
+        ["extract", "deck.pptx", "--exclude", "cache"],
+    ],
+)
+def test_flags_that_do_not_go_together(tmp_path: Path, args: list[str]) -> None:
+    result = run_cli("rvault-pptx", *args, cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.json["error"]["code"] == "usage_error"
+    assert list(tmp_path.iterdir()) == []  # nothing written
