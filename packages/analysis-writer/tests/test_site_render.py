@@ -24,12 +24,31 @@ def site(vault: Vault, outdir: Path, *extra: str) -> Any:
     return result.json
 
 
+OLD_TALK = {
+    "schema_version": 2,
+    "filename": "2013-03-01-old-talk.md",
+    "title": "An old talk",
+    "date": "2013-03-01",
+    "status": "processed",
+    "rhetoric_notes": "Written before source-located citations existed.",
+    "pattern_score": 3,
+    "pattern_observations": {
+        "patterns_detected": [
+            {"pattern_id": "bookends", "evidence": "Opens and closes on the map.",
+             "evidence_citations": []}
+        ]
+    },
+}  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Vault, Path, Any]:
     root = tmp_path_factory.mktemp("site")
     # 18 talks: enough for the process pool (parallel.MIN_PARALLEL_ITEMS), so the
     # same-bytes test covers the parallel path
     vault = build_vault(root / "vault", talks=18, processed=5, pages=3, hostile=True)
+    vault.talks.append(OLD_TALK)  # a historical analysis: no receipt, no evidence ledger v2
+    vault.write_db()
     outdir = root / "out"
     return vault, outdir, site(vault, outdir)
 
@@ -38,8 +57,8 @@ def test_report_lists_every_file_and_the_index(built: tuple[Vault, Path, Any]) -
     _, outdir, report = built
     assert report["ok"] is True
     assert report["index"] == str(outdir / "index.html")
-    assert report["talk_count"] == 18
-    assert report["page_count"] == 5
+    assert report["talk_count"] == 19
+    assert report["page_count"] == 6
     assert report["thumbnail_count"] == 15
     assert report["chart_count"] == 3
     assert report["durability_state"] == "durable"
@@ -56,7 +75,7 @@ def test_overview_row_per_talk_with_evidence_score_and_next_action(
     vault, outdir, _ = built
     index = (outdir / "index.html").read_text()
     body = index.split("<tbody>", 1)[1]
-    assert body.count("<tr ") == 18
+    assert body.count("<tr ") == 19
     for talk in vault.talks:
         assert html.escape(talk["filename"]) in index
     # processed talk 1 (current): transcript bundle from vtt-cleanup is valid and timed,
@@ -73,8 +92,8 @@ def test_overview_row_per_talk_with_evidence_score_and_next_action(
     pending = _row(index, "2021-07-07-talk-0006.md")
     assert "claim it for a worker" in pending and "href=" not in pending
     assert "processed_partial" in _row(index, "2019-05-05-talk-0004.md")
-    assert '<div class="card"><b>18</b> talks</div>' in index
-    assert '<div class="card"><b>5</b> analysed</div>' in index
+    assert '<div class="card"><b>19</b> talks</div>' in index
+    assert '<div class="card"><b>6</b> analysed</div>' in index
 
 
 def _row(index: str, filename: str) -> str:
@@ -114,6 +133,20 @@ def test_legacy_talk_page_is_labelled(built: tuple[Vault, Path, Any]) -> None:
     assert "excluded from current numeric baselines" in page
     assert "Legacy-unverified (archival prose" in page
     assert "source-verified</b>" not in page
+
+
+def test_historical_analysis_without_receipt_is_shown_as_stored(
+    built: tuple[Vault, Path, Any],
+) -> None:
+    _, outdir, _ = built
+    assert "reprocess: no completed-claim receipt" in _row(
+        (outdir / "index.html").read_text(), OLD_TALK["filename"]
+    )
+    page = (outdir / "talk-2013-03-01-old-talk.html").read_text()
+    assert "No completed-claim receipt binds this analysis" in page
+    assert "Evidence basis: <b>legacy-unverified</b>" in page
+    assert "no citations: not source-verified" in page
+    assert "detected (legacy)" in page
 
 
 def test_hostile_strings_are_escaped_everywhere(built: tuple[Vault, Path, Any]) -> None:
