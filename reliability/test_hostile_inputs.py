@@ -25,6 +25,26 @@ import pytest
 from _harness import Run, command, run, tree_bytes
 
 VID = _vault.VIDEO_ID
+OUTCOMES: dict[str, str] = {}
+
+
+def note(case: str, done: Run) -> None:
+    """Record how a case ended, for docs/reliability.md (RVAULT_RELIABILITY_REPORT)."""
+    code = None
+    if done.stdout.strip():
+        code = (json.loads(done.stdout).get("error") or {}).get("code")
+    OUTCOMES[case] = f"exit {done.returncode}" + (f" {code}" if code else "")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _write_outcomes() -> object:
+    yield
+    report_dir = os.environ.get("RVAULT_RELIABILITY_REPORT")
+    if report_dir and OUTCOMES:
+        Path(report_dir).mkdir(parents=True, exist_ok=True)
+        (Path(report_dir) / f"hostile-{os.getpid()}.json").write_text(
+            json.dumps(OUTCOMES, indent=2, sort_keys=True)
+        )
 
 
 @pytest.fixture(scope="module")
@@ -234,6 +254,7 @@ def test_a_symlink_at_a_read_or_write_path_is_refused(
     action = provoke(vault, sentinel)
     before = tree_bytes(vault)
     done = action()
+    note(f"symlink:{_name}", done)
     refused(done, "symlink_refused", "outdir_outside_vault", "path_outside_vault")
     unchanged(vault, before)
     # The sentinel fixture checks that the link's target was neither read into an
@@ -245,6 +266,7 @@ def test_an_outdir_spelled_with_dotdot_outside_the_vault_is_refused(
     vault: Path, sentinel: Path
 ) -> None:
     done = _video_outdir_escapes_vault(vault, sentinel)()
+    note("dotdot-outdir", done)
     assert done.returncode == 2, done.stdout
     assert not list((sentinel.parent / sentinel.name).glob("*.pdf"))
 
@@ -261,6 +283,7 @@ def test_a_database_hard_linked_outside_the_vault_is_replaced_not_written_throug
     os.link(db, outside)
     original = db.read_bytes()
     done = mutate_apply(vault)
+    note("hardlink:database", done)
     assert done.returncode == 0, done.stdout
     assert outside.read_bytes() == original  # the other name still has the old inode
     assert db.read_bytes() != original and db.stat().st_ino != outside.stat().st_ino
@@ -273,6 +296,7 @@ def test_a_transcript_hard_linked_outside_the_vault_is_replaced_not_written_thro
     transcript.unlink()
     os.link(sentinel / "secret.txt", transcript)
     done = transcript_cleanup(vault)
+    note("hardlink:transcript", done)
     # Either refused as not what was read, or replaced by rename: never written through.
     assert done.returncode in (0, 2), done.stdout
     assert (sentinel / "secret.txt").read_bytes() == b"the speaker's private notes\n"
@@ -366,6 +390,7 @@ def test_a_zip_bomb_member_is_refused_quickly(vault: Path, tmp_path: Path) -> No
     before = tree_bytes(vault)
     started = time.monotonic()
     done = pptx_out(vault, deck=deck)
+    note("zip-bomb", done)
     assert time.monotonic() - started < 60
     refused(done, "archive_limit_exceeded", "input_too_large")
     unchanged(vault, before)
@@ -413,6 +438,7 @@ def test_xml_entities_in_a_deck_are_neither_expanded_nor_resolved(
     out = vault / "pptx" / f"{kind}.extraction.json"
     started = time.monotonic()
     done = pptx_out(vault, out=out, deck=deck)
+    note(f"xml:{kind}", done)
     assert time.monotonic() - started < 60
     assert done.returncode in (0, 2), (done.stdout[-500:], done.stderr[-500:])
     written = out.read_bytes() if out.exists() else b""
@@ -458,6 +484,7 @@ def test_a_picture_decompression_bomb_stays_within_limits(vault: Path, tmp_path:
     out = vault / "pptx" / "bomb.extraction.json"
     started = time.monotonic()
     done = pptx_out(vault, out=out, deck=deck_path)
+    note("picture-bomb", done)
     assert time.monotonic() - started < 120
     assert done.returncode in (0, 2), (done.returncode, done.stdout[-500:], done.stderr[-500:])
     json.loads(done.stdout)  # one JSON document either way
@@ -482,6 +509,7 @@ def test_malformed_video_is_refused_and_outputs_are_untouched(vault: Path, kind:
         video.mkdir()
     before = tree_bytes(vault)
     done = video_extract(vault, video, workdir)
+    note(f"video:{kind}", done)
     assert done.returncode == 2, (done.stdout[-600:], done.stderr[-600:])
     assert done.document["error"]["code"]
     unchanged(vault, before)
@@ -524,6 +552,8 @@ def test_a_pdf_with_a_cyclic_page_tree_is_refused_in_bounded_time(vault: Path) -
     done = run(
         command("rvault-video", "validate", manifest, "--vault-root", vault, "--video-id", VID)
     )
+    note("cyclic-pdf:validate", done)
+    OUTCOMES["cyclic-pdf:probe"] = error.value.code
     document = done.document
     assert done.returncode != 0 or document.get("trusted") is not True, document
 
@@ -545,11 +575,13 @@ def test_a_deck_that_is_not_a_zip_or_has_traversal_members_is_refused(
     evil.write_bytes(_zip_bytes([*members, (f"../../{sentinel.name}/dropped.txt", b"x")]))
     before = tree_bytes(vault)
     done = pptx_out(vault, deck=evil, out=vault / "pptx" / "traversal.extraction.json")
+    note("zip-traversal-member", done)
     assert done.returncode in (0, 2), done.stdout
     assert not (sentinel / "dropped.txt").exists()
     junk = tmp_path / "junk.pptx"
     junk.write_bytes(os.urandom(4096))
     done = pptx_out(vault, deck=junk, out=vault / "pptx" / "junk.extraction.json")
+    note("deck-random-bytes", done)
     assert done.returncode == 2 and done.document["error"]["code"]
     if done.returncode == 2:
         assert tree_bytes(vault) == before
@@ -574,6 +606,7 @@ def test_a_case_folded_twin_in_the_analyses_directory_is_refused(
     (outdir / spelling).write_text("# the speaker's own notes\n")
     before = tree_bytes(db.parent)
     done = run(command("rvault-analysis", "write", tmp_path / "returns.json", outdir, "--db", db))
+    note(f"case-fold:{spelling}", done)
     assert done.returncode == 2, done.stdout[-600:]
     assert done.document["error"]["code"]
     assert tree_bytes(db.parent) == before
