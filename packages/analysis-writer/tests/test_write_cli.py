@@ -416,6 +416,7 @@ def test_legacy_replay_renders_labelled(cli: Callable[..., Any], batch: Batch) -
     assert "**Legacy-unverified** (archival prose" in text
     assert "Citations (source-verified)" not in text
     assert "Citations (source-verified)" in (batch.outdir / B).read_text(encoding="utf-8")
+    assert "the return carries no `catalog_feedback` (a legacy return)" in text
 
 
 def test_video_extracted_slides_render_their_promoted_path(

@@ -230,6 +230,8 @@ def render(view: TalkView) -> bytes:
     out += ["", "### Outcomes", "", f"Pattern score: {view.pattern_score}.", ""]
     out.extend(_table(view.outcomes))
     out += ["", "## Catalog feedback", ""]
+    if not view.feedback_present:
+        out += ["Not recorded: the return carries no `catalog_feedback` (a legacy return).", ""]
     for _lane, heading, items in view.feedback:
         out += [f"### {heading}", ""]
         if not items:

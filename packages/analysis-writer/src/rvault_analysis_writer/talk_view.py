@@ -161,6 +161,8 @@ class TalkView:
     feedback: tuple[tuple[str, str, tuple[tuple[tuple[str, str], ...], ...]], ...] = field(
         default=()
     )
+    #: False when the return carried no ``catalog_feedback`` (only legacy returns may).
+    feedback_present: bool = True
 
 
 # --------------------------------------------------------------------------- text
@@ -537,4 +539,5 @@ def build_view(
         outcomes=Table(("pattern", "outcome"), tuple(sorted(outcomes.items()))),
         pattern_score=scalar(po.get("pattern_score", talk.get("pattern_score"))),
         feedback=_feedback(catalog_feedback),
+        feedback_present=isinstance(catalog_feedback, Mapping),
     )
