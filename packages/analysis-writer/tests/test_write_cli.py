@@ -219,6 +219,16 @@ def _not_strict(batch: Batch) -> None:
     batch.returns_path.write_text('[{"filename": "a", "filename": "b"}]\n')
 
 
+def _returns_fifo(batch: Batch) -> None:
+    batch.returns_path.unlink()
+    os.mkfifo(batch.returns_path)
+
+
+def _returns_directory(batch: Batch) -> None:
+    batch.returns_path.unlink()
+    batch.returns_path.mkdir()
+
+
 def _database_symlink(batch: Batch) -> None:
     real = batch.root / "real-db.json"
     batch.db.rename(real)
@@ -287,6 +297,8 @@ REFUSALS = [
     ("output_directory_not_directory", _outdir_is_file),
     ("returns_duplicate_key", _not_strict),
     ("database_invalid", _database_symlink),
+    ("returns_not_regular_file", _returns_fifo),
+    ("returns_not_regular_file", _returns_directory),
 ]
 
 

@@ -9,6 +9,8 @@ v1 contract.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,8 +41,20 @@ class WriteRequest:
 def read_returns(path: Path) -> Any:
     """The batch file, decoded strictly (duplicate keys, NaN, bad UTF-8 refused)."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_RETURNS_BYTES + 1)
+        # Non-blocking open and a type check first: a FIFO must not hang the writer.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise Refusal(
+                    "returns_not_regular_file",
+                    f"{path} is not a regular file",
+                    str(path),
+                    hint="pass the RETURNS.json file that `rvault-returns persist` accepted",
+                )
+            with os.fdopen(fd, "rb", closefd=False) as handle:
+                data = handle.read(MAX_RETURNS_BYTES + 1)
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise Refusal(
             "returns_unreadable",
