@@ -440,3 +440,17 @@ def test_video_extracted_slides_render_their_promoted_path(
     text = (batch.outdir / A).read_text(encoding="utf-8")
     assert 'slide_source: "video_extracted"' in text
     assert 'slides_local_path: "slides/dQw4w9WgXcQ.pdf"' in text
+
+
+def test_unusable_catalog_is_refused(
+    cli: Callable[..., Any], batch: Batch, tmp_path: Path, snapshot_tree: Callable[[Path], dict]
+) -> None:
+    catalog = tmp_path / "catalog"
+    catalog.mkdir()
+    (catalog / "broken.json").write_text('{"id": "broken"}\n')
+    before = snapshot_tree(tmp_path)
+    result = write(cli, batch, "--catalog", catalog)
+    assert result.returncode == 2
+    assert result.json["error"]["code"] == "catalog_invalid"
+    assert result.json["hint"]
+    assert snapshot_tree(tmp_path) == before
