@@ -54,14 +54,15 @@ def test_spikes_are_packets_well_above_their_running_median() -> None:
     assert list(spikes(packets).nonzero()[0]) == [100, 101]
 
 
-def test_short_gops_without_a_sub_sample_are_skipped_and_others_decoded_to_it() -> None:
-    packets = gop_packets(300, 30.0, 12)  # 25 GOPs of 0.4 s
+def test_short_gops_are_skipped_keyframe_only_or_decoded_to_their_sub_sample() -> None:
+    packets = gop_packets(300, 30.0, 12, spike_at={26})  # 25 GOPs of 0.4 s, one spike
     targets = [0.0, 1.0, 2.0, 3.0]  # one sub-sample a second
     plan = plan_decoding(packets, targets, 0.5 / 30)
     treatments = [gop.treatment for gop in plan.gops]
-    assert treatments.count(SKIP) == 21 and treatments.count(FULL) == 4
-    second = plan.gops[2]  # frames 24..35 hold t=1.0 (frame 30)
+    assert treatments.count(SKIP) == 21 and treatments.count(KEY) == 3
+    second = plan.gops[2]  # frames 24..35 hold t=1.0 (frame 30) and the spike
     assert second.treatment == FULL and second.feed_end == 31  # keyframe 24 through frame 30
+    assert plan.gops[5].treatment == KEY and plan.gops[5].feed_end == 61  # frame 60: t=2.0
     assert sum(plan.fed()) == sum(gop.feed_end - gop.start for gop in plan.gops)
 
 

@@ -9,14 +9,15 @@ treatments from data the demuxer gives for free (packet sizes):
 
 * ``skip``: no sub-sample falls inside the GOP (short GOPs, e.g. MPEG-4
   Part 2 at 12 frames); nothing of it is fed to the decoder.
-* ``key``: the GOP is long (``KEY_MIN_TARGETS`` sub-samples or more) and
-  *quiet*: no packet in it is markedly larger than its
-  neighbours of the same kind. A slide change (cut, fade, wipe, a new bullet)
-  must code new picture content, which makes the predicted frames of the
-  change several times larger than the frames that only code a moving
-  speaker; without such a spike the picture at the keyframe is the picture of
-  the whole GOP, up to motion the comparator ignores anyway. Only the
-  keyframe is decoded and it stands for every sub-sample of the GOP.
+* ``key``: the GOP is *quiet* and either long (``KEY_MIN_TARGETS``
+  sub-samples or more) or holds a single sub-sample. Quiet: no packet in it
+  is markedly larger than its neighbours of the same kind. A slide change
+  (cut, fade, wipe, a new bullet) must code new picture content, which
+  makes the predicted frames of the change several times larger than the
+  frames that only code a moving speaker; without such a spike the picture
+  at the keyframe is the picture of the whole GOP, up to motion the
+  comparator ignores anyway. Only the keyframe is decoded and it stands for
+  every sub-sample of the GOP.
 * ``full``: something changed; the GOP is decoded from its keyframe up to the
   last packet any of its sub-samples needs (non-reference frames are skipped
   by the decoder, see ``sampling``).
@@ -169,6 +170,9 @@ def plan_decoding(packets: list[Packet], targets: list[float], tolerance: float)
         ]
         if not inside:
             gops.append(Gop(start, end, SKIP, start))
+        elif len(inside) == 1 and not flagged[start:end].any():
+            # A short quiet GOP: its keyframe, at most a GOP early, is its one sub-sample.
+            gops.append(Gop(start, end, KEY, start + 1))
         elif len(inside) >= KEY_MIN_TARGETS and not flagged[start:end].any():
             quiet += 1
             if (quiet - 1) % PROBE_EVERY:
