@@ -127,3 +127,38 @@ def build(vault: Path) -> Path:
     make_video(video, ["One", "Two"])
     ok(video_argv(vault, video))
     return vault
+
+
+def returns_vault(vault: Path, *, persisted: bool) -> Path:
+    """The conformance suite's real batch (transcripts, claim, completed returns)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "conformance"))
+    import _persist_producer as producer
+
+    if persisted:
+        db, _, _ = producer.persisted_vault(vault.parent)
+        return db.parent
+    from _queue_producer import claim
+    from _returns_producer import completed_return
+    from _support import write_current_database
+    from rvault_returns_persistence.catalog import load_catalog
+
+    talks = []
+    for name in producer.NAMES:
+        path = producer.owner_transcript(vault, name.removesuffix(".md"))
+        talks.append(
+            {"schema_version": 5, "filename": name, "status": "pending", "transcript_path": path}
+        )
+    db = write_current_database(vault, talks)
+    claim(db, producer.CLAIMED_AT, extra=("--catalog-fingerprint", load_catalog().fingerprint))
+    returns = []
+    for n, name in enumerate(producer.NAMES, start=3):
+        ret = completed_return(db, name)
+        for lane in ("patterns_detected", "applicability_assessments"):
+            for row in ret["pattern_observations"][lane]:
+                for citation in row["evidence_citations"]:
+                    citation["quote"] = f"in part {n} of the talk"
+        returns.append(ret)
+    (vault.parent / "returns.json").write_text(json.dumps(returns, indent=2))
+    return vault

@@ -163,41 +163,6 @@ def prepare_pptx(vault: Path) -> list[str]:
     )
 
 
-def _returns_vault(vault: Path, *, persisted: bool) -> Path:
-    """The conformance suite's real batch (transcripts, claim, completed returns)."""
-    import sys
-
-    sys.path.insert(0, str(_vault.ROOT / "conformance"))
-    import _persist_producer as producer
-
-    if persisted:
-        db, _, _ = producer.persisted_vault(vault.parent)
-        return db.parent
-    from _queue_producer import claim
-    from _returns_producer import completed_return
-    from _support import write_current_database
-    from rvault_returns_persistence.catalog import load_catalog
-
-    talks = []
-    for name in producer.NAMES:
-        path = producer.owner_transcript(vault, name.removesuffix(".md"))
-        talks.append(
-            {"schema_version": 5, "filename": name, "status": "pending", "transcript_path": path}
-        )
-    db = write_current_database(vault, talks)
-    claim(db, producer.CLAIMED_AT, extra=("--catalog-fingerprint", load_catalog().fingerprint))
-    returns = []
-    for n, name in enumerate(producer.NAMES, start=3):
-        ret = completed_return(db, name)
-        for lane in ("patterns_detected", "applicability_assessments"):
-            for row in ret["pattern_observations"][lane]:
-                for citation in row["evidence_citations"]:
-                    citation["quote"] = f"in part {n} of the talk"
-        returns.append(ret)
-    (vault.parent / "returns.json").write_text(json.dumps(returns, indent=2))
-    return vault
-
-
 def prepare_persist(vault: Path) -> list[str]:
     import _persist_producer as producer
 
@@ -245,14 +210,14 @@ WRITERS = [
     Writer(
         "returns-persist",
         prepare_persist,
-        build=lambda vault: _returns_vault(vault, persisted=False),
+        build=lambda vault: _vault.returns_vault(vault, persisted=False),
     ),
     Writer(
         "analysis-write",
         prepare_analysis_write,
         bundle=("analyses", "analyses/.rvault-analysis"),
         hash_bound=False,
-        build=lambda vault: _returns_vault(vault, persisted=True),
+        build=lambda vault: _vault.returns_vault(vault, persisted=True),
     ),
 ]
 
@@ -444,4 +409,14 @@ def test_writer_survives_signals_after_random_delays(writer: Writer, tmp_path: P
         if problem:
             failures.append(f"{sig.name} #{attempt}: {problem}")
     assert sum(outcomes[k] for k in outcomes if ":" in k) == RANDOM_KILLS
+    report_dir = os.environ.get("RVAULT_RELIABILITY_REPORT")
+    if report_dir:
+        Path(report_dir).mkdir(parents=True, exist_ok=True)
+        figures = {
+            "writer": writer.name,
+            "runs": RANDOM_KILLS,
+            "failures": failures,
+            "outcomes": dict(sorted(outcomes.items())),
+        }
+        (Path(report_dir) / f"random-{writer.name}.json").write_text(json.dumps(figures))
     assert not failures, "\n".join(failures)

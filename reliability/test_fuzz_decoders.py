@@ -492,10 +492,9 @@ def test_fuzz_return_validator(tmp_path_factory: pytest.TempPathFactory) -> None
     from jsonschema import Draft202012Validator
     from rvault_contracts.schemas import load_schema
     from rvault_returns_persistence.api import validate_returns
-    from test_crash_writers import _returns_vault
 
     # A real claimed batch with completed returns that pass (the conformance producers).
-    vault = _returns_vault(tmp_path_factory.mktemp("returns") / "vault", persisted=False)
+    vault = _vault.returns_vault(tmp_path_factory.mktemp("returns") / "vault", persisted=False)
     returns = json.loads((vault.parent / "returns.json").read_bytes())
     first = validate_returns(returns, database_path=vault / _vault.DB, vault_root=vault)
     assert first.get("ok") is True, first
