@@ -12,15 +12,25 @@ from typing import Any
 
 from rvault_contracts.canonical import is_sha256_hex
 
-from rvault_tracking_db.assessment import checks
+from rvault_tracking_db.assessment import checks, shapes
 from rvault_tracking_db.assessment.model import Issues, child, is_int
 
-PPTX_VERSIONS = (1, 2)
-CURRENT_PPTX_VERSION = 2
-RECEIPT_OUTCOMES = ("succeeded", "failed")
+PPTX = "db-pptx-catalog"
+PPTX_VERSIONS = shapes.versions(PPTX)
+CURRENT_PPTX_VERSION = max(PPTX_VERSIONS)
+# The receipt's closed shape, as the v2 schema's $defs state it.
+_RECEIPT = ("$defs", "receipt_succeeded", "allOf", 0)
+RECEIPT_FIELDS = shapes.properties(PPTX, CURRENT_PPTX_VERSION, *_RECEIPT)
+RECEIPT_OUTCOMES = tuple(
+    shapes.node(PPTX, CURRENT_PPTX_VERSION, *_RECEIPT, "properties", "outcome")["enum"]
+)
+_FINGERPRINT_FIELDS = frozenset(
+    shapes.required(PPTX, CURRENT_PPTX_VERSION, *_RECEIPT, "properties", "source_fingerprint")
+)
 
-_V1_FIELDS = ("pptx_path", "talk_filename", "matched", "slide_count", "visual_extracted")
-_V2_REQUIRED = ("schema_version", *_V1_FIELDS, "visual_evidence")
+_V1_REQUIRED = shapes.required(PPTX, 1)
+_V1_OPTIONAL = shapes.optional(PPTX, 1)
+_V2_REQUIRED = shapes.required(PPTX, 2)
 
 
 def receipt_problems(receipt: Any) -> list[tuple[str, str]]:
@@ -28,13 +38,7 @@ def receipt_problems(receipt: Any) -> list[tuple[str, str]]:
     problems: list[tuple[str, str]] = []
     if not isinstance(receipt, dict):
         return [("$", "visual_evidence must be null or a receipt object")]
-    allowed = {
-        "outcome",
-        "extractor_schema_version",
-        "pipeline_version",
-        "source_fingerprint",
-        "artifact",
-    }
+    allowed = RECEIPT_FIELDS
     for key in receipt:
         if key not in allowed:
             problems.append((child("$", key), f"unknown receipt field {key!r}"))
@@ -66,7 +70,7 @@ def _fingerprint_problems(fingerprint: Any) -> list[tuple[str, str]]:
     if not isinstance(fingerprint, dict):
         return [(base, "source_fingerprint must be an object")]
     problems: list[tuple[str, str]] = []
-    if set(fingerprint) != {"algorithm", "digest", "size_bytes"}:
+    if set(fingerprint) != _FINGERPRINT_FIELDS:
         problems.append((base, "source_fingerprint has exactly algorithm, digest, size_bytes"))
     if fingerprint.get("algorithm") != "sha256":
         problems.append((child(base, "algorithm"), "algorithm must be sha256"))
@@ -111,8 +115,8 @@ def assess_pptx(record: Any, path: str, issues: Issues, *, missing_version: int 
             record,
             path,
             issues,
-            required=("pptx_path",),
-            optional=("schema_version", *_V1_FIELDS),
+            required=_V1_REQUIRED,
+            optional=_V1_OPTIONAL,
             what="pptx_catalog v1",
         )
     else:

@@ -35,39 +35,40 @@ def schema(artifact: str, version: int) -> dict[str, Any]:
     return json.loads(path.read_text("utf-8"))
 
 
-def _node(artifact: str, version: int, path: tuple[str, ...]) -> dict[str, Any]:
-    node = schema(artifact, version)
+def node(artifact: str, version: int, *path: str | int) -> Any:
+    """The schema value at ``path`` (keys and list indices, e.g. ``$defs``, ``allOf``, 0)."""
+    value: Any = schema(artifact, version)
     for key in path:
-        node = node[key]
-    return node
+        value = value[key]
+    return value
 
 
 @cache
-def required(artifact: str, version: int, *path: str) -> tuple[str, ...]:
+def required(artifact: str, version: int, *path: str | int) -> tuple[str, ...]:
     """The schema's ``required`` list (at ``path`` inside it), in its order."""
-    return tuple(_node(artifact, version, path).get("required", ()))
+    return tuple(node(artifact, version, *path).get("required", ()))
 
 
 @cache
-def optional(artifact: str, version: int, *path: str) -> tuple[str, ...]:
+def optional(artifact: str, version: int, *path: str | int) -> tuple[str, ...]:
     """Declared properties that are not required (sorted)."""
-    node = _node(artifact, version, path)
-    return tuple(sorted(set(node.get("properties", {})) - set(node.get("required", ()))))
+    found = node(artifact, version, *path)
+    return tuple(sorted(set(found.get("properties", {})) - set(found.get("required", ()))))
 
 
 @cache
-def properties(artifact: str, version: int, *path: str) -> frozenset[str]:
-    return frozenset(_node(artifact, version, path).get("properties", {}))
+def properties(artifact: str, version: int, *path: str | int) -> frozenset[str]:
+    return frozenset(node(artifact, version, *path).get("properties", {}))
 
 
 @cache
 def enum(artifact: str, version: int, *path: str) -> tuple[Any, ...]:
     """The ``enum`` of the property at ``path`` (``properties`` steps implied;
     ``items`` steps into an array's item schema)."""
-    node = schema(artifact, version)
+    found = schema(artifact, version)
     for key in path:
-        node = node["items"] if key == "items" else node["properties"][key]
-    return tuple(node["enum"])
+        found = found["items"] if key == "items" else found["properties"][key]
+    return tuple(found["enum"])
 
 
 def versions(artifact: str) -> tuple[int, ...]:

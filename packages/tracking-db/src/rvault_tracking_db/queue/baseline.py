@@ -26,6 +26,7 @@ from typing import Any
 
 from rvault_contracts.canonical import is_sha256_hex
 
+from rvault_tracking_db.assessment import shapes
 from rvault_tracking_db.queue.issues import Issue, is_int, is_nonempty_str, is_number, jp
 from rvault_tracking_db.queue.timestamps import parse_aware
 
@@ -41,29 +42,11 @@ REASON_EMPTY = "no_eligible_talks"
 UNAVAILABLE_REASONS = (REASON_EMPTY, REASON_MIXED, REASON_NO_EVALUABLE)
 EVALUABLE_OUTCOMES = frozenset({"detected", "undetected"})
 
-_V1_FIELDS = (
-    "schema_version",
-    "as_of",
-    "scope",
-    "active_batch_excluded",
-    "excluded_filenames",
-    "eligible_statuses",
-    "pattern_scoring_generation_status",
-    "pattern_scoring_generation_reasons",
-    "pattern_catalog_fingerprint",
-    "pattern_scoring_schema_version",
-    "eligible_talk_count",
-    "pattern_score_sum",
-    "average_pattern_score",
-)
-_V2_FIELDS = (
-    *_V1_FIELDS,
-    "opportunity_coverage_identity",
-    "raw_score_comparison_status",
-    "raw_score_comparison_reason",
-    "scored_talk_count",
-)
-FIELDS = {1: frozenset(_V1_FIELDS), 2: frozenset(_V2_FIELDS)}
+# Every baseline field is required and the set is closed: the schemas' properties.
+FIELDS = {
+    version: shapes.properties("adherence-baseline", version)
+    for version in shapes.versions("adherence-baseline")
+}
 
 
 @lru_cache(maxsize=4096)  # a batch's members all carry the same aggregates
