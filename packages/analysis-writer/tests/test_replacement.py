@@ -123,3 +123,23 @@ def test_preflight_refuses_two_targets_that_fold_together(tmp_path: Path) -> Non
         replacement.preflight(tmp_path, ["Talk.md", "talk.md"])
     assert refused.value.code == "target_collision"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_database_changed_while_rendering_is_refused(
+    batch: Batch, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rvault_analysis_writer import write as write_module
+
+    real_render = write_module.render_batch
+
+    def render_then_persist_elsewhere(*args: object, **kwargs: object) -> dict[str, bytes]:
+        bodies = real_render(*args, **kwargs)
+        batch.db.write_bytes(batch.db.read_bytes() + b" ")
+        return bodies
+
+    monkeypatch.setattr(write_module, "render_batch", render_then_persist_elsewhere)
+    before = state(batch.outdir)
+    with pytest.raises(Refusal) as refused:
+        write_analyses(WriteRequest(batch.returns_path, batch.outdir, batch.db))
+    assert refused.value.code == "database_changed"
+    assert state(batch.outdir) == before

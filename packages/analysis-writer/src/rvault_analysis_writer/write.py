@@ -19,7 +19,7 @@ from typing import Any
 from rvault_contracts.canonical import sha256_bytes
 from rvault_contracts.cli import Refusal
 from rvault_contracts.strict_json import StrictJSONError, loads_strict_any
-from rvault_contracts.writer import FaultHook
+from rvault_contracts.writer import FaultHook, WriterError, read_snapshot
 
 from rvault_analysis_writer import markdown, replacement
 from rvault_analysis_writer.authorize import AuthorizedTalk, authorize
@@ -101,6 +101,27 @@ def render_batch(
     return bodies
 
 
+def _check_database_unchanged(path: Path, read_sha256: str) -> None:
+    """The analyses must match the database as it is when they are installed.
+
+    A persist or claim that landed while the batch was rendered would make
+    them describe a state that no longer exists, so the bytes are read again
+    right before the commit.
+    """
+    try:
+        now = read_snapshot(path).sha256
+    except WriterError as exc:
+        now = f"unreadable ({exc.code})"
+    if now != read_sha256:
+        raise Refusal(
+            "database_changed",
+            f"{path} changed while the batch was rendered",
+            str(path),
+            hint="render again once the other writer has finished",
+            expected_sha256=read_sha256,
+        )
+
+
 def write_analyses(
     request: WriteRequest, progress: Callable[[str], None] | None = None
 ) -> dict[str, Any]:
@@ -110,6 +131,7 @@ def write_analyses(
     bodies = render_batch(auth.talks, progress)
     names = sorted(bodies)
     plan = replacement.preflight(request.output_directory, names)
+    _check_database_unchanged(request.database_path, auth.database_sha256)
     if progress is not None:
         progress(f"replacing {len(names)} analyses in {request.output_directory}")
     report = replacement.commit(plan, bodies, request.fault) if names else None
