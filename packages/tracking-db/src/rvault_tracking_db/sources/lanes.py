@@ -206,7 +206,8 @@ def _check_artifact(lane: Lane, value: str, roots: SourceRoots, where: str) -> N
         hint=(
             "the file must exist below the "
             + ("deck root (config.pptx_source_dir)" if lane.root == ROOT_PPTX else "vault root")
-            + ", be named by a relative path without links, and pass its checker"
+            + f" {root}, be named relative to it (a shortcut also takes an absolute path inside"
+            " it), traverse no symbolic link and pass its checker"
         ),
     )
 
