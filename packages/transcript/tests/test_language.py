@@ -150,3 +150,21 @@ def test_the_installed_parts_hash_to_the_published_digest() -> None:
     assert (directory / "model.bin").stat().st_size == models.BASE_MODEL_SIZE
     stamp = (directory / "model.bin.sha256").read_text(encoding="ascii")
     assert stamp.startswith(models.BASE_MODEL_SHA256 + " ")
+
+
+def test_an_unwritable_model_cache_is_a_refusal_not_a_crash(
+    tmp_path: Path, speech_wav: Path, cli: Callable, snapshot_tree: Callable
+) -> None:
+    vault = tmp_path / "transcripts"
+    vault.mkdir()
+    blocked = tmp_path / "cache-is-a-file"
+    blocked.write_text("not a directory")
+    before = snapshot_tree(vault)
+    result = cli(
+        "rvault-transcript", "fetch", "talk", "--audio", speech_wav, "--out", vault / "talk.txt",
+        "--existing-source", "unknown", env={"RVAULT_MODEL_CACHE": str(blocked / "models")},
+    )  # fmt: skip
+    assert result.returncode == 2, result.stdout
+    assert result.json["error"]["code"] == "model_unavailable"
+    assert "RVAULT_MODEL_CACHE" in result.json["error"]["message"]
+    assert snapshot_tree(vault) == before

@@ -137,6 +137,12 @@ def _multilingual() -> tuple[str, Any]:
         name = str(multilingual_model_dir())
     except ModelDataError as error:
         raise ModelUnavailable(error.name, error.message) from None
+    except OSError as error:
+        raise ModelUnavailable(
+            str(error.filename or "model cache"),
+            f"the multilingual model cannot be cached ({error.strerror}); set RVAULT_MODEL_CACHE"
+            " to a writable directory",
+        ) from None
     return name, _load(name)
 
 
