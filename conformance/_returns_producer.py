@@ -26,7 +26,8 @@ def claimed_vault(root: Path) -> tuple[Path, list[str]]:
     talks = []
     names = ["2024-01-01-a.md", "2024-02-01-b.md"]
     for name in names:
-        lines = [f"{QUOTE} number {n}" for n in range(1, 31)]
+        # the cited line occurs once: a quote must locate exactly one place
+        lines = [f"{QUOTE} number 1"] + [f"another line number {n}" for n in range(2, 31)]
         talks.append(pending_talk(vault, name, "\n".join(lines) + "\n"))
     db = write_current_database(vault, talks)
     claim(

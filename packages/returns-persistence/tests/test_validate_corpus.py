@@ -969,6 +969,18 @@ INVALID: list[tuple[str, str, Mutation, str]] = [
         "timed_transcript_unavailable",
     ),
     ("quote_three_words", "main", setter((*CIT0, "quote"), "the failure story"), "quote_too_short"),
+    (
+        "quote_not_in_transcript",
+        "main",
+        setter((*CIT0, "quote"), "nobody in this talk says these words"),
+        "citation_quote_not_found",
+    ),
+    (
+        "quote_ambiguous",
+        "main",
+        setter((*CIT0, "quote"), "the speaker moves on to topic"),
+        "citation_quote_ambiguous",
+    ),
     ("translation_missing", "german", lambda r: cit(r).pop("translation"), "translation_required"),
     ("translation_blank", "german", setter((*CIT0, "translation"), " "), "translation_required"),
     (

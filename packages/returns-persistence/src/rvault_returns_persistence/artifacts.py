@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -86,6 +86,7 @@ class TalkArtifacts:
     deck_slides: int | None
     video_duration: float | None
     video_path: str | None  # the downloaded delivery video, when it is in the vault
+    transcript_bytes: bytes | None = field(default=None, repr=False, compare=False)
 
 
 def _pdf_candidates(talk: dict[str, Any], return_path: object) -> list[tuple[str, bool]]:
@@ -191,11 +192,13 @@ def resolve(
 ) -> TalkArtifacts:
     transcript = transcript_relpath(talk)
     lines = None
+    data = None
     if transcript is not None:
         found = _regular_file(root, transcript)
         if found is not None:
             with open(found, "rb") as handle:
-                lines = count_lines(handle.read()) or None
+                data = handle.read()
+            lines = count_lines(data) or None
     pdf_path, pdf_pages, extracted = None, None, False
     for candidate, is_extracted in _pdf_candidates(talk, return_pdf):
         found = _regular_file(root, candidate)
@@ -212,4 +215,5 @@ def resolve(
         deck_slides=deck_slides if is_int(deck_slides) else None,
         video_duration=_video_duration(root, talk, transcript),
         video_path=_video_relpath(root, talk),
+        transcript_bytes=data if lines is not None else None,
     )

@@ -124,6 +124,18 @@ def _check_quote(ctx: ReturnContext, path: str, cit: dict[str, Any]) -> bool:
     if "translation" in cit and not isinstance(cit["translation"], str):
         ctx.add(child(path, "translation"), "wrong_type", "translation is a string")
         ok = False
+    located = ctx.transcript_text
+    if ok and ctx.version == 5 and located is not None:
+        _, occurrences = located.find_once(quote)
+        if occurrences != 1:
+            ctx.add(
+                child(path, "quote"),
+                "citation_quote_ambiguous" if occurrences > 1 else "citation_quote_not_found",
+                "the normalized quote must occur exactly once in the transcript "
+                f"(found {'more than once' if occurrences > 1 else 'nowhere'}); quote the exact "
+                "source-language words, long enough to be unique",
+            )
+            ok = False
     if ctx.non_english and not is_text(cit.get("translation")):
         ctx.add(
             child(path, "translation"),

@@ -10,6 +10,7 @@ from typing import Any
 from rvault_returns_persistence.artifacts import TalkArtifacts
 from rvault_returns_persistence.catalog import Catalog
 from rvault_returns_persistence.issues import Collector
+from rvault_returns_persistence.quote_locator import NormalizedText
 from rvault_returns_persistence.video_manifest import ManifestVerdict
 
 
@@ -59,6 +60,17 @@ class ReturnContext:
         )
         path = self.vault_root / self.artifacts.transcript_path
         return transcript_api.read_timing(path, owner=owner).usable
+
+    @cached_property
+    def transcript_text(self) -> NormalizedText | None:
+        """The transcript as quotes are located in it (None: absent or not UTF-8)."""
+        data = self.artifacts.transcript_bytes
+        if data is None:
+            return None
+        try:
+            return NormalizedText(data.decode("utf-8"))
+        except UnicodeDecodeError:
+            return None
 
     @property
     def untrusted_video(self) -> bool:
