@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from rvault_tracking_db.assessment import checks
+from rvault_tracking_db.assessment import checks, shapes
 from rvault_tracking_db.assessment.model import Issues, child
 from rvault_tracking_db.assessment.storage_path import storage_path_form_error
 
-CONFIG_VERSIONS = (1, 2)
-CURRENT_CONFIG_VERSION = 2
+CONFIG = "db-config"
+CONFIG_VERSIONS = shapes.versions(CONFIG)
+CURRENT_CONFIG_VERSION = max(CONFIG_VERSIONS)
 
 # The owner default discovery boundary: tool caches and VCS/OS metadata that
 # never hold a speaker's own decks.
@@ -26,16 +27,18 @@ DEFAULT_PPTX_DIRECTORY_EXCLUSIONS: tuple[str, ...] = (
     "node_modules",
 )
 
-SHOWNOTES_SOURCE_TYPES = (
-    "local_jekyll",
-    "local_hugo",
-    "local_eleventy",
-    "local_astro",
-    "remote_url",
-    "none",
+_SOURCE = ("properties", "shownotes", "anyOf", 1, "properties", "source", "anyOf", 1)
+SHOWNOTES_SOURCE_TYPES = tuple(
+    shapes.node(CONFIG, CURRENT_CONFIG_VERSION, *_SOURCE, "properties", "type", "enum")
 )
 
-_NULLABLE_STRINGS = ("vault_root", "pptx_source_dir", "python_path", "talks_source_dir")
+_NULLABLE_STRINGS = tuple(
+    sorted(
+        name
+        for name, rule in shapes.node(CONFIG, CURRENT_CONFIG_VERSION, "properties").items()
+        if rule.get("type") == ["string", "null"]
+    )
+)
 
 
 def assess_config(

@@ -13,36 +13,33 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rvault_tracking_db.assessment import checks
+from rvault_tracking_db.assessment import checks, shapes
 from rvault_tracking_db.assessment.model import Issues, child, is_int
 from rvault_tracking_db.assessment.records import assess_source_rejection
 
-TALK_VERSIONS = (1, 2, 3, 4, 5)
-CURRENT_TALK_VERSION = 5
-CLAIM_VERSIONS = (1, 2, 3, 4, 5)
-BASELINE_VERSIONS = (1, 2)
+TALK = "db-talk"
+TALK_VERSIONS = shapes.versions(TALK)
+CURRENT_TALK_VERSION = max(TALK_VERSIONS)
+CLAIM_VERSIONS = shapes.versions("queue-claim")
+BASELINE_VERSIONS = shapes.versions("adherence-baseline")
 EVIDENCE_LEDGER_VERSIONS = (1, 2)
-SCORING_SCHEMA_VERSIONS = (1, 2, 3, 4, 5)
-TRANSCRIPT_SOURCES = ("youtube_auto", "whisper", "manual", "none")
-RELATION_TYPES = ("duplicate", "borrowed_recording")
+SCORING_SCHEMA_VERSIONS = tuple(
+    v for v in shapes.enum(TALK, CURRENT_TALK_VERSION, "pattern_scoring_schema_version") if v
+)
+TRANSCRIPT_SOURCES = shapes.enum(TALK, CURRENT_TALK_VERSION, "transcript_source")
+RELATION_TYPES = tuple(
+    shapes.node(TALK, CURRENT_TALK_VERSION, "properties", "source_relation", "anyOf", 1)[
+        "properties"
+    ]["type"]["enum"]
+)
 
-_NULLABLE_STRINGS = (
-    "title",
-    "conference",
-    "date",
-    "slides_url",
-    "video_url",
-    "youtube_id",
-    "google_drive_id",
-    "pptx_path",
-    "transcript_path",
-    "slide_source",
-    "slides_local_path",
-    "slides_pdf_path",
-    "pdf_path",
-    "pptx_visual_status",
-    "reprocess_reason",
-    "processed_date",
+# Every interpreted field the schemas type as string-or-null (the same set in v1-v5).
+_NULLABLE_STRINGS = tuple(
+    sorted(
+        name
+        for name, rule in shapes.node(TALK, CURRENT_TALK_VERSION, "properties").items()
+        if rule.get("type") == ["string", "null"]
+    )
 )
 
 # The queue owner's validator: claim_issues(claim, *, path, filename) -> issues
