@@ -7,32 +7,35 @@ compare fields (counts that must sum, a path that mirrors another, lanes
 that follow a kind, timestamps in order). Adding a field to a record is then
 one schema edit plus its conformance cases.
 
-Only the schema *files* are read (package data of ``rvault_contracts``, with
-the standard library's JSON decoder: they are the toolkit's own trusted
+Only the schema *files* are read (package data beside ``rvault_contracts``,
+with the standard library's JSON decoder: they are the toolkit's own trusted
 files): importing ``rvault_contracts.schemas`` would pull jsonschema into
-every ``rvault-db read`` and into the light public ``api``.
+every ``rvault-db read`` and into the light public ``api``, and even
+``importlib.resources`` costs 30 ms of start-up that ``read`` cannot spare.
 """
 
 from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
+
+import rvault_contracts
+
+_PACKAGE = Path(rvault_contracts.__file__).parent
 
 
 @cache
 def _registry() -> dict[str, Any]:
-    text = resources.files("rvault_contracts").joinpath("registry.json").read_text("utf-8")
-    return json.loads(text)["artifacts"]
+    return json.loads((_PACKAGE / "registry.json").read_text("utf-8"))["artifacts"]
 
 
 @cache
 def schema(artifact: str, version: int) -> dict[str, Any]:
     """The registered schema of ``artifact`` version ``version``."""
     relative = _registry()[artifact]["versions"][str(version)]
-    path = resources.files("rvault_contracts").joinpath("schemas").joinpath(relative)
-    return json.loads(path.read_text("utf-8"))
+    return json.loads((_PACKAGE / "schemas" / relative).read_text("utf-8"))
 
 
 def node(artifact: str, version: int, *path: str | int) -> Any:
