@@ -39,6 +39,7 @@ def _run(*args: str | Path) -> tuple[int, dict[str, Any]]:
 def _vault(tmp_path: Path) -> Path:
     vault = tmp_path / "vault"
     qb.write_transcript(vault, "transcripts/b.txt")
+    qb.write_pdf(vault / "slides" / "c.pdf")
     site = tmp_path / "site" / "_talks"
     site.mkdir(parents=True)
     (site / "2024-09-01-new.md").write_text(
@@ -103,6 +104,7 @@ def _commands(db: Path) -> dict[str, tuple[str | Path, ...]]:
             "2024-03-01-c.md",
             "transcripts/b.txt",
         ),
+        "register-slides": ("register-slides", db, "--talk", "2024-03-01-c.md", "slides/c.pdf"),
         "add-talk": ("add-talk", db, "--title", "T", "--conference", "C", "--date", "2024-05-05"),
         "queue normalize": ("queue", db, "normalize"),
         "queue claim": ("queue", db, "claim", *claim, "--talk", "2024-02-01-b.md"),
