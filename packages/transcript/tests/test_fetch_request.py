@@ -124,3 +124,17 @@ def test_a_duration_bound_receipt_is_reused_only_after_a_matching_probe(
     drifted = refused(FetchRequest(VIDEO_ID, out, "manual"))
     assert drifted.code == "existing_transcript_invalid"
     assert drifted.context["reason"] == "too_few_words"
+
+
+def test_a_trusted_floor_that_is_still_missed_says_so(
+    vault: Path, recorded_ytdlp: Callable, snapshot_tree: Callable
+) -> None:
+    out = vault / "transcripts" / f"{VIDEO_ID}.txt"
+    out.write_text(" ".join(SPEECH.split()[:10]) + "\n")
+    recorded_ytdlp(100.0)
+    before = snapshot_tree(vault)
+    error = refused(FetchRequest(VIDEO_ID, out, "manual", duration_seconds=100.0))
+    assert error.code == "existing_transcript_invalid"
+    assert "already the short-talk one" in error.context["hint"]
+    assert "50 words" in error.context["hint"]
+    assert snapshot_tree(vault) == before

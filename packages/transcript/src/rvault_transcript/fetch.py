@@ -297,7 +297,13 @@ def _probe_youtube(video_id: str) -> tuple[float | None, str]:
         return None, f"yt-dlp probe failed ({error.code}): {error.message}"
 
 
-def _short_talk_hint(request: FetchRequest, probed: float | None) -> str:
+def _short_talk_hint(request: FetchRequest, probed: float | None, trust: QualityTrust) -> str:
+    if trust.duration is not None:
+        floor = policy.derived_floor(trust.duration)
+        return (
+            f"the floor is already the short-talk one: {policy.WORDS_PER_MINUTE} words per minute"
+            f" of the probed {trust.duration} s, {floor} words; the text is shorter than that"
+        )
     source = "the yt-dlp probe of the video" if request.youtube else f"the probe of {request.audio}"
     measured = f" (the probe says {probed:.3f} s)" if probed is not None else ""
     return (
@@ -375,7 +381,7 @@ class _Run:
             min_words,
             "existing_transcript_invalid",
             paths.transcript,
-            _short_talk_hint(request, probed)
+            _short_talk_hint(request, probed, trust)
             + "; the existing text is kept (--force replaces it only when that is intended)",
         )
         if quality_status["code"] == "quality_current":
@@ -477,7 +483,7 @@ class _Run:
             min_words,
             "transcript_quality_failed",
             self.paths.transcript,
-            _short_talk_hint(self.request, probed),
+            _short_talk_hint(self.request, probed, trust),
         )
         quality = build_quality_receipt(data, min_words, trust.provenance)
         changes: dict[Path, bytes | None] = {
