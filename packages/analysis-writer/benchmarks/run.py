@@ -78,18 +78,33 @@ def citations(n: int, filename: str) -> list[dict[str, Any]]:
             "artifact_root": "vault",
             "artifact_path": path,
             "artifact_sha256": td.HEX_B,
+            "timing_artifact_path": f"transcripts/{filename}.segments.json",
+            "timing_artifact_sha256": td.HEX_C,
         },
-        {"source": "static_slides", "channel": "slides", "slide_numbers": [n % SLIDES + 1]},
+        {
+            "source": "static_slides",
+            "channel": "slides",
+            "slide_numbers": [n % SLIDES + 1],
+            "slide_count": SLIDES,
+            "artifact_root": "vault",
+            "artifact_path": "slides/1AbCdEfGhIjK.pdf",
+            "artifact_sha256": td.HEX_D,
+        },
         {
             "source": "delivery_video",
             "channel": "video",
             "start_seconds": 30.0 * n,
             "end_seconds": 30.0 * n + 12,
+            "duration_seconds": 2700.0,
+            "artifact_root": "vault",
+            "artifact_path": "slides-rebuild/bench/bench.mp4",
+            "artifact_sha256": td.HEX_D,
         },
     ]
 
 
-def enrich(talk: dict[str, Any], ret: dict[str, Any], i: int, ids: list[str]) -> None:
+def enrich(talk: dict[str, Any], ret: dict[str, Any], i: int, catalog: Any) -> None:
+    ids = sorted(catalog.entries)
     name = talk["filename"]
     talk["rhetoric_notes"] = prose(1000, i)
     talk["areas_for_improvement"] = prose(250, i + 7)
@@ -125,6 +140,7 @@ def enrich(talk: dict[str, Any], ret: dict[str, Any], i: int, ids: list[str]) ->
     po["patterns_detected"] = [
         {
             "pattern_id": pid,
+            "dimensions": list(catalog.entries[pid].dimensions),
             "confidence": "strong",
             "evidence_source": "transcript",
             "evidence": prose(60, n),
@@ -138,7 +154,18 @@ def enrich(talk: dict[str, Any], ret: dict[str, Any], i: int, ids: list[str]) ->
         for pid in sorted(ids)
     ]
     po["not_evaluable"] = [
-        {"pattern_id": pid, "reason_code": "missing_required_source_coverage"}
+        {
+            "pattern_id": pid,
+            "reason_code": "missing_required_source_coverage",
+            "dimensions": list(catalog.entries[pid].dimensions),
+            "required_source_groups": [["static_slides"]],
+            "available_source_groups": [],
+            "capability_fact": {
+                "absence_capable_sources": ["transcript"],
+                "complete_sources": ["transcript"],
+                "inspected_sources": ["transcript"],
+            },
+        }
         for pid in sorted(ids)
         if pid not in detected
     ]
@@ -151,10 +178,10 @@ def enrich(talk: dict[str, Any], ret: dict[str, Any], i: int, ids: list[str]) ->
 def build(root: Path) -> td.Batch:
     names = tuple(f"2024-{1 + i % 12:02d}-{1 + i:02d}-bench-{i:03d}.md" for i in range(MEMBERS))
     batch = td.completed_batch(root, names)
-    ids = sorted(load_catalog().entries)
+    catalog = load_catalog()
     plain = copy.deepcopy(batch.talks[0])
     for i, (talk, ret) in enumerate(zip(batch.talks, batch.returns, strict=True)):
-        enrich(talk, ret, i, ids)
+        enrich(talk, ret, i, catalog)
         talk["_queue_claim"]["result_payload_sha256"] = payload_sha256(ret)
     for k in range(OTHER_TALKS):
         filler = copy.deepcopy(plain)

@@ -185,6 +185,8 @@ def persisted_talk(ret: dict[str, Any], fingerprint: str, names: list[str]) -> d
                         "artifact_root": "vault",
                         "artifact_path": f"transcripts/{filename}.txt",
                         "artifact_sha256": HEX_B,
+                        "quality_artifact_path": f"transcripts/{filename}.quality.json",
+                        "quality_artifact_sha256": HEX_C,
                     }
                 ],
                 "pattern_ids": ["narrative-arc"],
@@ -194,6 +196,7 @@ def persisted_talk(ret: dict[str, Any], fingerprint: str, names: list[str]) -> d
                 "patterns_detected": [
                     {
                         "pattern_id": "narrative-arc",
+                        "dimensions": ["Narrative Structure"],
                         "confidence": "strong",
                         "evidence_source": "transcript",
                         "evidence": "Setup, complication and resolution in order.",
@@ -227,6 +230,14 @@ def persisted_talk(ret: dict[str, Any], fingerprint: str, names: list[str]) -> d
                     {
                         "pattern_id": "crawling-credits",
                         "reason_code": "missing_required_source_coverage",
+                        "dimensions": ["Closing Pattern", "Slide Design Patterns"],
+                        "required_source_groups": [["static_slides"]],
+                        "available_source_groups": [],
+                        "capability_fact": {
+                            "absence_capable_sources": ["transcript"],
+                            "complete_sources": ["transcript"],
+                            "inspected_sources": ["transcript"],
+                        },
                     }
                 ],
             },

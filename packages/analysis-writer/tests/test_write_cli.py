@@ -271,7 +271,20 @@ def _wrong_slides_path(batch: Batch) -> None:
     _video_talk(batch, "dQw4w9WgXcQ", "slides/1AbCdEfGhIjK.pdf")
 
 
+def _ledger_line_zero(batch: Batch) -> None:
+    citation = batch.talk(A)["pattern_observations"]["patterns_detected"][0]["evidence_citations"]
+    citation[0]["line_start"] = 0
+    batch.write_db()
+
+
+def _ledger_outcome_missing(batch: Batch) -> None:
+    del batch.talk(A)["pattern_observations"]["pattern_outcomes"]
+    batch.write_db()
+
+
 REFUSALS = [
+    ("database_invalid", _ledger_line_zero),
+    ("database_invalid", _ledger_outcome_missing),
     ("video_manifest_identity_mismatch", _foreign_recording),
     ("slides_local_path_mismatch", _unpromoted_processed),
     ("slides_local_path_mismatch", _wrong_slides_path),

@@ -19,6 +19,7 @@ from typing import Any
 
 from rvault_contracts.canonical import payload_sha256
 from rvault_contracts.cli import Refusal
+from rvault_contracts.schemas import schema_issues
 from rvault_returns_persistence.api import CatalogError, load_catalog
 from rvault_tracking_db.api import DatabaseRefusal, claim_version, read_database
 
@@ -290,6 +291,40 @@ def _check_generation(
             raise mismatch(field, None, talk[field], "a legacy result keeps no current " + field)
 
 
+# --------------------------------------------------------------------------- ledger
+
+#: Persisted evidence ledgers with a registered contract (v1 is the archival v4 shape).
+LEDGER_SCHEMAS = {2: "pattern-observations"}
+
+
+def _check_ledger(talk: Mapping[str, Any], name: str) -> None:
+    """A current ledger is rendered only if it is what its contract says persist wrote.
+
+    The tracking-db read checks the talk record, not the ledger's own
+    contract; a hand-edited or corrupted ledger (a citation at line 0, a
+    missing outcome row) must not reach the speaker as source-verified.
+    """
+    po = talk.get("pattern_observations")
+    version = po.get("evidence_schema_version") if isinstance(po, Mapping) else None
+    artifact = LEDGER_SCHEMAS.get(version) if isinstance(version, int) else None
+    if artifact is None:
+        return
+    issues = schema_issues(artifact, version, po)
+    if issues:
+        first = issues[0]
+        raise _refuse(
+            "database_invalid",
+            f"{name}: the persisted pattern_observations break {artifact} v{version}: "
+            f"{first.path}: {first.message}",
+            f"talks[{name}].pattern_observations{first.path.removeprefix('$')}",
+            "the ledger was changed after persistence; reprocess the talk",
+            issues=[
+                {"code": "ledger_schema_violation", "path": i.path, "message": i.message}
+                for i in issues[:20]
+            ],
+        )
+
+
 # --------------------------------------------------------------------------- slides
 
 
@@ -376,6 +411,7 @@ def authorize(
                 )
             _check_generation(ret, talk, catalog.fingerprint, name)
             _check_slides(talk, name)
+            _check_ledger(talk, name)
         version = ret.get("return_schema_version")
         authorized.append(
             AuthorizedTalk(
