@@ -218,3 +218,24 @@ def test_a_comparison_row_names_every_compared_artifact(vault: Path) -> None:
     outcome = {r["pattern_id"]: r["outcome"] for r in stored["pattern_outcomes"]}
     assert outcome["progressive-reveal"] == "detected"
     assert "progressive-reveal" in stored["pattern_ids"]
+
+
+def test_a_changed_provider_duration_is_quality_context_drift(
+    vault: Path, snapshot_file: Any
+) -> None:
+    """Same transcript and receipt bytes, but the talk's source identity now says 900 s."""
+    ret = _return(vault)
+    data = json.loads(vault.read_text())
+    data["talks"][0]["source_identity"] = {
+        "schema_version": 1,
+        "provider": "youtube",
+        "video_id": YID,
+        "duration_seconds": 900.0,
+    }
+    vault.write_bytes(artifact_bytes(data))
+    before = snapshot_file(vault)
+    with pytest.raises(Refusal) as refused:
+        persist(PersistRequest(vault, [ret], RUN_DATE))
+    assert refused.value.code == "transcript_quality_receipt_unusable"
+    assert refused.value.context["owner_code"] == "transcript_quality_context_drift"
+    assert snapshot_file(vault) == before

@@ -121,18 +121,35 @@ def _stat_key(path: Path) -> tuple[int, int, int, int] | None:
 
 @lru_cache(maxsize=32)
 def _cached_readings(
-    path: str, data: bytes, video_id: str | None, _receipt_files: tuple[Any, ...]
+    path: str,
+    data: bytes,
+    video_id: str | None,
+    duration: float | None,
+    _receipt_files: tuple[Any, ...],
 ) -> tuple[Any, Any]:
     from rvault_transcript import api as transcript_api  # receipts are rare; keep start-up light
 
-    owner = transcript_api.OwnerContext(video_id=video_id)
+    owner = transcript_api.OwnerContext(video_id=video_id, duration_seconds=duration)
     return (
         transcript_api.read_timing(path, transcript_bytes=data, owner=owner),
         transcript_api.read_quality(path, transcript_bytes=data, owner=owner),
     )
 
 
-def owner_readings(path: Path, data: bytes, video_id: str | None) -> tuple[Any, Any]:
+def owner_context(talk: dict[str, Any]) -> tuple[str | None, float | None]:
+    """What the talk knows independently of a receipt: its YouTube id and the provider
+    duration of its source identity (so a material duration change is
+    ``transcript_quality_context_drift``, never silently current)."""
+    youtube_id = talk.get("youtube_id")
+    identity = talk.get("source_identity")
+    duration = identity.get("duration_seconds") if isinstance(identity, dict) else None
+    return (
+        youtube_id if isinstance(youtube_id, str) and youtube_id else None,
+        float(duration) if is_number(duration) and duration > 0 else None,
+    )
+
+
+def owner_readings(path: Path, data: bytes, talk: dict[str, Any]) -> tuple[Any, Any]:
     """(timing, quality) readings of the transcript owner for these exact transcript bytes.
 
     Re-running the owner's quality policy costs a few hundred milliseconds on a long
@@ -142,7 +159,8 @@ def owner_readings(path: Path, data: bytes, video_id: str | None) -> tuple[Any, 
     """
     stem = path.with_name(path.stem)
     key = (_stat_key(Path(f"{stem}.segments.json")), _stat_key(Path(f"{stem}.quality.json")))
-    return _cached_readings(str(path), data, video_id, key)
+    video_id, duration = owner_context(talk)
+    return _cached_readings(str(path), data, video_id, duration, key)
 
 
 def _receipt_duration(root: Path, talk: dict[str, Any], transcript: str) -> float | None:
@@ -155,8 +173,7 @@ def _receipt_duration(root: Path, talk: dict[str, Any], transcript: str) -> floa
         return None
     with open(path, "rb") as handle:
         data = handle.read()
-    youtube_id = talk.get("youtube_id") if isinstance(talk.get("youtube_id"), str) else None
-    for reading in owner_readings(path, data, youtube_id):
+    for reading in owner_readings(path, data, talk):
         if reading.usable and reading.receipt is not None:
             value = reading.receipt.provenance.get("duration_seconds")
             if is_number(value) and value > 0:

@@ -7,7 +7,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from rvault_returns_persistence.artifacts import TalkArtifacts
+from rvault_returns_persistence.artifacts import TalkArtifacts, owner_readings
 from rvault_returns_persistence.catalog import Catalog
 from rvault_returns_persistence.issues import Collector
 from rvault_returns_persistence.quote_locator import NormalizedText
@@ -50,16 +50,12 @@ class ReturnContext:
         Read through ``rvault_transcript.api`` (the receipt owner) only when a return cites
         timed_transcript; without it timed evidence is unavailable, never downgraded.
         """
-        if self.artifacts.transcript_path is None:
+        data = self.artifacts.transcript_bytes
+        if self.artifacts.transcript_path is None or data is None:
             return False
-        from rvault_transcript import api as transcript_api
-
-        youtube_id = self.talk.get("youtube_id")
-        owner = transcript_api.OwnerContext(
-            video_id=youtube_id if isinstance(youtube_id, str) else None
-        )
         path = self.vault_root / self.artifacts.transcript_path
-        return transcript_api.read_timing(path, owner=owner).usable
+        timing, _ = owner_readings(path, data, self.talk)
+        return bool(timing.usable)
 
     @cached_property
     def transcript_text(self) -> NormalizedText | None:

@@ -112,7 +112,6 @@ class VerifiedArtifacts:
 
     @cached_property
     def transcript(self) -> TranscriptEvidence:
-        from rvault_transcript import api as transcript_api
 
         relative = self.found.transcript_path
         if relative is None:
@@ -132,12 +131,8 @@ class VerifiedArtifacts:
                 "transcript_not_utf8", f"{relative} is not UTF-8", self.path
             ) from None
         digest = sha256_bytes(data)
-        youtube_id = self.talk.get("youtube_id")
-        owner = transcript_api.OwnerContext(
-            video_id=youtube_id if isinstance(youtube_id, str) else None
-        )
         absolute = self.vault_root / relative
-        timing, quality = owner_readings(absolute, data, owner.video_id)
+        timing, quality = owner_readings(absolute, data, self.talk)
         if not quality.usable:
             raise EvidenceRefusal(
                 "transcript_quality_receipt_unusable",
