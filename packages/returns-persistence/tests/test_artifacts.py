@@ -48,10 +48,13 @@ def test_bounds_from_the_vault(tmp_path: Path) -> None:
 
 def test_a_current_quality_receipt_supplies_the_owner_duration(tmp_path: Path) -> None:
     _, specs = td.corpus_vault(tmp_path)
+    assert specs["main"]["source_identity"]["duration_seconds"] == 1800.0
+    quality_receipt(tmp_path, "main0000001", 1800.5)  # within the owner's 1 s tolerance
+    assert resolve(tmp_path, specs["main"], deck_slides=12).video_duration == 1800.5
+    # a receipt whose duration drifted from the provider's is not current (context drift)
     quality_receipt(tmp_path, "main0000001", 1500.5)
-    assert resolve(tmp_path, specs["main"], deck_slides=12).video_duration == 1500.5
+    assert resolve(tmp_path, specs["main"], deck_slides=12).video_duration == 1800.0
     # a receipt bound to another video is not the owner's and proves nothing
-    quality_receipt(tmp_path, "main0000001", 1500.5)
     other = {
         **specs["main"],
         "youtube_id": "zzzzzzzzzzz",
