@@ -122,3 +122,22 @@ def test_an_existing_short_transcript_names_the_way_to_qualify_it(
     assert "--duration-seconds N" in document["hint"] and "yt-dlp probe" in document["hint"]
     assert "the existing text is kept" in document["hint"]
     assert snapshot_tree(directory) == before
+
+
+def test_the_import_rules_hold_without_the_cli(vault: Path, speech_wav: Path) -> None:
+    from rvault_contracts.cli import Refusal
+    from rvault_transcript.vtt_import import VttImportRequest, import_vtt
+
+    request = VttImportRequest(vault / "talk.en.vtt", vault / "talk.txt")
+    with pytest.raises(Refusal) as raised:
+        import_vtt(request)
+    assert raised.value.context["reason"] == "too_few_words"
+    qualified = VttImportRequest(
+        vault / "talk.en.vtt",
+        vault / "talk.txt",
+        media=speech_wav,
+        duration_seconds=media_duration(speech_wav),
+    )
+    document = import_vtt(qualified)
+    assert document["ok"] is True and document["word_count"] == 175
+    assert document["min_words"] == -(-int(media_duration(speech_wav) * 1000) * 30 // 60000)

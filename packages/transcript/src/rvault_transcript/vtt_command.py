@@ -21,36 +21,18 @@ Exit codes: 0 written; 2 refused (nothing changed); 1 internal error.
 from __future__ import annotations
 
 import argparse
-import os
-import re
-import stat
 from pathlib import Path
 from typing import Any
 
-from rvault_contracts.canonical import sha256_bytes
-from rvault_contracts.cli import EXIT_OK, Refusal, emit
-from rvault_contracts.writer import FaultHook, read_snapshot
+from rvault_contracts.cli import EXIT_OK, emit
+from rvault_contracts.writer import FaultHook
 
-from rvault_transcript import policy
-from rvault_transcript.bundle import BundlePaths, write_bundle
-from rvault_transcript.receipts import (
-    ReceiptError,
-    build_quality_receipt,
-    build_timing_receipt,
-    is_safe_relative_path,
-    receipt_bytes,
-)
-from rvault_transcript.segments import transcript_bytes
-from rvault_transcript.text import TextRefusal, decode_utf8, judge_text
-from rvault_transcript.text import word_count as count_words
-from rvault_transcript.vault import check_output_location
-from rvault_transcript.vtt import VttError, vtt_to_segments
+from rvault_transcript.vtt_import import MAX_VTT_BYTES, VttImportRequest, import_vtt
 
+__all__ = ["MAX_VTT_BYTES", "register"]
+
+# Tests set this to inject a failure at a named writer step.
 bundle_fault: FaultHook | None = None
-# A two-hour rolling caption file is about 0.6 MiB; parsing costs roughly nine
-# times the file size in memory, so 32 MiB (~100 hours) bounds a hostile input.
-MAX_VTT_BYTES = 32 * 1024 * 1024
-_LANGUAGE_HEADER = re.compile(r"^Language:\s*([A-Za-z]{2,3}(?:-[A-Za-z0-9]+)*)\s*$", re.MULTILINE)
 
 
 def register(subparsers: Any) -> None:
@@ -79,175 +61,14 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=handle)
 
 
-def _short_talk_hint(count: int) -> str:
-    seconds = count * 60 // policy.WORDS_PER_MINUTE
-    return (
-        f"without a trusted duration the floor is {policy.DEFAULT_MIN_WORDS} words; a short talk"
-        " qualifies with --media RECORDING --duration-seconds N (N must match a probe of the"
-        f" recording), which lowers the floor to {policy.WORDS_PER_MINUTE} words per minute:"
-        f" {count} words qualify a recording of up to {seconds} seconds"
-    )
-
-
-def quality_trust(args: argparse.Namespace) -> dict[str, Any]:
-    """The quality provenance: fixed default, or the probed duration of ``--media``."""
-    if args.media is None:
-        if args.duration_seconds is not None:
-            raise Refusal(
-                "duration_unbound",
-                "--duration-seconds needs --media: only a probe of the recording can trust it",
-                hint="add --media RECORDING (the talk's audio or video file)",
-            )
-        return {"kind": "fixed_default"}
-    if args.duration_seconds is None or not args.duration_seconds > 0:
-        raise Refusal(
-            "invalid_duration", "--media needs a positive --duration-seconds to check the probe"
-        )
-    from rvault_transcript.fetch import open_media, probe_media
-
-    with open_media(args.media) as handle:
-        local = probe_media(args.media, handle, args.out.stem)
-    if not policy.durations_match(args.duration_seconds, local.duration):
-        raise Refusal(
-            "duration_mismatch",
-            f"--duration-seconds {args.duration_seconds} does not match the probe of the"
-            f" recording ({local.duration} s)",
-            str(args.media),
-            hint=f"pass --duration-seconds {local.duration} if this is the talk's recording",
-        )
-    return {
-        "kind": "local_media_duration",
-        "media_sha256": local.sha256,
-        "duration_seconds": local.duration,
-    }
-
-
-def artifact_relative_path(vtt: Path, out: Path) -> str:
-    """The caption file's path relative to the transcript directory, refusing escapes and links."""
-    directory = out.parent
-    if not directory.is_dir():
-        raise Refusal(
-            "output_directory_missing", "the transcript directory does not exist", str(directory)
-        )
-    base = Path(os.path.normpath(directory.absolute()))
-    target = Path(os.path.normpath(vtt.absolute()))
-    try:
-        relative = target.relative_to(base).as_posix()
-    except ValueError:
-        raise Refusal(
-            "vtt_outside_transcript_dir",
-            "the VTT file must lie inside the transcript directory",
-            str(vtt),
-        ) from None
-    if not is_safe_relative_path(relative):
-        raise Refusal("vtt_outside_transcript_dir", "unsafe VTT path", str(vtt))
-    current = base
-    for part in relative.split("/"):
-        current = current / part
-        try:
-            st = os.lstat(current)
-        except FileNotFoundError:
-            raise Refusal("vtt_missing", "the VTT file does not exist", str(vtt)) from None
-        if stat.S_ISLNK(st.st_mode):
-            raise Refusal("symlink_refused", "the VTT path passes through a symlink", str(vtt))
-    if not stat.S_ISREG(os.lstat(current).st_mode):
-        raise Refusal("not_regular_file", "the VTT path is not a regular file", str(vtt))
-    return relative
-
-
 def handle(args: argparse.Namespace) -> int:
-    vtt: Path = args.vtt
-    out: Path = args.out
-    if out.suffix != ".txt":
-        raise Refusal("output_not_txt", "OUT must name a .txt transcript", str(out))
-    relative = artifact_relative_path(vtt, out)
-    check_output_location(out, args.vault_root)
-    paths = BundlePaths.for_transcript(out)
-    # ``relative`` is normalized against the transcript directory, so an absolute,
-    # ``./`` or ``dir/..`` spelling of the same name cannot slip past a lexical check.
-    if relative in {p.name for p in paths.all()}:
-        raise Refusal(
-            "output_collides_with_input", "the output bundle would overwrite the VTT file", str(vtt)
-        )
-    initial = read_snapshot(out)
-    if initial.exists and not args.force:
-        raise Refusal(
-            "output_exists", "the transcript exists; pass --force to replace its bundle", str(out)
-        )
-    if os.lstat(vtt).st_size > MAX_VTT_BYTES:
-        raise Refusal(
-            "vtt_too_large", f"the VTT file is larger than {MAX_VTT_BYTES} bytes", str(vtt)
-        )
-    raw = read_snapshot(vtt).data
-    if raw is None:
-        raise Refusal("vtt_missing", "the VTT file does not exist", str(vtt))
-    if len(raw) > MAX_VTT_BYTES:
-        raise Refusal(
-            "vtt_too_large", f"the VTT file is larger than {MAX_VTT_BYTES} bytes", str(vtt)
-        )
-    try:
-        text = decode_utf8(raw)
-        segments = vtt_to_segments(text)
-    except TextRefusal as refusal:
-        raise Refusal(refusal.code, refusal.message, str(vtt)) from None
-    except VttError as error:
-        raise Refusal(error.code, error.message, str(vtt)) from None
-    data = transcript_bytes(segments)
-    provenance = {
-        "kind": "vtt_artifact",
-        "artifact_path": relative,
-        "artifact_sha256": sha256_bytes(raw),
-        "cue_extent_seconds": segments[-1].end_seconds,
-    }
-    try:
-        timing = build_timing_receipt(data, "vtt", provenance, segments)
-    except ReceiptError as error:
-        raise Refusal("timing_invalid", error.message, str(vtt), reason=error.code) from None
-    trust = quality_trust(args)
-    min_words = policy.effective_min_words(None, trust.get("duration_seconds"))
-    try:
-        word_count = judge_text(data.decode("utf-8"), min_words).word_count
-    except TextRefusal as refusal:
-        context: dict[str, Any] = {"reason": refusal.code}
-        if refusal.code == "too_few_words":
-            context["hint"] = _short_talk_hint(count_words(data.decode("utf-8")))
-        raise Refusal("transcript_quality_failed", refusal.message, str(vtt), **context) from None
-    quality_bytes = receipt_bytes(build_quality_receipt(data, min_words, trust))
-    changes = {
-        paths.transcript: data,
-        paths.timing: receipt_bytes(timing),
-        paths.quality: quality_bytes,
-    }
-    report = write_bundle(paths, changes, transcript_read_as=initial, fault=bundle_fault)
-    language = _LANGUAGE_HEADER.search(text.split("\n\n", 1)[0])
-    emit(
-        {
-            "ok": True,
-            "method": "vtt",
-            "language": language.group(1) if language else None,
-            "transcript_path": str(out),
-            "timed_path": str(paths.timing),
-            "quality_path": str(paths.quality),
-            "word_count": word_count,
-            "source": {
-                "kind": "vtt",
-                "artifact_path": relative,
-                "artifact_sha256": provenance["artifact_sha256"],
-            },
-            "transcript_source": None,
-            "duration_seconds": trust.get("duration_seconds"),
-            "min_words": min_words,
-            "timing_status": {
-                "available": True,
-                "code": "timing_current",
-                "message": "hash-bound timing receipt v2",
-            },
-            "quality_status": {
-                "available": True,
-                "code": "quality_current",
-                "message": "quality receipt v1 written",
-            },
-            "write": report.to_dict(),
-        }
+    request = VttImportRequest(
+        vtt=args.vtt,
+        out=args.out,
+        force=args.force,
+        media=args.media,
+        duration_seconds=args.duration_seconds,
+        vault_root=args.vault_root,
     )
+    emit(import_vtt(request, fault=bundle_fault))
     return EXIT_OK
