@@ -3,18 +3,58 @@
 The site reads the persisted effective talks through the tracking-db owner
 read and renders each ledger's outcome matrix, canonical citations and the
 completed-claim receipt. This runs the persisted vault of ``_persist_producer``
-through the installed console script and checks every persisted row arrives.
+through the installed console script and checks every persisted row arrives;
+a ledger changed in one field so that it breaks its contract is refused
+(``pattern_observations_invalid``, the site's own check against the
+registered schema, or the owner read's ``unsupported_schema_version``) and no
+site is written.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
+import pytest
 from _persist_producer import persisted_vault
+from _refusals import RefusalCase, assert_refused, cli_codes, mutated, refusal_cases, replaced
 from rvault_testkit.plugin import run_cli
 from rvault_tracking_db import api
 
 COVERS = [("pattern-observations", "returns-persistence", "analysis-writer")]
+REFUSALS = {
+    ("pattern-observations", "returns-persistence", "analysis-writer"): [
+        ("pattern_observations_invalid", ["pattern_outcomes"], "x"),
+        ("pattern_observations_invalid", ["opportunity_coverage_identity"], "not-a-digest"),
+        (
+            "pattern_observations_invalid",
+            ["patterns_detected", 0, "evidence_citations", 0, "line_start"],
+            0,
+        ),
+        ("unsupported_schema_version", ["evidence_schema_version"], 3),
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def produced(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
+    db, _, _ = persisted_vault(tmp_path_factory.mktemp("persisted"))
+    return db, json.loads(db.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("case", refusal_cases(REFUSALS))
+def test_site_refuses_a_ledger_that_breaks_its_contract(
+    produced: tuple[Path, Any], case: RefusalCase, tmp_path: Path
+) -> None:
+    db, database = produced
+    changed = json.loads(json.dumps(database))
+    talk = next(t for t in changed["talks"] if t["pattern_observations"]["patterns_detected"])
+    talk["pattern_observations"] = mutated(talk["pattern_observations"], case)
+    with replaced(db, changed):
+        result = run_cli("rvault-analysis", "site", tmp_path / "site", "--db", db)
+    assert_refused(case, cli_codes(result))
+    assert not (tmp_path / "site").exists()
 
 
 def test_site_renders_every_persisted_outcome_and_citation(tmp_path: Path) -> None:

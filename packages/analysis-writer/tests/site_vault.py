@@ -28,6 +28,7 @@ from typing import Any
 
 from analysis_testdata import database, make_return, persisted_talk
 from PIL import Image, ImageDraw
+from rvault_contracts.canonical import sha256_bytes
 from rvault_returns_persistence.api import load_catalog
 from rvault_testkit.plugin import run_cli
 
@@ -139,6 +140,38 @@ def _observations(talk: dict[str, Any], index: int) -> None:
     talk["pattern_score"] = score
 
 
+def _canonical(talk: dict[str, Any], root: Path) -> None:
+    """The engine enrichment persist adds, bound to this vault's real transcript bytes,
+    so every ledger v2 passes the registered pattern-observations v2 contract."""
+    entries = load_catalog().entries
+    po = talk["pattern_observations"]
+    transcript = talk["transcript_path"]
+    quality = transcript.removesuffix(".txt") + ".quality.json"
+    digest = sha256_bytes((root / transcript).read_bytes())
+    for row in po["source_inspection"]:
+        row.update(
+            artifact_path=transcript,
+            artifact_sha256=digest,
+            quality_artifact_path=quality,
+            quality_artifact_sha256=sha256_bytes((root / quality).read_bytes()),
+        )
+    for record in po["patterns_detected"] + po["antipatterns_detected"]:
+        record["dimensions"] = list(entries[record["pattern_id"]].dimensions)
+        for citation in record["evidence_citations"]:
+            citation.update(artifact_path=transcript, artifact_sha256=digest)
+    for record in po["not_evaluable"]:
+        record.update(
+            dimensions=list(entries[record["pattern_id"]].dimensions),
+            required_source_groups=[["static_slides"]],
+            available_source_groups=[],
+            capability_fact={
+                "absence_capable_sources": ["transcript"],
+                "complete_sources": ["transcript"],
+                "inspected_sources": ["transcript"],
+            },
+        )
+
+
 def _legacy(talk: dict[str, Any]) -> None:
     talk["pattern_scoring_generation_status"] = "legacy_unbaselineable"
     talk["pattern_scoring_generation_reasons"] = ["return_schema_version_archival"]
@@ -177,6 +210,7 @@ def build_vault(
             talk["slides_local_path"] = f"slides/{drive}.pdf"
             make_pdf(root / talk["slides_local_path"], pages, stem)
             _observations(talk, index)
+            _canonical(talk, root)
             if legacy_every and index % legacy_every == legacy_every - 1:
                 _legacy(talk)
             if index % 5 == 4:

@@ -168,3 +168,21 @@ def test_removed_talk_pages_are_reported_stale(
     stale = result.json["stale"]
     assert any(name.startswith(f"talk-{gone['filename'][:10]}") for name in stale)
     assert all((old_site / name).exists() for name in stale)  # reported, never deleted
+
+
+def test_ledger_breaking_its_contract_is_refused(
+    vault: Vault, old_site: Path, snapshot_tree: Tree
+) -> None:
+    database = json.loads(vault.db.read_text())
+    database["talks"][1]["pattern_observations"]["pattern_outcomes"][0]["outcome"] = "maybe"
+    broken = vault.db.with_name("broken-ledger.json")
+    broken.write_text(json.dumps(database))
+    before = snapshot_tree(old_site)
+    result = run_cli(
+        "rvault-analysis", "site", old_site, "--db", broken, "--vault-root", vault.root
+    )
+    assert result.returncode == 2
+    error = result.json["error"]
+    assert error["code"] == "pattern_observations_invalid"
+    assert error["path"].startswith('$["talks"][1]["pattern_observations"]["pattern_outcomes"]')
+    assert snapshot_tree(old_site) == before

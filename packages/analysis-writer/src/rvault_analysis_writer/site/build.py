@@ -25,7 +25,7 @@ from rvault_tracking_db.api import SourceRoots, read_database
 
 from rvault_analysis_writer.__about__ import __version__
 from rvault_analysis_writer.site import charts, render
-from rvault_analysis_writer.site.evidence import evidence_job
+from rvault_analysis_writer.site.evidence import Evidence, evidence_job
 from rvault_analysis_writer.site.output import MANIFEST, install_site
 from rvault_analysis_writer.site.overview import TalkRow, build_rows, totals
 from rvault_analysis_writer.site.parallel import ordered_map
@@ -49,6 +49,21 @@ def _vault_root(request: SiteRequest) -> Path:
     if not root.is_dir():
         raise Refusal("vault_root_invalid", f"{root} is not a directory", str(root))
     return root
+
+
+def _refuse_invalid_ledgers(talks: list[dict[str, Any]], evidence: list[Evidence]) -> None:
+    """A stored ledger that breaks its contract is refused, never drawn as a table."""
+    for index, (talk, found) in enumerate(zip(talks, evidence, strict=True)):
+        if found.ledger_issues:
+            first = found.ledger_issues[0]
+            raise Refusal(
+                "pattern_observations_invalid",
+                f"{talk.get('filename')}: {first['message']}",
+                f'$["talks"][{index}]{first["path"].removeprefix("$")}',
+                hint="the persisted evidence ledger breaks pattern-observations v2: "
+                "reprocess the talk (rvault-db queue claim, then rvault-returns persist)",
+                issues=list(found.ledger_issues[:20]),
+            )
 
 
 def _thumbnail_jobs(rows: list[TalkRow], vault_root: Path) -> dict[str, Thumbnails]:
@@ -101,6 +116,7 @@ def render_site(
     evidence = ordered_map(
         evidence_job, [(talk, roots, decks.get(talk.get("pptx_path"))) for talk in talks]
     )
+    _refuse_invalid_ledgers(talks, evidence)
     rows = build_rows(talks, evidence, catalog.fingerprint)
     progress("rendering slide thumbnails")
     thumbnails = _thumbnail_jobs(rows, vault_root)

@@ -21,6 +21,7 @@ from rvault_tracking_db.api import SourceRoots, resolve, youtube_id
 from rvault_transcript.api import OwnerContext, read_evidence
 from rvault_video_extraction.api import read_manifest
 
+from rvault_analysis_writer.site.ledger import ledger_issues
 from rvault_analysis_writer.site.vault_files import VaultFiles
 
 VIDEO_EXTRACTED = "video_extracted"
@@ -75,6 +76,8 @@ class Evidence:
     slides: SlidesState
     manifest: ManifestState
     findings: tuple[dict[str, str], ...]
+    ledger_issues: tuple[dict[str, str], ...] = ()
+    """Contract problems of the persisted evidence ledger (:mod:`.ledger`)."""
 
     @property
     def sources(self) -> dict[str, bool]:
@@ -233,6 +236,7 @@ def read_talk_evidence(
         slides=_slides(talk, capabilities, manifest, VaultFiles(roots.vault_root)),
         manifest=manifest,
         findings=tuple(f.to_dict() for f in resolution.findings),
+        ledger_issues=ledger_issues(talk),
     )
 
 
