@@ -113,7 +113,12 @@ def read_database(
         raise DatabaseRefusal(exc.code, str(exc), "$") from None
     if snapshot.data is None:
         if not allow_missing:
-            raise DatabaseRefusal(DATABASE_MISSING, f"{database_path} does not exist", "$")
+            raise DatabaseRefusal(
+                DATABASE_MISSING,
+                f"{database_path} does not exist",
+                "$",
+                hint="create a vault with `rvault-db init VAULT_ROOT`, or check the path",
+            )
         return ReadResult(target, database_path, snapshot, None, None)
     # hashlib releases the GIL on large buffers, so the digest of a big
     # database costs nothing next to decoding it on the other core.

@@ -133,7 +133,12 @@ def run_claim(args: argparse.Namespace) -> int:
     if args.limit is not None and args.talk:
         raise Refusal("selection_conflict", "use either --limit or --talk, not both", "--talk")
     if args.limit is None and not args.talk:
-        raise Refusal("selection_required", "name --limit N or at least one --talk", "--limit")
+        raise Refusal(
+            "selection_required",
+            "name --limit N or at least one --talk",
+            "--limit",
+            hint="`rvault-db status DB` lists the talks whose next action is claim",
+        )
     if args.limit is not None and args.limit < 1:
         raise Refusal("invalid_argument", "--limit must be a positive integer", "--limit")
     request = ClaimRequest(

@@ -160,18 +160,21 @@ def _select(
                     "talk_already_claimed",
                     f"{name} is already claimed",
                     jp("$", "talks", position, "_queue_claim"),
+                    hint="`rvault-db queue DB inspect` shows its batch; recover that batch first",
                 )
             if talk.get("status") not in CLAIMABLE_STATUSES:
                 raise Refusal(
                     "talk_not_claimable",
                     f"{name} has status {talk.get('status')!r}, not {list(CLAIMABLE_STATUSES)}",
                     jp("$", "talks", position, "status"),
+                    hint="only pending and needs-reprocessing talks are claimed",
                 )
             if not source_capabilities(talk, roots):
                 raise Refusal(
                     "talk_has_no_sources",
                     f"{name} has no verified local artifact and no active remote source",
                     jp("$", "talks", position),
+                    hint="register a source (`rvault-db register-transcript`, `rvault-db sources`)",
                 )
             chosen.append(position)
         return chosen, []

@@ -48,7 +48,10 @@ def plan_recover(
                 closed[0].path,
             )
         raise Refusal(
-            "batch_not_found", f"no talk is claimed under ({run_id}, {batch_id})", jp("$", "talks")
+            "batch_not_found",
+            f"no talk is claimed under ({run_id}, {batch_id})",
+            jp("$", "talks"),
+            hint="`rvault-db queue DB inspect` lists every live batch and epoch",
         )
     problems = mixed_batch_issues(members)
     if problems:
