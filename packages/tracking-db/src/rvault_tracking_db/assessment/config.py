@@ -32,13 +32,7 @@ SHOWNOTES_SOURCE_TYPES = tuple(
     shapes.node(CONFIG, CURRENT_CONFIG_VERSION, *_SOURCE, "properties", "type", "enum")
 )
 
-_NULLABLE_STRINGS = tuple(
-    sorted(
-        name
-        for name, rule in shapes.node(CONFIG, CURRENT_CONFIG_VERSION, "properties").items()
-        if rule.get("type") == ["string", "null"]
-    )
-)
+_NULLABLE_STRINGS = shapes.typed(CONFIG, CURRENT_CONFIG_VERSION, "string", "null")
 
 
 def assess_config(

@@ -52,7 +52,7 @@ def assess_qr(record: Any, path: str, issues: Issues, *, missing_version: int | 
     checks.check_nonempty_string(record, "talk_slug", path, issues)
     checks.check_nonempty_string(record, "target_url", path, issues)
     checks.check_enum(record, "shortener", path, issues, QR_SHORTENERS)
-    for key in ("short_path", "short_url", "shortener_link_id"):
+    for key in shapes.typed(QR, version, "string", "null"):
         checks.check_type(record, key, path, issues, ("string", "null"))
     checks.check_nonempty_string(record, "qr_png_rel_path", path, issues)
     for key in ("created_at", "updated_at"):
@@ -161,13 +161,7 @@ def assess_thumbnail(
     ):
         return
     checks.check_nonempty_string(record, "talk_slug", path, issues)
-    for key in (
-        "youtube_url",
-        "speaker_photo_used",
-        "thumbnail_path",
-        "shownotes_thumbnail_path",
-        "created_at",
-    ):
+    for key in shapes.typed("db-thumbnail", 1, "string", "null"):
         checks.check_type(record, key, path, issues, ("string", "null"))
     checks.check_count(record, "source_slide_num", path, issues, nullable=True)
     dims = record.get("dimensions")
@@ -200,7 +194,7 @@ def assess_confirmed_intent(
         return
     checks.check_nonempty_string(record, "pattern", path, issues)
     checks.check_nonempty_string(record, "intent", path, issues)
-    for key in ("rule", "note"):
+    for key in shapes.typed("db-confirmed-intent", 1, "string", "null"):
         checks.check_type(record, key, path, issues, ("string", "null"))
 
 
@@ -241,7 +235,7 @@ def assess_goal(record: Any, path: str, issues: Issues, *, missing_version: int 
     checks.check_enum(record, "status", path, issues, GOAL_STATUSES)
     checks.check_enum(record, "verification_state", path, issues, GOAL_VERIFICATION_STATES)
     checks.check_string_list(record, "verification_reasons", path, issues)
-    for key in ("metric", "set_date", "set_by", "last_checked", "checked_by", "supersedes_goal_id"):
+    for key in shapes.typed(GOAL, version, "string", "null"):
         checks.check_type(record, key, path, issues, ("string", "null"))
     kind = record.get("kind")
     if "antipattern_id" in record:

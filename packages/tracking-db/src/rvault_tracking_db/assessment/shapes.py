@@ -74,6 +74,23 @@ def enum(artifact: str, version: int, *path: str) -> tuple[Any, ...]:
     return tuple(found["enum"])
 
 
+@cache
+def typed(artifact: str, version: int, *types: str) -> tuple[str, ...]:
+    """Properties whose schema is exactly ``{"type": types}`` (e.g. string-or-null), sorted.
+
+    The assessment type-checks these generically; fields with patterns,
+    ranges or alternatives keep their own checks.
+    """
+    wanted = types[0] if len(types) == 1 else list(types)
+    return tuple(
+        sorted(
+            name
+            for name, rule in node(artifact, version, "properties").items()
+            if rule.get("type") == wanted
+        )
+    )
+
+
 def versions(artifact: str) -> tuple[int, ...]:
     """Every registered version of ``artifact``, ascending."""
     return tuple(sorted(int(v) for v in _registry()[artifact]["versions"]))

@@ -34,13 +34,7 @@ RELATION_TYPES = tuple(
 )
 
 # Every interpreted field the schemas type as string-or-null (the same set in v1-v5).
-_NULLABLE_STRINGS = tuple(
-    sorted(
-        name
-        for name, rule in shapes.node(TALK, CURRENT_TALK_VERSION, "properties").items()
-        if rule.get("type") == ["string", "null"]
-    )
-)
+_NULLABLE_STRINGS = shapes.typed(TALK, CURRENT_TALK_VERSION, "string", "null")
 
 # The queue owner's validator: claim_issues(claim, *, path, filename) -> issues
 # with ``code``, ``path`` (already rooted at ``path``) and ``message``.
