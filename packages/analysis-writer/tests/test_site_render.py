@@ -192,3 +192,18 @@ def test_svg_charts_are_matplotlib_without_dates(built: tuple[Vault, Path, Any])
     trend = (outdir / "chart-score-trend.svg").read_text()
     assert "Legacy / other-catalog results: not comparable" in trend
     assert "callback-humor" in (outdir / "chart-frequency.svg").read_text()
+
+
+def test_every_link_resolves_inside_the_site(built: tuple[Vault, Path, Any]) -> None:
+    _, outdir, _ = built
+    pages = ["index.html", *sorted(p.name for p in outdir.glob("talk-*.html"))]
+    linked = set()
+    for name in pages:
+        text = (outdir / name).read_text()
+        for target in re.findall(r'(?:href|src)="([^"]+)"', text):
+            if target.startswith("data:image/png;base64,"):
+                continue
+            assert "/" not in target and ":" not in target, (name, target)  # relative, no scheme
+            assert (outdir / target).is_file(), (name, target)
+            linked.add(target)
+    assert set(pages) - {"index.html"} <= linked  # every talk page is reachable from the overview
