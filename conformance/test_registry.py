@@ -5,7 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from _support import SCHEMAS_DIR, declared_covers, registry_edges
+from _support import (
+    SCHEMAS_DIR,
+    declared_covers,
+    declared_refusals,
+    refusal_test_runners,
+    registry_edges,
+)
 from jsonschema import Draft202012Validator
 from rvault_contracts.schemas import load_schema, registry, schema_id
 
@@ -56,3 +62,33 @@ def test_covers_declarations_name_real_edges() -> None:
     for module, covers in declared_covers().items():
         stale = sorted(covers - edges)
         assert stale == [], f"{module} declares edges the registry does not have: {stale}"
+
+
+def test_every_edge_has_a_negative_case() -> None:
+    declared = {
+        edge for refusals in declared_refusals().values() for edge, cases in refusals.items()
+        if cases
+    }  # fmt: skip
+    missing = sorted(registry_edges() - declared)
+    assert missing == [], f"producer->consumer edges without a declared refusal: {missing}"
+
+
+def test_declared_refusals_are_well_formed_and_on_covered_edges() -> None:
+    covers = declared_covers()
+    for module, refusals in declared_refusals().items():
+        for edge, cases in refusals.items():
+            assert edge in covers.get(module, set()), f"{module}: {edge} is not in its COVERS"
+            for case in cases:
+                assert len(case) in (3, 4), f"{module}: {case} is not (code, path, value[, defect])"
+                code, path, _value, *defect = case
+                assert isinstance(code, str) and code, f"{module}: {case} names no code"
+                assert isinstance(path, list | tuple) and path, f"{module}: {case} names no field"
+                assert all(isinstance(defect_text, str) and defect_text for defect_text in defect)
+
+
+def test_every_declared_refusal_is_asserted_by_a_test_of_its_module() -> None:
+    unrun = sorted(module for module in declared_refusals() if not refusal_test_runners(module))
+    assert unrun == [], (
+        "modules whose REFUSALS no test runs through refusal_cases(REFUSALS) and "
+        f"assert_refused: {unrun}"
+    )

@@ -1,0 +1,152 @@
+"""transcript fetch result, timing v2 and quality v1: what tracking-db and
+returns-persistence refuse.
+
+One ``rvault-transcript vtt-cleanup`` run on a generated caption file is
+produced per module, inside a vault whose database names the transcript.
+tracking-db reads the receipts in its real console script, ``rvault-db
+status`` (each talk's ``transcript.quality`` / ``transcript.timing`` code;
+a receipt it does not accept is reported with its code and the evidence is
+not counted as current). returns-persistence verifies citations with
+``rvault_transcript.api.read_evidence``, the reader its validator calls.
+The fetch result (vtt-cleanup's stdout) has no reader in tracking-db; its
+case runs the one public reader, ``api.validate_fetch_result``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _refusals import RefusalCase, assert_refused, mutated, refusal_cases, replaced
+from _support import write_current_database
+from rvault_contracts.schemas import schema_issues
+from rvault_testkit.plugin import run_cli
+from rvault_transcript import api
+from test_transcript_receipts_returns_persistence import caption_file
+
+COVERS = [
+    ("transcript-fetch-result", "transcript", "tracking-db"),
+    ("transcript-timing", "transcript", "tracking-db"),
+    ("transcript-quality", "transcript", "tracking-db"),
+    ("transcript-timing", "transcript", "returns-persistence"),
+    ("transcript-quality", "transcript", "returns-persistence"),
+]
+REFUSALS = {
+    ("transcript-fetch-result", "transcript", "tracking-db"): [
+        (
+            "invalid_fetch_result",
+            ["word_count"],
+            -5,
+            "tracking-db is a registered consumer of transcript-fetch-result but nothing in it "
+            "reads one; the only public reader, rvault_transcript.api.validate_fetch_result, "
+            "returns schema messages without a stable code",
+        ),
+    ],
+    ("transcript-timing", "transcript", "tracking-db"): [
+        ("schema_violation", ["segments", 0, "start_seconds"], -1),
+        (
+            "artifact_hash_mismatch",
+            ["provenance", "artifact_sha256"],
+            "0000000000000000000000000000000000000000000000000000000000000000",
+        ),
+    ],
+    ("transcript-quality", "transcript", "tracking-db"): [
+        ("policy_floor_too_low", ["policy", "min_words"], 30),
+        (
+            "transcript_hash_mismatch",
+            ["transcript_sha256"],
+            "0000000000000000000000000000000000000000000000000000000000000000",
+        ),
+    ],
+    ("transcript-timing", "transcript", "returns-persistence"): [
+        ("schema_violation", ["segments", 0, "start_seconds"], -1),
+        (
+            "artifact_hash_mismatch",
+            ["provenance", "artifact_sha256"],
+            "0000000000000000000000000000000000000000000000000000000000000000",
+        ),
+    ],
+    ("transcript-quality", "transcript", "returns-persistence"): [
+        ("policy_floor_too_low", ["policy", "min_words"], 30),
+        (
+            "transcript_hash_mismatch",
+            ["transcript_sha256"],
+            "0000000000000000000000000000000000000000000000000000000000000000",
+        ),
+    ],
+}
+RECEIPTS = {"transcript-timing": api.timing_path_for, "transcript-quality": api.quality_path_for}
+
+
+@pytest.fixture(scope="module")
+def produced(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, Any]]:
+    """(database, transcript, fetch result) of one vtt-cleanup inside a vault."""
+    vault = tmp_path_factory.mktemp("transcript") / "vault"
+    (vault / "transcripts").mkdir(parents=True)
+    (vault / "transcripts" / "talk.en.vtt").write_text(caption_file(70), encoding="utf-8")
+    out = vault / "transcripts" / "talk.txt"
+    result = run_cli("rvault-transcript", "vtt-cleanup", vault / "transcripts" / "talk.en.vtt", out)
+    assert result.returncode == 0, result.stdout + result.stderr
+    talk = {"schema_version": 5, "filename": "2024-01-01-talk.md", "status": "pending",
+            "transcript_path": "transcripts/talk.txt"}  # fmt: skip
+    return write_current_database(vault, [talk]), out, result.json
+
+
+def _status_transcript(db: Path) -> dict[str, Any]:
+    result = run_cli("rvault-db", "status", db, "--format", "json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    (row,) = result.json["talks"]
+    return row["transcript"]
+
+
+def test_produced_receipts_are_current_for_both_consumers(
+    produced: tuple[Path, Path, dict[str, Any]],
+) -> None:
+    db, out, fetch = produced
+    assert schema_issues("transcript-fetch-result", 1, fetch) == []
+    assert api.validate_fetch_result(fetch) == []
+    assert (
+        schema_issues("transcript-timing", 2, json.loads(api.timing_path_for(out).read_bytes()))
+        == []
+    )
+    assert (
+        schema_issues("transcript-quality", 1, json.loads(api.quality_path_for(out).read_bytes()))
+        == []
+    )
+    row = _status_transcript(db)
+    assert (row["state"], row["quality"], row["timing"]) == (
+        "valid",
+        "quality_current",
+        "timing_current",
+    )
+    evidence = api.read_evidence(out)
+    assert evidence.plain_quote and evidence.timed_quote
+
+
+@pytest.mark.parametrize("case", refusal_cases(REFUSALS))
+def test_consumer_refuses_one_invalid_field(
+    produced: tuple[Path, Path, dict[str, Any]], case: RefusalCase
+) -> None:
+    db, out, fetch = produced
+    if case.artifact == "transcript-fetch-result":
+        problems = api.validate_fetch_result(mutated(fetch, case))
+        assert problems, "the reader must at least see the invalid field"
+        assert_refused(case, [])  # what it names: messages only, no code
+        return
+    receipt = RECEIPTS[case.artifact](out)
+    changed = mutated(json.loads(receipt.read_bytes()), case)
+    lane = "timing" if case.artifact == "transcript-timing" else "quality"
+    with replaced(receipt, changed):
+        if case.consumer == "tracking-db":
+            row = _status_transcript(db)
+            current = row[lane] in ("timing_current", "quality_current")
+            codes = [row[lane]]
+        else:
+            evidence = api.read_evidence(out)
+            reading = evidence.timing if lane == "timing" else evidence.quality
+            current = reading.usable
+            codes = [reading.code]
+    assert not current, f"{case.consumer} still counts the {lane} receipt as current"
+    assert_refused(case, codes)
