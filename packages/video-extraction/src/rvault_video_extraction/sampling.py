@@ -3,14 +3,15 @@
 The answer needs one frame per half sampling interval, not every frame. The
 video is demuxed twice: first for the packet index (times, sizes, keyframe
 flags; no decoding, a few milliseconds), from which ``decode_plan`` decides
-per GOP whether to skip it, decode only its keyframe, or decode it up to the
-last frame a sub-sample needs; then for decoding exactly those packets with
-PyAV. Inside decoded GOPs the decoder skips non-reference frames
-(``skip_frame = NONREF``: B-frames nothing else depends on) and decodes with
-frame and slice threads; a sub-sample takes the latest decoded frame at or
-before its time (at most a frame or two early). Colour conversion, the
-thumbnail and the JPEG of a sample are computed once per decoded frame even
-when one keyframe stands for a whole quiet GOP.
+per GOP whether to skip it or decode it up to the last frame a sub-sample
+needs; then for decoding exactly those packets with PyAV. Inside decoded
+GOPs the decoder skips B-frames (``skip_frame = BIDIR`` when a both-ways
+check shows no I/P frame depends on them, as with x264, else ``NONREF``:
+only the B-frames nothing refers to) and decodes with frame and slice
+threads; a sub-sample takes the latest decoded frame at or before its time
+(at most a few frames early). Colour conversion, the thumbnail and the JPEG
+of a sample are computed once per decoded frame even when two sub-samples
+fall on the same one.
 
 Sub-sampling: besides the nominal samples at ``k / fps`` seconds we take one
 "half" sample at ``(k + 0.5) / fps``. The merged sequence has a frame every
@@ -20,7 +21,7 @@ which is a nominal sample (see ``dedupe``). Halves are kept as thumbnails
 only; nominal samples are also written as intermediate JPEGs (full
 resolution) because the page images come from them. ``sources`` records
 which decoded frame each sub-sample is, so that the motion statistics never
-count a keyframe compared with itself as "no motion".
+count a frame compared with itself as "no motion".
 """
 
 from __future__ import annotations
@@ -42,8 +43,6 @@ import numpy as np
 
 from rvault_video_extraction.decode_plan import (
     FULL,
-    KEY,
-    SETTLED,
     SKIP,
     DecodePlan,
     Packet,
@@ -235,9 +234,7 @@ def discard_level(video: Path, packets: list[Packet], plan: DecodePlan) -> str:
     """
     if not has_b_frames(packets):
         return "NONREF"
-    probe = next(
-        (g for g in plan.gops if g.treatment in (FULL, SETTLED) and g.feed_end - g.start >= 8), None
-    )
+    probe = next((g for g in plan.gops if g.treatment == FULL and g.feed_end - g.start >= 8), None)
     if probe is None:
         return "NONREF"
     stop = min(probe.feed_end, probe.start + CHECK_PACKETS)
@@ -329,7 +326,7 @@ def sample_video(
         fps_used=fps,
         frames_decoded=0,
         packets_total=len(packets),
-        gop_treatments={name: plan.count(name) for name in (SKIP, KEY, SETTLED, FULL)},
+        gop_treatments={name: plan.count(name) for name in (SKIP, FULL)},
     )
     sink = _SampleSink(result, frames_dir)
     started = time.monotonic()
@@ -409,8 +406,7 @@ def sample_video(
         treatments = result.gop_treatments
         progress(
             f"decoded {result.frames_decoded} of {len(packets)} frames "
-            f"(GOPs: {treatments[FULL]} decoded, {treatments[SETTLED]} until settled, "
-            f"{treatments[KEY]} keyframe only, "
+            f"(GOPs: {treatments[FULL]} decoded up to their last sub-sample, "
             f"{treatments[SKIP]} skipped; skip_frame {result.skip_frame}), "
             f"{len(result.samples)} samples "
             f"in {time.monotonic() - started:.1f}s"
