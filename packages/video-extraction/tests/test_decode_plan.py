@@ -108,8 +108,7 @@ def test_h264_long_gop_with_b_frames_keeps_every_slide(tmp_path: Path) -> None:
 
 
 def assert_samples_are_full_decode_frames(video: Path, sampled: Any, fps: float) -> None:
-    """Every sub-sample is bit-exactly the full decode's frame it names, at most 3 frames early
-    (or, for a keyframe standing for a quiet GOP, the keyframe itself)."""
+    """Every sub-sample is bit-exactly the full decode's frame it names, never a later one."""
     import av
     from rvault_video_extraction.sampling import sub_sample_frame, thumbnail, to_bgr
 

@@ -77,11 +77,11 @@ def analyse_scene(
     """Median frame, motion mask and ever-changed map of a thumbnail sequence.
 
     ``sources`` gives the frame number behind each member. A pair of members
-    from one frame (a keyframe standing for a quiet GOP) says nothing and is
-    left out. Motion frequencies count only pairs at most ``max_gap`` frames
-    apart (the half interval, with slack): over a longer gap a slide pixel
-    is more likely to have changed, and a keyframe-to-keyframe pair would
-    make slide text look like motion.
+    from one decoded frame (two sub-samples closer than the skipped B-frames)
+    says nothing and is left out. Motion frequencies count only pairs at most
+    ``max_gap`` frames apart (the half interval, with slack): over a longer
+    gap a slide pixel is more likely to have changed and would look like
+    motion.
     """
     if sources is None:
         sources = list(range(len(sequence)))
