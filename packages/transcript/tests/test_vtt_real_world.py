@@ -218,3 +218,23 @@ def test_the_installed_console_script_imports_every_quirk(tmp_path: Path, cli: C
         "plain_quote": True,
         "timed_quote": True,
     }
+
+
+def test_a_timing_line_right_after_the_signature_ends_the_header() -> None:
+    # pycaption's fixture shape: no blank line between WEBVTT and the first cue.
+    assert _timed("WEBVTT\n00:00:01.000 --> 00:00:03.000\nHello\n") == [("Hello", 1.0, 3.0)]
+
+
+def test_the_timing_schema_states_the_segment_rule() -> None:
+    from rvault_contracts.schemas import load_schema
+
+    description = load_schema("transcript-timing", 2)["description"]
+    for rule in (
+        "end_seconds > start_seconds",
+        "pieces starting at the same millisecond are one segment",
+        "a segment ends no later than the next segment's start",
+        "a zero-length or inverted cue",
+        "a timing line always starts a new cue",
+        "never cut to a suffix",
+    ):
+        assert rule in description, rule
