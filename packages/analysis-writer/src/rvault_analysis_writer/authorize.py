@@ -19,9 +19,10 @@ from typing import Any
 
 from rvault_contracts.canonical import payload_sha256
 from rvault_contracts.cli import Refusal
-from rvault_contracts.schemas import schema_issues
 from rvault_returns_persistence.api import CatalogError, load_catalog
 from rvault_tracking_db.api import DatabaseRefusal, claim_version, read_database
+
+from rvault_analysis_writer.ledger_check import ledger_contract, ledger_issues
 
 RENDERED_STATUSES = ("processed", "processed_partial")
 CURRENT = "current"
@@ -293,34 +294,31 @@ def _check_generation(
 
 # --------------------------------------------------------------------------- ledger
 
-#: Persisted evidence ledgers with a registered contract (v1 is the archival v4 shape).
-LEDGER_SCHEMAS = {2: "pattern-observations"}
 
-
-def _check_ledger(talk: Mapping[str, Any], name: str) -> None:
+def _check_ledgers(members: list[AuthorizedTalk]) -> None:
     """A current ledger is rendered only if it is what its contract says persist wrote.
 
     The tracking-db read checks the talk record, not the ledger's own
     contract; a hand-edited or corrupted ledger (a citation at line 0, a
     missing outcome row) must not reach the speaker as source-verified.
     """
-    po = talk.get("pattern_observations")
-    version = po.get("evidence_schema_version") if isinstance(po, Mapping) else None
-    artifact = LEDGER_SCHEMAS.get(version) if isinstance(version, int) else None
-    if artifact is None:
-        return
-    issues = schema_issues(artifact, version, po)
-    if issues:
+    failures = ledger_issues([(m.filename, m.talk) for m in members if m.rendered])
+    for member in members:
+        issues = failures.get(member.filename)
+        if not issues:
+            continue
+        name = member.filename
+        artifact, version = ledger_contract(member.talk) or ("pattern-observations", 2)
         first = issues[0]
         raise _refuse(
             "database_invalid",
             f"{name}: the persisted pattern_observations break {artifact} v{version}: "
-            f"{first.path}: {first.message}",
-            f"talks[{name}].pattern_observations{first.path.removeprefix('$')}",
+            f"{first['path']}: {first['message']}",
+            f"talks[{name}].pattern_observations{first['path'].removeprefix('$')}",
             "the ledger was changed after persistence; reprocess the talk",
             issues=[
-                {"code": "ledger_schema_violation", "path": i.path, "message": i.message}
-                for i in issues[:20]
+                {"code": "ledger_schema_violation", "path": i["path"], "message": i["message"]}
+                for i in issues
             ],
         )
 
@@ -411,7 +409,6 @@ def authorize(
                 )
             _check_generation(ret, talk, catalog.fingerprint, name)
             _check_slides(talk, name)
-            _check_ledger(talk, name)
         version = ret.get("return_schema_version")
         authorized.append(
             AuthorizedTalk(
@@ -423,6 +420,7 @@ def authorize(
                 receipt,
             )
         )
+    _check_ledgers(authorized)
     return Authorization(
         run_id,
         batch_id,
