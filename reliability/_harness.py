@@ -23,6 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+# The nightly soak mode (exhaustive kill points, thousands of fuzz inputs); the
+# module is named for this suite so no other package's conftest shadows it.
+SOAK = os.environ.get("RVAULT_SOAK") == "1"
+
 BIN = Path(sys.executable).parent
 STRACE = shutil.which("strace")
 

@@ -23,7 +23,6 @@ from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-SOAK = os.environ.get("RVAULT_SOAK") == "1"
 
 settings.register_profile(
     "reliability",

@@ -20,8 +20,7 @@ import time
 from pathlib import Path
 
 import _vault
-from _harness import command
-from conftest import SOAK
+from _harness import SOAK, command
 from rvault_contracts.strict_json import loads_strict
 from rvault_tracking_db.api import read_database
 

@@ -35,6 +35,7 @@ from pathlib import Path
 import _vault
 import pytest
 from _harness import (
+    SOAK,
     Run,
     command,
     hidden_leftovers,
@@ -44,7 +45,6 @@ from _harness import (
     trace_syscalls,
     tree_bytes,
 )
-from conftest import SOAK
 from rvault_contracts.writer import recover_bundle
 
 KILLS_PER_WRITER = 6

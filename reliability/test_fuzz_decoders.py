@@ -24,8 +24,7 @@ from typing import Any
 
 import _vault
 import pytest
-from _harness import command
-from conftest import SOAK
+from _harness import SOAK, command
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rvault_contracts.canonical import artifact_bytes
