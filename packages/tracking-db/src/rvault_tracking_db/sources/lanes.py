@@ -32,7 +32,7 @@ from rvault_tracking_db.capabilities import (
     resolve,
 )
 from rvault_tracking_db.ids import google_drive_id, youtube_id
-from rvault_tracking_db.mutations.plan import Mutation
+from rvault_tracking_db.mutations.plan import Mutation, is_missing_marker
 from rvault_tracking_db.mutations.record_ops import OwnedArray, record_upsert
 from rvault_tracking_db.mutations.reprocess import invalidate_analysis
 from rvault_tracking_db.queue.batches import live_claim
@@ -170,7 +170,7 @@ def _check_expectation(change: SourceChange, exists: bool, current: Any, name: s
     where = json_path(change.path, "expect")
     stored = {"stored": current} if exists else {"stored_exists": False}
     hint = "dry-run again: build the plan from the value the database holds now"
-    if json_equal(expect, {"$missing": True}):
+    if is_missing_marker(expect):
         if exists:
             raise Refusal(
                 "expectation_failed",

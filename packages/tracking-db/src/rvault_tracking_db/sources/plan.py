@@ -13,11 +13,13 @@ from typing import Any
 from rvault_contracts.cli import Refusal
 from rvault_contracts.strict_json import StrictJSONError, json_path, loads_strict
 
+from rvault_tracking_db.mutations.plan import MISSING_MARKER
 from rvault_tracking_db.schema_refusal import check_document, kinds_of
+
+__all__ = ["MISSING_MARKER", "SourceChange", "SourcePlan", "decode_source_plan"]
 
 ARTIFACT = "db-source-plan"
 VERSION = 1
-MISSING_MARKER: dict[str, Any] = {"$missing": True}
 
 REGISTER_TRANSCRIPT = "register_transcript"
 SET_VIDEO_URL = "set_video_url"
