@@ -361,3 +361,41 @@ def test_init_needs_an_existing_vault_directory(tmp_path: Path) -> None:
     assert code == 2 and document["error"]["code"] == "vault_root_missing"
     assert "mkdir" in document["hint"]
     assert not (tmp_path / "absent").exists()
+
+
+def test_init_options_make_relative_paths_absolute_and_pick_the_generator(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "site" / "content" / "speaking").mkdir(parents=True)
+    (tmp_path / "vault").mkdir()
+    monkeypatch.chdir(tmp_path)
+    args = (
+        "init",
+        "vault",
+        "--shownotes-source",
+        "site",
+        "--shownotes-type",
+        "local_hugo",
+        "--talks-subdir",
+        "content/speaking",
+    )
+    code, dry = _run(*args)
+    assert code == 0, dry
+    code, applied = _run(*args, "--apply", "--expected-sha256", "missing")
+    assert code == 0, applied
+    config = qb.read_db(tmp_path / "vault" / qb.DB_NAME)["config"]
+    assert config["shownotes"] == {
+        "enabled": True,
+        "source": {
+            "path_or_url": str(tmp_path / "site"),
+            "talks_subdir": "content/speaking",
+            "type": "local_hugo",
+        },
+    }
+    assert config["schema_version"] == 2 and ".git" in config["pptx_directory_exclusions"]
+    code, scan = _run("scan-shownotes", tmp_path / "vault" / qb.DB_NAME)
+    assert code == 0 and scan["shownotes"]["talks_directory"] == str(
+        tmp_path / "site" / "content" / "speaking"
+    )
+    code, missing = _run("init", tmp_path / "other", "--talks-subdir", "x")
+    assert code == 2 and missing["error"]["code"] == "vault_root_missing"
