@@ -45,6 +45,14 @@ def owner_transcript(vault: Path, stem: str, cues: int = 80) -> str:
 
 def persisted_vault(root: Path) -> tuple[Path, list[dict[str, Any]], dict[str, Any]]:
     """(database, the returns as sent, the persistence report)."""
+    db, returns, path = claimed_owner_vault(root)
+    result = run_cli("rvault-returns", "persist", db, path, "--run-date", RUN_DATE)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return db, returns, result.json
+
+
+def claimed_owner_vault(root: Path) -> tuple[Path, list[dict[str, Any]], Path]:
+    """(database, the completed returns, ``root/returns.json``) just before persist."""
     import json
 
     vault = root / "vault"
@@ -66,6 +74,4 @@ def persisted_vault(root: Path) -> tuple[Path, list[dict[str, Any]], dict[str, A
         returns.append(ret)
     path = root / "returns.json"
     path.write_text(json.dumps(returns, indent=2), encoding="utf-8")
-    result = run_cli("rvault-returns", "persist", db, path, "--run-date", RUN_DATE)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return db, returns, result.json
+    return db, returns, path

@@ -6,8 +6,11 @@ produced per module, inside a vault whose database names the transcript.
 tracking-db reads the receipts in its real console script, ``rvault-db
 status`` (each talk's ``transcript.quality`` / ``transcript.timing`` code;
 a receipt it does not accept is reported with its code and the evidence is
-not counted as current). returns-persistence verifies citations with
-``rvault_transcript.api.read_evidence``, the reader its validator calls.
+not counted as current). returns-persistence reads the quality receipt in
+``rvault-returns persist`` (a claimed batch whose transcripts came from
+vtt-cleanup, ``_persist_producer.claimed_owner_vault``: the refusal must leave
+the vault as it was); the timing receipt it reads only for timed citations,
+through ``rvault_transcript.api.read_evidence``, so those cases run that reader.
 The fetch result (vtt-cleanup's stdout) has no reader in tracking-db; its
 case runs the one public reader, ``api.validate_fetch_result``.
 """
@@ -15,14 +18,16 @@ case runs the one public reader, ``api.validate_fetch_result``.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _refusals import RefusalCase, assert_refused, mutated, refusal_cases, replaced
+from _persist_producer import RUN_DATE, claimed_owner_vault
+from _refusals import RefusalCase, assert_refused, cli_codes, mutated, refusal_cases, replaced
 from _support import write_current_database
 from rvault_contracts.schemas import schema_issues
-from rvault_testkit.plugin import run_cli
+from rvault_testkit.plugin import run_cli, tree_state
 from rvault_transcript import api
 from test_transcript_receipts_returns_persistence import caption_file
 
@@ -69,9 +74,9 @@ REFUSALS = {
         ),
     ],
     ("transcript-quality", "transcript", "returns-persistence"): [
-        ("policy_floor_too_low", ["policy", "min_words"], 30),
+        ("transcript_quality_receipt_unusable", ["policy", "min_words"], 30),
         (
-            "transcript_hash_mismatch",
+            "transcript_quality_receipt_unusable",
             ["transcript_sha256"],
             "0000000000000000000000000000000000000000000000000000000000000000",
         ),
@@ -92,6 +97,27 @@ def produced(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict
     talk = {"schema_version": 5, "filename": "2024-01-01-talk.md", "status": "pending",
             "transcript_path": "transcripts/talk.txt"}  # fmt: skip
     return write_current_database(vault, [talk]), out, result.json
+
+
+@pytest.fixture(scope="module")
+def claimed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(database, returns file) of a claimed batch citing vtt-cleanup transcripts."""
+    db, _, returns = claimed_owner_vault(tmp_path_factory.mktemp("claimed"))
+    return db, returns
+
+
+def _persist(db: Path, returns: Path) -> Any:
+    return run_cli("rvault-returns", "persist", db, returns, "--run-date", RUN_DATE)
+
+
+def test_claimed_batch_with_current_receipts_persists(
+    claimed: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The control of the persist cases, on a copy (persisting the shared vault would close it)."""
+    db, returns = claimed
+    shutil.copytree(db.parent, tmp_path / "vault")
+    result = _persist(tmp_path / "vault" / db.name, returns)
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def _status_transcript(db: Path) -> dict[str, Any]:
@@ -127,13 +153,22 @@ def test_produced_receipts_are_current_for_both_consumers(
 
 @pytest.mark.parametrize("case", refusal_cases(REFUSALS))
 def test_consumer_refuses_one_invalid_field(
-    produced: tuple[Path, Path, dict[str, Any]], case: RefusalCase
+    produced: tuple[Path, Path, dict[str, Any]], claimed: tuple[Path, Path], case: RefusalCase
 ) -> None:
     db, out, fetch = produced
     if case.artifact == "transcript-fetch-result":
         problems = api.validate_fetch_result(mutated(fetch, case))
         assert problems, "the reader must at least see the invalid field"
         assert_refused(case, [])  # what it names: messages only, no code
+        return
+    if case.artifact == "transcript-quality" and case.consumer == "returns-persistence":
+        vault_db, returns = claimed
+        receipt = api.quality_path_for(vault_db.parent / "transcripts" / "2024-01-01-a.txt")
+        with replaced(receipt, mutated(json.loads(receipt.read_bytes()), case)):
+            before = tree_state(vault_db.parent)
+            result = _persist(vault_db, returns)
+            assert tree_state(vault_db.parent) == before
+        assert_refused(case, cli_codes(result))
         return
     receipt = RECEIPTS[case.artifact](out)
     changed = mutated(json.loads(receipt.read_bytes()), case)
