@@ -77,12 +77,10 @@ def mutated(document: Any, case: RefusalCase) -> Any:
     out = copy.deepcopy(document)
     parent = out
     for key in case.path[:-1]:
+        _assert_field(parent, key, case)
         parent = parent[key]
     last = case.path[-1]
-    if isinstance(parent, dict):
-        assert last in parent, f"{case.path} is not a field of the producer's output"
-    else:
-        assert isinstance(last, int) and -len(parent) <= last < len(parent), case.path
+    _assert_field(parent, last, case)
     if case.value == DELETE:
         del parent[last]
     else:
@@ -91,6 +89,14 @@ def mutated(document: Any, case: RefusalCase) -> Any:
         )
         parent[last] = case.value
     return out
+
+
+def _assert_field(parent: Any, key: str | int, case: RefusalCase) -> None:
+    if isinstance(parent, dict):
+        assert key in parent, f"{case.path} is not a field of the producer's output"
+    else:
+        assert isinstance(parent, list) and isinstance(key, int), case.path
+        assert -len(parent) <= key < len(parent), f"{case.path}: no such list item"
 
 
 def assert_refused(case: RefusalCase, codes: Iterable[str | None]) -> None:

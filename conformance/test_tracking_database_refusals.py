@@ -80,9 +80,11 @@ REFUSALS = {
     ],
     ("db-resource", "tracking-db", "returns-persistence"): [
         ("invalid_value", ["resources", 0, "item_count"], -3),
+        ("missing_field", ["resources", 0, "talk_slug"], "$delete"),
     ],
     ("db-resource", "tracking-db", "analysis-writer"): [
         ("invalid_value", ["resources", 0, "item_count"], -3),
+        ("missing_field", ["resources", 0, "talk_slug"], "$delete"),
     ],
     ("db-thumbnail", "tracking-db", "returns-persistence"): [
         ("wrong_type", ["thumbnails", 0, "approved"], "yes"),
