@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import re
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import groupby
+from operator import eq
 
 # Lines that only a traceback or an error dump produces. ``[^\S\n]*`` rather
 # than ``\s*``: the same matches (``^`` only follows ``\n``), but a run of blank
@@ -69,7 +72,7 @@ def words(text: str) -> list[str]:
     ``don't``, ``3.5`` and ``[Music]`` are one word each, a lone ``-``,
     ``—``, ``...`` or ``'`` is none.
     """
-    return [token for token in text.split() if any(ch.isalnum() for ch in token)]
+    return [token for token in text.split() if any(map(str.isalnum, token))]
 
 
 def word_count(text: str) -> int:
@@ -123,20 +126,34 @@ LOOP_COMPRESSION_RATIO = 2.4
 LOOP_MAX_DISTINCT_SHARE = 0.5
 
 
-def _loop_key(token: str) -> str:
-    return "".join(ch for ch in token.casefold() if ch.isalnum())
+# Everything but letters, digits and whitespace: removing it inside tokens
+# turns each word into its comparison key in one pass (non-words vanish).
+_NOT_KEY = re.compile(r"[^\w\s]|_")
+
+
+def loop_keys(text: str) -> list[str]:
+    """The words of ``text`` compared for repetition: case-folded letters and digits.
+
+    One key per :func:`words` token, in order (a token without a letter or
+    digit is no word and has no key).
+    """
+    return _NOT_KEY.sub("", text.casefold()).split()
+
+
+def _longest_run(flags: Iterable[bool]) -> int:
+    """Length of the longest run of True (groupby walks the flags in C)."""
+    return max((sum(1 for _ in group) for value, group in groupby(flags) if value), default=0)
 
 
 def _repeated_unit(tokens: list[str]) -> tuple[int, int] | None:
-    """(unit length, repeats) of the longest back-to-back repetition over the limits."""
+    """(unit length, repeats) of the longest back-to-back repetition over the limits.
+
+    ``tokens[i] == tokens[i + size]`` for ``run`` positions in a row means the
+    unit of ``size`` words repeats ``run // size + 1`` times.
+    """
     for size in range(1, LOOP_MAX_UNIT_WORDS + 1):
         needed = LOOP_MIN_SINGLE_WORD_REPEATS if size == 1 else LOOP_MIN_REPEATS
-        run = best = 0
-        for index in range(len(tokens) - size):
-            # tokens[index] == tokens[index + size] for ``run`` positions in a
-            # row means the unit repeats run // size + 1 times.
-            run = run + 1 if tokens[index] == tokens[index + size] else 0
-            best = max(best, run)
+        best = _longest_run(map(eq, tokens, tokens[size:]))
         if best // size + 1 >= needed:
             return size, best // size + 1
     return None
@@ -156,19 +173,21 @@ def decoder_loop(text: str) -> str | None:
     windows of at most 100 words, so a long one-line manual transcript is
     judged like many short segments.
     """
-    keys = [key for key in (_loop_key(token) for token in words(text)) if key]
-    found = _repeated_unit(keys)
+    found = _repeated_unit(loop_keys(text))
     if found is not None:
         size, repeats = found
         return f"a {size}-word unit repeats {repeats} times in a row"
     for line in text.splitlines():
         tokens = words(line)
+        if len(tokens) < LOOP_MIN_WINDOW_WORDS:
+            continue
+        keys = loop_keys(line)
         for start in range(0, len(tokens), LOOP_WINDOW_WORDS):
             window = tokens[start : start + LOOP_WINDOW_WORDS]
             if len(window) < LOOP_MIN_WINDOW_WORDS:
                 continue
             ratio = compression_ratio(" ".join(window))
-            distinct = len({_loop_key(token) for token in window}) / len(window)
+            distinct = len(set(keys[start : start + LOOP_WINDOW_WORDS])) / len(window)
             if ratio > LOOP_COMPRESSION_RATIO and distinct <= LOOP_MAX_DISTINCT_SHARE:
                 return (
                     f"a segment compresses {ratio:.1f}:1 (loop threshold {LOOP_COMPRESSION_RATIO})"
