@@ -55,9 +55,11 @@ def test_status_json_names_each_talks_next_action(tmp_path: Path, snapshot_file)
     assert rows["2024-03-01-deck.md"]["deck"] == {
         "pptx_path": "Deck.pptx",
         "state": "not_catalogued",
+        "evidence_class": None,
+        "regenerate": None,
     }
     assert rows["2024-04-01-ready.md"]["transcript"]["state"] == "unverified"  # no quality receipt
-    assert report["readers"] == {"transcript": True, "video_manifest": True}
+    assert report["readers"] == {"transcript": True, "video_manifest": True, "deck_evidence": True}
     assert report["totals"]["talks"] == 6 and report["totals"]["by_next_action"]["none"] == 2
     assert snapshot_file(db) == before
     assert not (db.parent / "tracking-database.json.lock").exists()
@@ -85,3 +87,39 @@ def test_status_table(tmp_path: Path) -> None:
         line.startswith("2024-03-01-deck.md") and "extract the deck" in line for line in lines
     )
     assert lines[-1].startswith("next actions: claim 1, extract_deck 1, none 2")
+
+
+def test_a_catalogued_deck_whose_bytes_changed_is_extracted_again(tmp_path: Path) -> None:
+    """The deck's state comes from the pptx owner's classifier on the live bytes."""
+    db = _vault(tmp_path)
+    document = qb.read_db(db)
+    deck = db.parent / "Deck.pptx"
+    receipt = {
+        "outcome": "succeeded",
+        "extractor_schema_version": 4,
+        "pipeline_version": "0.0.1",
+        "source_fingerprint": {
+            "algorithm": "sha256",
+            "digest": qb.sha(deck.read_bytes()),
+            "size_bytes": deck.stat().st_size,
+        },
+        "artifact": {"path": "pptx/deck.json", "sha256": "e" * 64},
+    }
+    document["pptx_catalog"] = [
+        {
+            "schema_version": 2,
+            "pptx_path": "Deck.pptx",
+            "talk_filename": "2024-03-01-deck.md",
+            "matched": True,
+            "slide_count": 1,
+            "visual_extracted": True,
+            "visual_evidence": receipt,
+        }
+    ]
+    qb.write_db(db.parent, document)
+    deck.write_bytes(deck.read_bytes() + b"changed")
+    report = run_cli("rvault-db", "status", db, "--format", "json").json
+    row = next(r for r in report["talks"] if r["filename"] == "2024-03-01-deck.md")
+    assert row["deck"]["state"] == "extracted"
+    assert (row["deck"]["evidence_class"], row["deck"]["regenerate"]) == ("source_changed", True)
+    assert row["next_action"]["code"] == "extract_deck"

@@ -5,10 +5,11 @@ readers: source capabilities from the shared resolver (re-derived live, not
 trusted from the stored list), transcript receipts through
 ``rvault_transcript.api``, the video manifest and its trust through
 ``rvault_video_extraction.api``, the deck's catalog receipt from the
-``pptx_catalog``. The transcript and video readers are optional extras
-(``rvault-tracking-db[status]``): the database owner does not pull in media
-stacks, and without them a row says ``reader_unavailable`` rather than
-guessing.
+``pptx_catalog`` judged by ``rvault_pptx_evidence.api``'s
+``classify_pptx_visual_evidence`` against the live deck and artifact bytes.
+Those readers are optional extras (``rvault-tracking-db[status]``): the
+database owner does not pull in media stacks, and without them a row says
+``reader_unavailable`` (or no evidence class) rather than guessing.
 
 The next action is the first thing that blocks the talk, in the order the
 worker instructions demand (a source before a claim, the deck extracted
@@ -18,13 +19,15 @@ talk waits for its batch to be persisted).
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import math
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from rvault_tracking_db.capabilities import SourceRoots, resolve
+from rvault_tracking_db.capabilities import ROOT_PPTX, SourceRoots, open_under_root, resolve
 from rvault_tracking_db.ids import youtube_id
 from rvault_tracking_db.queue.batches import live_claim
 from rvault_tracking_db.queue.claims import CLAIMABLE_STATUSES
@@ -103,13 +106,49 @@ def _video(talk: Mapping[str, Any], vault_root: Path, api: Any) -> dict[str, Any
     return {"manifest": relative, "status": report.status, "trusted": bool(report.trusted)}
 
 
-def _deck(talk: Mapping[str, Any], catalog: Mapping[str, Any]) -> dict[str, Any]:
+def _file_bytes(root: Path, relative: str) -> bytes | None:
+    """The bytes of ``root/relative`` read without following a link, else None."""
+    fd, _ = open_under_root(root, relative)
+    if fd is None:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
+
+
+def _evidence_class(record: Mapping[str, Any], roots: SourceRoots, api: Any) -> Any:
+    """The pptx owner's verdict on a catalogued deck, from what is on disk now."""
+    deck = _file_bytes(roots.root_for(ROOT_PPTX), record["pptx_path"])
+    fingerprint = None
+    if deck is not None:
+        digest = hashlib.sha256(deck).hexdigest()
+        fingerprint = {"algorithm": "sha256", "digest": digest, "size_bytes": len(deck)}
+    receipt = record.get("visual_evidence")
+    artifact = receipt.get("artifact") if isinstance(receipt, Mapping) else None
+    data = None
+    if isinstance(artifact, Mapping) and isinstance(artifact.get("path"), str):
+        data = _file_bytes(roots.vault_root, artifact["path"])
+    observed = api.LiveObservation(
+        source_fingerprint=fingerprint,
+        artifact_sha256=None if data is None else hashlib.sha256(data).hexdigest(),
+        artifact_reading=None if data is None else api.read_extraction(data),
+    )
+    return api.classify_pptx_visual_evidence(dict(record), observed)
+
+
+def _deck(
+    talk: Mapping[str, Any], catalog: Mapping[str, Any], roots: SourceRoots, api: Any
+) -> dict[str, Any]:
     path = talk.get("pptx_path")
     if not isinstance(path, str) or not path:
-        return {"pptx_path": None, "state": "none"}
+        return {"pptx_path": None, "state": "none", "evidence_class": None, "regenerate": None}
     record = catalog.get(path)
     if record is None:
-        return {"pptx_path": path, "state": "not_catalogued"}
+        return {
+            "pptx_path": path,
+            "state": "not_catalogued",
+            "evidence_class": None,
+            "regenerate": None,
+        }
     receipt = record.get("visual_evidence")
     if record.get("schema_version") != 2:
         state = "legacy_receipt"
@@ -119,7 +158,13 @@ def _deck(talk: Mapping[str, Any], catalog: Mapping[str, Any]) -> dict[str, Any]
         state = "extracted"
     else:
         state = "extraction_failed"
-    return {"pptx_path": path, "state": state}
+    verdict = _evidence_class(record, roots, api) if api is not None else None
+    return {
+        "pptx_path": path,
+        "state": state,
+        "evidence_class": None if verdict is None else verdict.klass,
+        "regenerate": None if verdict is None else verdict.regenerate,
+    }
 
 
 def _next_action(row: dict[str, Any], talk: Mapping[str, Any], stored: Any) -> dict[str, str]:
@@ -147,12 +192,11 @@ def _next_action(row: dict[str, Any], talk: Mapping[str, Any], stored: Any) -> d
             "text": "register a transcript",
             "command": f"rvault-db register-transcript DB --talk {filename} transcripts/NAME.txt",
         }
-    if row["deck"]["state"] in (
-        "not_catalogued",
-        "not_extracted",
-        "legacy_receipt",
-        "extraction_failed",
-    ):
+    deck = row["deck"]
+    missing = deck["state"] in ("not_catalogued", "not_extracted", "legacy_receipt")
+    # the pptx owner's verdict when its reader is installed, else the receipt's outcome
+    unknown_failure = deck["regenerate"] is None and deck["state"] == "extraction_failed"
+    if missing or deck["regenerate"] or unknown_failure:
         return {
             "code": "extract_deck",
             "text": "extract the deck",
@@ -179,6 +223,7 @@ def build_status(result: ReadResult) -> dict[str, Any]:
     roots = SourceRoots.from_config(vault_root, database.get("config"))
     transcript_api = _optional("rvault_transcript.api")
     video_api = _optional("rvault_video_extraction.api")
+    pptx_api = _optional("rvault_pptx_evidence.api")
     catalog = {
         r["pptx_path"]: r
         for r in database.get("pptx_catalog") or []
@@ -198,7 +243,7 @@ def build_status(result: ReadResult) -> dict[str, Any]:
             "status": talk.get("status"),
             "capabilities": capabilities,
             "transcript": _transcript(talk, capabilities, vault_root, transcript_api),
-            "deck": _deck(talk, catalog),
+            "deck": _deck(talk, catalog, roots, pptx_api),
             "video": _video(talk, vault_root, video_api),
             "active_claim": None
             if claim is None
@@ -223,6 +268,7 @@ def build_status(result: ReadResult) -> dict[str, Any]:
         "readers": {
             "transcript": transcript_api is not None,
             "video_manifest": video_api is not None,
+            "deck_evidence": pptx_api is not None,
         },
         "totals": {
             "talks": len(rows),
