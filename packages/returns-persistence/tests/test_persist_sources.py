@@ -239,3 +239,16 @@ def test_a_changed_provider_duration_is_quality_context_drift(
     assert refused.value.code == "transcript_quality_receipt_unusable"
     assert refused.value.context["owner_code"] == "transcript_quality_context_drift"
     assert snapshot_file(vault) == before
+
+
+def test_a_deck_edited_after_its_extraction_is_stale(vault: Path, snapshot_file: Any) -> None:
+    """The extraction and its digest are intact, but the deck is no longer the one extracted."""
+    ret = _return(vault)
+    deck = vault.parent / "Conf" / "talk.pptx"
+    deck.write_bytes(deck.read_bytes() + b"\0")
+    before = snapshot_file(vault)
+    with pytest.raises(Refusal) as refused:
+        persist(PersistRequest(vault, [ret], RUN_DATE))
+    assert refused.value.code == "native_deck_artifact_changed"
+    assert "changed after it was extracted" in refused.value.message
+    assert snapshot_file(vault) == before

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from rvault_contracts.canonical import sha256_bytes
+from rvault_contracts.strict_json import StrictJSONError, loads_strict
 from rvault_contracts.writer import WriterError, read_snapshot
 
 from rvault_returns_persistence.artifacts import TalkArtifacts, _regular_file, owner_readings
@@ -222,6 +223,7 @@ class VerifiedArtifacts:
                     self.path,
                     hint="re-extract the deck and record the new extraction",
                 )
+            self._check_deck_audit(data, evidence, count, record.get("pptx_path"))
             return BoundedArtifact(Identity(VAULT, relative, digest), count)
         relative = record.get("pptx_path")
         root_name = PPTX_ROOT if self.pptx_root is not None else VAULT
@@ -232,6 +234,58 @@ class VerifiedArtifacts:
             )
         data = _read(root, relative, "native_deck_artifact_unverified", "deck", self.path)
         return BoundedArtifact(Identity(root_name, relative, sha256_bytes(data)), count)
+
+    def _check_deck_audit(
+        self, data: bytes, evidence: dict[str, Any], count: int, pptx_path: object
+    ) -> None:
+        """The extraction's native_deck_audit binds the deck's digest, size and slide count.
+
+        The audit must agree with the catalog record (slide count, source fingerprint), and
+        when the deck itself is reachable under its root its bytes must still be the ones
+        that were extracted: a deck edited after extraction is stale evidence.
+        """
+        refuse = "native_deck_audit_mismatch"
+        hint = "re-extract the deck (rvault-pptx extract) and record the new extraction"
+        try:
+            extraction = loads_strict(data)
+        except StrictJSONError:
+            raise EvidenceRefusal(refuse, "the deck extraction is not strict JSON", self.path,
+                                  hint=hint) from None  # fmt: skip
+        audit = extraction.get("native_deck_audit") if isinstance(extraction, dict) else None
+        fingerprint = evidence.get("source_fingerprint")
+        digest = fingerprint.get("digest") if isinstance(fingerprint, dict) else None
+        size = fingerprint.get("size_bytes") if isinstance(fingerprint, dict) else None
+        if not isinstance(audit, dict):
+            raise EvidenceRefusal(
+                "native_deck_audit_missing",
+                "the deck extraction carries no native_deck_audit",
+                self.path,
+                hint=hint,
+            )
+        agrees = (
+            audit.get("slide_count") == count
+            and audit.get("source_pptx_sha256") == digest
+            and audit.get("source_pptx_size_bytes") == size
+        )
+        if not agrees:
+            raise EvidenceRefusal(
+                refuse,
+                "the extraction's native_deck_audit does not match the pptx_catalog record "
+                "(slide count, deck digest or size)",
+                self.path,
+                hint=hint,
+            )
+        root = self.pptx_root if self.pptx_root is not None else self.vault_root
+        deck = _regular_file(root, pptx_path) if isinstance(pptx_path, str) else None
+        if deck is not None:
+            current = read_snapshot(deck).data
+            if current is not None and sha256_bytes(current) != digest:
+                raise EvidenceRefusal(
+                    "native_deck_artifact_changed",
+                    f"{pptx_path} changed after it was extracted",
+                    self.path,
+                    hint=hint,
+                )
 
     def slides(self, source: str) -> BoundedArtifact:
         return self.static_slides if source == "static_slides" else self.native_deck
