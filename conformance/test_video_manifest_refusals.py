@@ -1,15 +1,18 @@
 """video-manifest v3: what tracking-db and returns-persistence refuse.
 
 One verified-region extraction by the installed ``rvault-video extract`` is
-produced per module. Neither consumer has a console script that reads a
-manifest and reports codes (``rvault-db status`` prints only status and
-trust), so each case goes through the public reader exactly as the consumer
-calls it: tracking-db's status reads the stored file with
-``api.read_manifest(path, vault_root=, expected_video_id=)``,
-returns-persistence assesses the manifest of a return with
-``api.validate_manifest(manifest, vault_root=, probe_pdfs=True)``. The
-declared code must be among the report's issue codes and the manifest must
-lose its trust.
+produced per module, in a vault whose talk (``youtube_id`` = the video) is
+claimed by ``rvault-db`` and whose return is scaffolded by ``rvault-returns``
+and completed as a video-extracted worker return carrying the manifest
+unchanged in ``structured_data.video_extraction``.
+
+- returns-persistence: its console script ``rvault-returns validate`` on
+  that return, the manifest changed in one field (paths start at the manifest).
+- tracking-db has no console script that reports manifest codes
+  (``rvault-db status`` prints only status and trust), so its cases read the
+  stored file exactly as its status does:
+  ``api.read_manifest(path, vault_root=, expected_video_id=)``; the manifest
+  must lose its trust.
 """
 
 from __future__ import annotations
@@ -19,9 +22,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _refusals import RefusalCase, assert_refused, mutated, refusal_cases, replaced
+from _queue_producer import claim
+from _refusals import RefusalCase, assert_refused, cli_codes, mutated, refusal_cases, replaced
+from _returns_producer import QUOTE, completed_return
+from _support import pending_talk, write_current_database
 from _video_producer import VIDEO_ID, extract
 from rvault_contracts.schemas import schema_issues
+from rvault_returns_persistence.catalog import load_catalog
+from rvault_testkit.plugin import run_cli
 from rvault_video_extraction import api
 
 COVERS = [
@@ -34,8 +42,9 @@ REFUSALS = {
         ("video_id_mismatch", ["source_video_id"], "ZyXwVuTsR_2"),
     ],
     ("video-manifest", "video-extraction", "returns-persistence"): [
-        ("frame_count_inconsistent", ["total_frames_extracted"], 1),
-        ("review_inconsistent", ["review_required"], True),
+        ("video_manifest_invalid", ["total_frames_extracted"], 1),
+        ("video_manifest_invalid", ["review_required"], True),
+        ("video_manifest_identity_mismatch", ["source_video_id"], "ZyXwVuTsR_2"),
     ],
 }
 
@@ -50,6 +59,36 @@ def produced(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict
     return root, path, manifest
 
 
+@pytest.fixture(scope="module")
+def video_return(produced: tuple[Path, Path, dict[str, Any]]) -> tuple[Path, dict[str, Any]]:
+    """(database, completed video-extracted return) of the talk whose video was extracted."""
+    root, _, manifest = produced
+    lines = [QUOTE, *(f"line {n} of the talk" for n in range(1, 31))]
+    talk = pending_talk(root, "2024-01-01-a.md", "\n".join(lines) + "\n")
+    talk["youtube_id"] = VIDEO_ID
+    db = write_current_database(root, [talk])
+    claim(db, "2026-07-31T18:00:00+00:00",
+          extra=("--catalog-fingerprint", load_catalog().fingerprint))  # fmt: skip
+    ret = completed_return(db, "2024-01-01-a.md")
+    ret["slide_source"] = "video_extracted"
+    ret["clear_fields"] = ["slides_local_path"]  # nothing promoted: no older path survives
+    ret.setdefault("structured_data", {})["video_extraction"] = manifest
+    return db, ret
+
+
+def _validate(db: Path, ret: dict[str, Any]) -> Any:
+    batch = db.parent / "returns.json"
+    batch.write_text(json.dumps([ret]), encoding="utf-8")
+    return run_cli("rvault-returns", "validate", batch, "--db", db)
+
+
+def test_produced_return_with_its_manifest_validates(
+    video_return: tuple[Path, dict[str, Any]],
+) -> None:
+    result = _validate(*video_return)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def _report(consumer: str, root: Path, path: Path, manifest: dict[str, Any]) -> Any:
     if consumer == "tracking-db":
         return api.read_manifest(path, vault_root=root, expected_video_id=VIDEO_ID)
@@ -57,7 +96,7 @@ def _report(consumer: str, root: Path, path: Path, manifest: dict[str, Any]) -> 
 
 
 @pytest.mark.parametrize("consumer", ["tracking-db", "returns-persistence"])
-def test_produced_manifest_is_trusted_by_both_readers(
+def test_produced_manifest_is_trusted_by_both_api_readers(
     produced: tuple[Path, Path, dict[str, Any]], consumer: str
 ) -> None:
     root, path, manifest = produced
@@ -68,10 +107,18 @@ def test_produced_manifest_is_trusted_by_both_readers(
 
 @pytest.mark.parametrize("case", refusal_cases(REFUSALS))
 def test_consumer_refuses_one_invalid_field(
-    produced: tuple[Path, Path, dict[str, Any]], case: RefusalCase
+    produced: tuple[Path, Path, dict[str, Any]],
+    video_return: tuple[Path, dict[str, Any]],
+    case: RefusalCase,
 ) -> None:
     root, path, manifest = produced
     changed = mutated(manifest, case)
+    if case.consumer == "returns-persistence":
+        db, ret = video_return
+        sent = json.loads(json.dumps(ret))
+        sent["structured_data"]["video_extraction"] = changed
+        assert_refused(case, cli_codes(_validate(db, sent)))
+        return
     with replaced(path, changed):
         report = _report(case.consumer, root, path, changed)
     assert not report.trusted
