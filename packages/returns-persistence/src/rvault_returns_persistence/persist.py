@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -162,26 +163,19 @@ def _gate(members: list[Member], talks: list[Any], stamp: str) -> None:
                 "$",
                 hint="recover the batch (rvault-db queue recover) and claim a fresh generation",
             )
-    moment = tracking.persist_write.canonical_timestamp
+    completed = datetime.fromisoformat(stamp)
     for member in members:
         claimed = member.claim.get("claimed_at")
-        if (
-            isinstance(claimed, str)
-            and moment(claimed) is not None
-            and (_as_dt(stamp) < _as_dt(str(moment(claimed))))
-        ):
+        spelled = tracking.persist_write.canonical_timestamp(claimed) if isinstance(
+            claimed, str
+        ) else None  # fmt: skip
+        if spelled is not None and completed < datetime.fromisoformat(spelled):
             raise Refusal(
                 "run_date_before_claim",
                 f"--run-date {stamp} precedes the claim of {member.filename} ({claimed})",
                 None,
                 hint="pass the completion stamp of this batch (after its claimed_at)",
             )
-
-
-def _as_dt(value: str) -> Any:
-    from datetime import datetime
-
-    return datetime.fromisoformat(value)
 
 
 def _processed_date_warning(member: Member, stamp: str) -> list[dict[str, str]]:
