@@ -2,9 +2,10 @@
 
 analysis-writer and tracking-db need the pattern catalog exactly as this
 package reads it (validated entries, effective gates, the fingerprint bound
-into claims and scored talks) and the same verdict ``rvault-returns
-validate`` gives for a batch. They import this module and nothing else of
-the package. It never imports a media library.
+into claims and scored talks), the same verdict ``rvault-returns
+validate`` gives for a batch, and the opportunity-coverage identity rule a
+reader re-derives from a persisted ``pattern_outcomes`` matrix. They import
+this module and nothing else of the package. It never imports a media library.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rvault_returns_persistence.canonical_ledger import opportunity_identity
 from rvault_returns_persistence.catalog import (
     Catalog,
     CatalogEntry,
@@ -30,6 +32,7 @@ __all__ = [
     "default_catalog_dir",
     "fingerprint_files",
     "load_catalog",
+    "opportunity_identity",
     "validate_returns",
 ]
 
