@@ -9,8 +9,9 @@ a receipt it does not accept is reported with its code and the evidence is
 not counted as current). returns-persistence reads the quality receipt in
 ``rvault-returns persist`` (a claimed batch whose transcripts came from
 vtt-cleanup, ``_persist_producer.claimed_owner_vault``: the refusal must leave
-the vault as it was); the timing receipt it reads only for timed citations,
-through ``rvault_transcript.api.read_evidence``, so those cases run that reader.
+the vault as it was) and the timing receipt in ``rvault-returns validate``
+of the same batch with one ``timed_transcript`` citation (the only citation
+that needs timing).
 The fetch result (vtt-cleanup's stdout) has no reader in tracking-db; its
 case runs the one public reader, ``api.validate_fetch_result``.
 """
@@ -66,9 +67,9 @@ REFUSALS = {
         ),
     ],
     ("transcript-timing", "transcript", "returns-persistence"): [
-        ("schema_violation", ["segments", 0, "start_seconds"], -1),
+        ("timed_transcript_unavailable", ["segments", 0, "start_seconds"], -1),
         (
-            "artifact_hash_mismatch",
+            "timed_transcript_unavailable",
             ["provenance", "artifact_sha256"],
             "0000000000000000000000000000000000000000000000000000000000000000",
         ),
@@ -104,6 +105,30 @@ def claimed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(database, returns file) of a claimed batch citing vtt-cleanup transcripts."""
     db, _, returns = claimed_owner_vault(tmp_path_factory.mktemp("claimed"))
     return db, returns
+
+
+@pytest.fixture(scope="module")
+def timed(claimed: tuple[Path, Path]) -> Path:
+    """The claimed batch with its first detection cited as ``timed_transcript``."""
+    returns = claimed[1]
+    batch = json.loads(returns.read_bytes())
+    batch[0]["pattern_observations"]["patterns_detected"][0]["evidence_citations"][0]["channel"] = (
+        "timed_transcript"
+    )
+    path = returns.with_name("timed-returns.json")
+    path.write_text(json.dumps(batch), encoding="utf-8")
+    return path
+
+
+def _validate(db: Path, returns: Path) -> Any:
+    return run_cli("rvault-returns", "validate", returns, "--db", db)
+
+
+def test_a_timed_citation_validates_against_the_current_timing(
+    claimed: tuple[Path, Path], timed: Path
+) -> None:
+    result = _validate(claimed[0], timed)
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def _persist(db: Path, returns: Path) -> Any:
@@ -153,7 +178,10 @@ def test_produced_receipts_are_current_for_both_consumers(
 
 @pytest.mark.parametrize("case", refusal_cases(REFUSALS))
 def test_consumer_refuses_one_invalid_field(
-    produced: tuple[Path, Path, dict[str, Any]], claimed: tuple[Path, Path], case: RefusalCase
+    produced: tuple[Path, Path, dict[str, Any]],
+    claimed: tuple[Path, Path],
+    timed: Path,
+    case: RefusalCase,
 ) -> None:
     db, out, fetch = produced
     if case.artifact == "transcript-fetch-result":
@@ -161,12 +189,15 @@ def test_consumer_refuses_one_invalid_field(
         assert problems, "the reader must at least see the invalid field"
         assert_refused(case, [])  # what it names: messages only, no code
         return
-    if case.artifact == "transcript-quality" and case.consumer == "returns-persistence":
+    if case.consumer == "returns-persistence":
         vault_db, returns = claimed
-        receipt = api.quality_path_for(vault_db.parent / "transcripts" / "2024-01-01-a.txt")
+        receipt = RECEIPTS[case.artifact](vault_db.parent / "transcripts" / "2024-01-01-a.txt")
         with replaced(receipt, mutated(json.loads(receipt.read_bytes()), case)):
             before = tree_state(vault_db.parent)
-            result = _persist(vault_db, returns)
+            if case.artifact == "transcript-quality":
+                result = _persist(vault_db, returns)
+            else:
+                result = _validate(vault_db, timed)
             assert tree_state(vault_db.parent) == before
         assert_refused(case, cli_codes(result))
         return
