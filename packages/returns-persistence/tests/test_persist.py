@@ -485,3 +485,19 @@ def test_a_symlinked_database_is_refused(vault: Any, snapshot_file: Any) -> None
 
 def test_claimed_at_fixture_is_the_claim_stamp() -> None:
     assert CLAIMED_AT < RUN_DATE
+
+
+def test_an_expected_digest_binds_the_database_generation(vault: Any, snapshot_file: Any) -> None:
+    import hashlib
+
+    db, names = vault
+    returns = batch(db, names)
+    before = snapshot_file(db)
+    document = _refused(
+        _persist_cli(db, returns, "--expected-sha256", "0" * 64), "expected_sha256_mismatch"
+    )
+    assert document["input_sha256"] == hashlib.sha256(before.data).hexdigest()
+    assert snapshot_file(db) == before
+    bound = _persist_cli(db, returns, "--expected-sha256", document["input_sha256"])
+    assert bound.returncode == 0, bound.stdout
+    assert bound.json["input_sha256"] == document["input_sha256"]

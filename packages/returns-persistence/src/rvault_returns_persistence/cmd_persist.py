@@ -46,6 +46,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="vault root holding transcripts/ and slides/ (default: the database's directory)",
     )
+    parser.add_argument(
+        "--expected-sha256",
+        metavar="HEX",
+        default=None,
+        help="optional: persist only into this exact database generation (its SHA-256, "
+        "e.g. the input_sha256 another tool reported); refused as expected_sha256_mismatch",
+    )
     add_catalog_argument(parser)
     parser.set_defaults(handler=handle)
 
@@ -60,6 +67,7 @@ def handle(args: argparse.Namespace) -> int:
             run_date=args.run_date,
             vault_root=args.vault_root,
             catalog_dir=args.catalog,
+            expected_sha256=args.expected_sha256,
         )
     )
     progress(

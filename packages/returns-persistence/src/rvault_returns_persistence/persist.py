@@ -68,6 +68,7 @@ class PersistRequest:
     run_date: str
     vault_root: Path | None = None
     catalog_dir: Path | None = None
+    expected_sha256: str | None = None  # optional: bind to a reviewed database generation
     fault: FaultHook | None = None  # tests inject failures at named steps
 
 
@@ -374,6 +375,14 @@ def _persist_locked(
             "persist writes only a current (schema 1) tracking database",
             '$["schema_version"]',
             hint="run `rvault-db migrate DB` (dry run, then --apply) first",
+        )
+    if request.expected_sha256 is not None and request.expected_sha256 != read.sha256:
+        raise Refusal(
+            "expected_sha256_mismatch",
+            f"the database is {read.sha256}, not the reviewed {request.expected_sha256}",
+            "--expected-sha256",
+            input_sha256=read.sha256,
+            hint="the database changed since you reviewed it: validate again, then persist",
         )
     db = from_read(read, request.database)
     vault_root = request.vault_root or request.database.parent
