@@ -9,10 +9,10 @@ unchanged in ``structured_data.video_extraction``.
 - returns-persistence: its console script ``rvault-returns validate`` on
   that return, the manifest changed in one field (paths start at the manifest).
 - tracking-db has no console script that reports manifest codes
-  (``rvault-db status`` prints only status and trust), so its cases read the
-  stored file exactly as its status does:
-  ``api.read_manifest(path, vault_root=, expected_video_id=)``; the manifest
-  must lose its trust.
+  (``rvault-db status`` prints only status and trust): each case requires
+  ``rvault-db status`` to drop the talk's trust and reads the code from the
+  reader that status calls, ``api.read_manifest(path, vault_root=,
+  expected_video_id=)``.
 """
 
 from __future__ import annotations
@@ -87,6 +87,19 @@ def test_produced_return_with_its_manifest_validates(
 ) -> None:
     result = _validate(*video_return)
     assert result.returncode == 0, result.stdout + result.stderr
+    assert _status_video(video_return[0]) == {
+        "manifest": f"slides-rebuild/{VIDEO_ID}/{VIDEO_ID}.video-extraction.json",
+        "status": "current",
+        "trusted": True,
+    }
+
+
+def _status_video(db: Path) -> dict[str, Any]:
+    """tracking-db's own console script: the talk's video row of ``rvault-db status``."""
+    result = run_cli("rvault-db", "status", db, "--format", "json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    (row,) = result.json["talks"]
+    return row["video"]
 
 
 def _report(consumer: str, root: Path, path: Path, manifest: dict[str, Any]) -> Any:
@@ -121,6 +134,7 @@ def test_consumer_refuses_one_invalid_field(
         return
     with replaced(path, changed):
         report = _report(case.consumer, root, path, changed)
+        assert _status_video(video_return[0])["trusted"] is False
     assert not report.trusted
     assert json.loads(path.read_bytes()) == manifest
     assert_refused(case, report.codes)
