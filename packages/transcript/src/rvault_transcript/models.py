@@ -57,13 +57,12 @@ def cache_root() -> Path:
 
 
 def _package_data(module_name: str) -> Path:
-    try:
-        module = import_module(module_name)
-    except ImportError:
-        raise ModelDataError(
-            module_name.replace("_", "-"),
-            "the multilingual model package is not installed (pip install rvault-transcript)",
-        ) from None
+    """A part package's data folder; a missing package raises ModuleNotFoundError.
+
+    The CLI turns that into ``dependency_missing`` with the ``[media]`` install
+    line as hint, like every other media library of the tool.
+    """
+    module = import_module(module_name)
     return Path(module.__file__ or "").parent / "data"
 
 
