@@ -95,6 +95,14 @@ def test_broken_or_tampered_manifest_is_refused(
     missing_root = cli(SCRIPT, "promote", path, "--vault-root", root / "nope")
     assert missing_root.json["error"]["code"] == "vault_root_missing"
     assert snapshot_tree(root) == before
+    legacy = {key: value for key, value in manifest.items() if key != "schema_version"}
+    path.write_text(json.dumps(legacy))
+    before = snapshot_tree(root)
+    old = cli(SCRIPT, "promote", path, "--vault-root", root)
+    assert old.returncode == 2
+    assert old.json["error"]["code"] == "manifest_untrusted", old.json
+    assert "legacy" in old.json["error"]["message"]
+    assert snapshot_tree(root) == before
     path.write_text("{not json")
     before = snapshot_tree(root)
     garbage = cli(SCRIPT, "promote", path, "--vault-root", root)

@@ -59,6 +59,13 @@ def promote(request: PromoteRequest) -> dict[str, Any]:
     """Copy the trusted slide_region PDF to ``slides/{id}.pdf``; return the promotion report."""
     storage = resolve_vault_root(request.vault_root)
     document, report = read_manifest_document(request.manifest, vault_root=request.vault_root)
+    if report.status == "legacy":
+        raise VideoExtractionError(
+            "manifest_untrusted",
+            f"not promoted: a legacy (schema {report.schema_version or 0}) manifest is never "
+            "trusted; re-extract with --region L,T,R,B --region-verified",
+            str(request.manifest),
+        )
     if not report.usable or report.status != "current":
         code = "manifest_unusable" if report.status in ("future", "invalid") else "manifest_invalid"
         raise VideoExtractionError(
