@@ -18,6 +18,7 @@ from importlib import resources
 
 import pytest
 from _refusals import RefusalCase, assert_refused, mutated, refusal_cases
+from rvault_contracts.schemas import schema_issues
 
 OWNERS = ["tracking-db", "transcript", "pptx-evidence", "video-extraction",
           "returns-persistence", "analysis-writer"]  # fmt: skip
@@ -79,6 +80,7 @@ def _published() -> dict:
 
 def test_every_owner_reads_the_published_vectors() -> None:
     assert sorted(OWNERS) == sorted(edge[2] for edge in COVERS)
+    assert schema_issues("canonical-vectors", 1, _published()) == []
     data = json.dumps(_published()).encode("utf-8")
     for owner in OWNERS:
         assert _owner_reads(owner, data) == {"code": None, "ok": True}, owner

@@ -33,6 +33,7 @@ from _persist_producer import persisted_vault
 from _queue_producer import build_vault
 from _refusals import RefusalCase, assert_refused, cli_codes, mutated, refusal_cases, replaced
 from _returns_producer import claimed_vault, completed_return
+from _support import catalog_fingerprint
 from rvault_contracts.schemas import schema_issues
 from rvault_returns_persistence.catalog import default_catalog_dir
 from rvault_testkit.plugin import run_cli
@@ -189,7 +190,10 @@ def test_unchanged_output_passes_every_consumer(
     assert schema_issues("queue-claim", 5, talk["_queue_claim"]) == []
     assert schema_issues("adherence-baseline", 2, talk["_queue_claim"]["adherence_baseline"]) == []
     assert schema_issues("pattern-observations", 2, talk["pattern_observations"]) == []
-    dry = _claim_dry_run(pending, _catalog_report()["fingerprint"])
+    fingerprint, ids = catalog_fingerprint(default_catalog_dir())  # every entry passes v1
+    report = _catalog_report()
+    assert (report["fingerprint"], {e["id"] for e in report["entries"]}) == (fingerprint, ids)
+    dry = _claim_dry_run(pending, report["fingerprint"])
     assert dry.returncode == 0, dry.stdout + dry.stderr
 
 
