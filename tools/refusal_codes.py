@@ -1,0 +1,696 @@
+"""Print (or write into each package README) the refusal and issue codes the code emits.
+
+Usage: ``python tools/refusal_codes.py [--write] [--unresolved] [PACKAGE ...]``.
+``--write`` replaces the block between the ``refusal-codes`` markers of every
+package README (adding the section at the end when a README has none);
+``--unresolved`` lists the emitting calls whose code is not a constant.
+
+A README list written by hand drifts from the code the day a rule is added, so
+the lists are derived from each owner's source by AST, never by importing the
+package (importing would need every media library and run module code). An
+*emitter* is a call whose code argument is a stable code:
+
+- ``rvault_contracts.cli.Refusal``, ``refuse`` and ``failure_document``, and
+  every subclass of ``Refusal`` found in the tree (kind ``refusal``: a
+  ``cli-failure`` document, exit 2);
+- coded exceptions, any other exception class whose ``__init__`` takes a
+  ``code`` (``VideoExtractionError``, ``ReceiptError``...; kind ``error``: a
+  command turns them into a refusal, a reader into a status);
+- value classes with a ``code`` field (``Issue``, ``ManifestIssue``,
+  ``Finding``...; kind ``issue``: an entry of a report);
+- every function or method that forwards one of its parameters as the code of
+  another emitter, or into a ``{"code": ...}`` dict (``Collector.add``,
+  ``Issues.fatal``, ``_refuse``, ``failure_envelope``...), found to a fixpoint,
+  with the kind of what it forwards to (a dict under ``"error"`` or
+  ``"refusal"`` is a refusal, a ``{"path", "reason"}`` skip record an issue).
+
+A code argument is resolved through literals, module constants (also imported
+ones and ``module.CONSTANT``), a function's local assignments and parameter
+defaults, ``a if c else b``, ``a or b`` and subscripts of constant tables
+(every value counts). A code built at run time is listed as a *pattern*: an
+f-string or ``+`` concatenation ``f"database_{exc.code}"`` is shown as
+``database_<exc.code>``, never silently dropped. A code that is only forwarded
+(``Refusal(exc.code, ...)`` re-raising a caught error) names no code of its
+own; the site that raised it first is listed. Such calls, and any the
+resolver cannot follow, are what ``--unresolved`` prints. The codes every
+command shares come from ``rvault_contracts`` (CLI, strict JSON, writer) and
+are listed once under each table instead of in every row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import functools
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES_DIR = ROOT / "packages"
+CONTRACTS_SRC = ROOT / "contracts/src"
+START, END = "<!-- refusal-codes:start -->", "<!-- refusal-codes:end -->"
+HEADING = "## Refusal and issue codes (generated)"
+
+REFUSAL, ERROR, ISSUE = "refusal", "error", "issue"
+KIND_ORDER = (REFUSAL, ERROR, ISSUE)
+# The contract's own entry points; their subclasses and wrappers are found in the tree.
+SEEDS = {"Refusal": REFUSAL, "refuse": REFUSAL, "failure_document": REFUSAL}
+_EXCEPTION_BASES = ("Exception", "ValueError", "RuntimeError", "OSError", "LookupError")
+
+
+@dataclass(frozen=True)
+class Emitter:
+    """Where a callable takes its code: positional index and keyword name."""
+
+    name: str
+    position: int
+    keyword: str
+    kind: str
+    required: int
+    is_method: bool
+
+
+@dataclass
+class Module:
+    dotted: str
+    path: Path
+    tree: ast.Module
+    constants: dict[str, ast.expr] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)  # local name -> module dotted
+    imported: dict[str, tuple[str, str]] = field(default_factory=dict)  # name -> (module, name)
+
+
+@dataclass(frozen=True)
+class Site:
+    code: str
+    module: str
+    kind: str
+    pattern: bool
+    emitter: str  # the callable (``Refusal``, ``add``...) or ``dict`` for a code dict
+
+
+@dataclass
+class Extraction:
+    sites: list[Site] = field(default_factory=list)
+    unresolved: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def _load(src: Path) -> dict[str, Module]:
+    modules: dict[str, Module] = {}
+    for path in sorted(src.rglob("*.py")):
+        parts = list(path.relative_to(src).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        if is_package:
+            parts = parts[:-1]
+        dotted = ".".join(parts)
+        module = Module(dotted, path, ast.parse(path.read_text(encoding="utf-8"), str(path)))
+        package = dotted if is_package else dotted.rpartition(".")[0]
+        for node in module.tree.body:
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        module.constants[target.id] = node.value
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                if isinstance(node.target, ast.Name):
+                    module.constants[node.target.id] = node.value
+            elif isinstance(node, ast.ImportFrom):
+                base = _absolute(node, package)
+                for alias in node.names:
+                    local = alias.asname or alias.name
+                    module.imported[local] = (base, alias.name)
+                    module.aliases[local] = f"{base}.{alias.name}"
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    module.aliases[alias.asname or alias.name] = alias.name
+        modules[dotted] = module
+    return modules
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+@functools.cache
+def _shared() -> dict[str, Module]:
+    return _load(CONTRACTS_SRC)
+
+
+def _absolute(node: ast.ImportFrom, package: str) -> str:
+    if not node.level:
+        return node.module or ""
+    parts = package.split(".")
+    base = parts[: len(parts) - node.level + 1]
+    return ".".join([*base, node.module] if node.module else base)
+
+
+def _functions(tree: ast.AST) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]]:
+    """Every function, nested ones too, and whether it is a method."""
+    stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+    while stack:
+        node, in_class = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                yield child, in_class
+                stack.append((child, False))
+            else:
+                stack.append((child, isinstance(child, ast.ClassDef)))
+
+
+def _params(function: ast.FunctionDef | ast.AsyncFunctionDef, is_method: bool) -> list[str]:
+    names = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    return names[1:] if is_method and names else names
+
+
+def _call_name(call: ast.Call) -> tuple[str, bool]:
+    if isinstance(call.func, ast.Attribute):
+        return call.func.attr, True
+    if isinstance(call.func, ast.Name):
+        return call.func.id, False
+    return "", False
+
+
+# --------------------------------------------------------------------------- emitters
+
+
+def _classes(modules: Iterable[Module]) -> dict[str, ast.ClassDef]:
+    found: dict[str, ast.ClassDef] = {}
+    for module in modules:
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.ClassDef):
+                found.setdefault(node.name, node)
+    return found
+
+
+def _base_names(node: ast.ClassDef) -> list[str]:
+    return [b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "") for b in node.bases]
+
+
+def _init(node: ast.ClassDef) -> ast.FunctionDef | None:
+    for item in node.body:
+        if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+            return item
+    return None
+
+
+def _fields(node: ast.ClassDef) -> list[tuple[str, bool]]:
+    """A dataclass's or NamedTuple's fields: (name, has a default)."""
+    return [
+        (item.target.id, item.value is not None)
+        for item in node.body
+        if isinstance(item, ast.AnnAssign)
+        and isinstance(item.target, ast.Name)
+        and "ClassVar" not in ast.unparse(item.annotation)
+    ]
+
+
+def _class_emitters(classes: dict[str, ast.ClassDef]) -> dict[str, list[Emitter]]:
+    """Refusal subclasses, coded exceptions and value classes with a ``code``."""
+    kinds: dict[str, str] = {"Refusal": REFUSAL}
+    changed = True
+    while changed:
+        changed = False
+        for name, node in classes.items():
+            if name in kinds:
+                continue
+            bases = _base_names(node)
+            if any(kinds.get(base) == REFUSAL for base in bases):
+                kinds[name] = REFUSAL
+                changed = True
+    emitters: dict[str, list[Emitter]] = {}
+    for name in classes:
+        params = _signature(classes, name, set())
+        if params is None:
+            continue
+        names = [p for p, _ in params]
+        kind = kinds.get(name)
+        if kind is None:
+            exception = _is_exception(classes, name, set())
+            kind = ERROR if exception else ISSUE
+        required = sum(1 for _, has_default in params if not has_default)
+        emitters[name] = [Emitter(name, names.index("code"), "code", kind, required, False)]
+    for name, kind in SEEDS.items():
+        emitters.setdefault(name, [Emitter(name, 0, "code", kind, 2, False)])
+    return emitters
+
+
+def _signature(
+    classes: dict[str, ast.ClassDef], name: str, seen: set[str]
+) -> list[tuple[str, bool]] | None:
+    """The constructor parameters (name, has a default) of a class that takes a ``code``."""
+    node = classes.get(name)
+    if node is None or name in seen:
+        return None
+    seen.add(name)
+    init = _init(node)
+    if init is not None:
+        names = [a.arg for a in init.args.args[1:]]
+        first_default = len(names) - len(init.args.defaults)
+        params = [(p, i >= first_default) for i, p in enumerate(names)]
+    elif node.decorator_list or "NamedTuple" in _base_names(node):
+        params = _fields(node)
+        if not any(p == "code" for p, _ in params):
+            params = []
+    else:
+        params = []
+    if any(p == "code" for p, _ in params):
+        return params
+    if init is not None:
+        return None  # its own constructor takes no code (it passes a fixed one up)
+    for base in _base_names(node):
+        inherited = _signature(classes, base, seen)
+        if inherited is not None:
+            return inherited
+    return None
+
+
+def _is_exception(classes: dict[str, ast.ClassDef], name: str, seen: set[str]) -> bool:
+    if name in _EXCEPTION_BASES or name.endswith(("Error", "Exception")):
+        return True
+    node = classes.get(name)
+    if node is None or name in seen:
+        return False
+    seen.add(name)
+    return any(_is_exception(classes, base, seen) for base in _base_names(node))
+
+
+def _matching(
+    emitters: dict[str, list[Emitter]], call: ast.Call, bases: list[str] | None = None
+) -> list[Emitter]:
+    name, attribute = _call_name(call)
+    if (
+        name == "__init__"
+        and isinstance(call.func, ast.Attribute)
+        and isinstance(call.func.value, ast.Call)
+        and getattr(call.func.value.func, "id", "") == "super"
+    ):
+        return [e for base in bases or () for e in emitters.get(base, ())][:1]
+    given = len(call.args) + sum(1 for k in call.keywords if k.arg is not None)
+    starred = any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    )
+    return [
+        e
+        for e in emitters.get(name, ())
+        if (attribute or not e.is_method) and (given >= e.required or starred)
+    ]
+
+
+def _code_argument(call: ast.Call, emitter: Emitter) -> ast.expr | None:
+    if emitter.position < len(call.args) and not any(
+        isinstance(a, ast.Starred) for a in call.args[: emitter.position + 1]
+    ):
+        return call.args[emitter.position]
+    for keyword in call.keywords:
+        if keyword.arg == emitter.keyword:
+            return keyword.value
+    return None
+
+
+def _dict_codes(function: ast.AST) -> Iterator[tuple[ast.expr, str]]:
+    """``{"code": x}`` dicts (a refusal under ``"error"``/``"refusal"``) and skip records."""
+    nested: set[int] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values, strict=True):
+                if isinstance(key, ast.Constant) and key.value in ("error", "refusal"):
+                    nested.add(id(value))
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Dict):
+            continue
+        keys = {
+            k.value: v
+            for k, v in zip(node.keys, node.values, strict=True)
+            if isinstance(k, ast.Constant)
+        }
+        if "code" in keys:
+            yield keys["code"], REFUSAL if id(node) in nested else ISSUE
+        elif "reason" in keys and "path" in keys:
+            yield keys["reason"], ISSUE
+
+
+def _wrappers(modules: Iterable[Module], emitters: dict[str, list[Emitter]]) -> None:
+    """Add every function that forwards a parameter as an emitter's code, to a fixpoint."""
+    functions = [(f, m) for module in modules for f, m in _functions(module.tree)]
+    changed = True
+    while changed:
+        changed = False
+        for function, is_method in functions:
+            if function.name.startswith("__"):
+                continue
+            params = _params(function, is_method)
+            defaults = len(function.args.defaults)
+            required = len(params) - defaults
+            forwarded: list[tuple[ast.expr, str]] = list(_dict_codes(function))
+            for node in ast.walk(function):
+                if isinstance(node, ast.Call):
+                    for emitter in _matching(emitters, node):
+                        argument = _code_argument(node, emitter)
+                        if argument is not None:
+                            forwarded.append((argument, emitter.kind))
+            for argument, kind in forwarded:
+                if isinstance(argument, ast.Name) and argument.id in params:
+                    new = Emitter(
+                        function.name,
+                        params.index(argument.id),
+                        argument.id,
+                        kind,
+                        required,
+                        is_method,
+                    )
+                    known = emitters.setdefault(function.name, [])
+                    if not any(_same(e, new) for e in known):
+                        known.append(new)
+                        changed = True
+
+
+def _same(a: Emitter, b: Emitter) -> bool:
+    return (a.position, a.keyword, a.kind, a.is_method) == (
+        b.position,
+        b.keyword,
+        b.kind,
+        b.is_method,
+    )
+
+
+# --------------------------------------------------------------------------- resolving
+
+
+class _Resolver:
+    def __init__(self, modules: dict[str, Module]) -> None:
+        self.modules = modules
+        self.gaps: list[str] = []  # branches that could not be followed, for --unresolved
+
+    def _strict(self, expr: ast.expr, module: Module, *parts: list[tuple[str, bool]] | None):
+        known = [v for p in parts if p is not None for v in p]
+        if any(p is None for p in parts):
+            self.gaps.append(f"{_shown(module.path)}:{expr.lineno}: {ast.unparse(expr)}")
+            return known or None
+        return known
+
+    def values(
+        self, expr: ast.expr, module: Module, scope: ast.AST | None, depth: int = 0
+    ) -> list[tuple[str, bool]] | None:
+        """The codes ``expr`` can be: (text, is_pattern); None when it cannot be followed."""
+        if depth > 12:
+            return None
+        again = lambda e, m=module, s=scope: self.values(e, m, s, depth + 1)  # noqa: E731
+        if isinstance(expr, ast.Constant):
+            return [(expr.value, False)] if isinstance(expr.value, str) else []
+        if isinstance(expr, ast.JoinedStr):
+            return [(_pattern(expr), True)]
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+            left, right = again(expr.left), again(expr.right)
+            left = left if left is not None else [(f"<{ast.unparse(expr.left)}>", True)]
+            right = right if right is not None else [(f"<{ast.unparse(expr.right)}>", True)]
+            return [(a + b, pa or pb) for a, pa in left for b, pb in right]
+        if isinstance(expr, ast.IfExp):
+            return self._strict(expr, module, again(expr.body), again(expr.orelse))
+        if isinstance(expr, ast.BoolOp):
+            return self._strict(expr, module, *(again(v) for v in expr.values))
+        # A table's members that are not strings (exception classes, numbers) are no codes.
+        if isinstance(expr, ast.Tuple | ast.List | ast.Set):
+            return _known(*(again(v) for v in expr.elts))
+        if isinstance(expr, ast.Dict):
+            return _known(*(again(v) for v in expr.values))
+        if isinstance(expr, ast.Call):
+            return self._call(expr, module, scope, depth)
+        if isinstance(expr, ast.Subscript):
+            return again(expr.value)
+        if isinstance(expr, ast.Name):
+            return self._name(expr.id, module, scope, depth)
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+            target = self.modules.get(module.aliases.get(expr.value.id, ""))
+            if target is not None and expr.attr in target.constants:
+                return self.values(target.constants[expr.attr], target, None, depth + 1)
+        return None
+
+    def _call(
+        self, call: ast.Call, module: Module, scope: ast.AST | None, depth: int
+    ) -> list[tuple[str, bool]] | None:
+        """``frozenset(...)``, ``TABLE.get(key, default)`` and calls of the package's functions."""
+        name, attribute = _call_name(call)
+        if not attribute and name in ("frozenset", "set", "tuple", "list", "str"):
+            return _known(*(self.values(a, module, scope, depth + 1) for a in call.args))
+        if attribute and name == "get" and isinstance(call.func, ast.Attribute):
+            table = self.values(call.func.value, module, scope, depth + 1)
+            default = (
+                self.values(call.args[1], module, scope, depth + 1) if len(call.args) > 1 else []
+            )
+            return self._strict(call, module, table, default)
+        if attribute:
+            return None
+        target, function = module, _function(module, name)
+        if function is None and name in module.imported:
+            source, original = module.imported[name]
+            target = self.modules.get(source, module)
+            function = _function(target, original) if source in self.modules else None
+        if function is None:
+            return None
+        returned = [
+            node.value
+            for node in ast.walk(function)
+            if isinstance(node, ast.Return | ast.Yield) and node.value is not None
+        ]
+        return self._strict(
+            call, module, *(self.values(v, target, function, depth + 1) for v in returned)
+        )
+
+    def _name(
+        self, name: str, module: Module, scope: ast.AST | None, depth: int
+    ) -> list[tuple[str, bool]] | None:
+        if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
+            assigned = [
+                node.value
+                for node in ast.walk(scope)
+                if isinstance(node, ast.Assign | ast.AnnAssign)
+                and node.value is not None
+                and any(
+                    isinstance(t, ast.Name) and t.id == name
+                    for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                )
+            ]
+            # ``for code in TABLE`` / ``for kind, code in TABLE``: every member of TABLE.
+            looped = [
+                node.iter
+                for node in ast.walk(scope)
+                if isinstance(node, ast.For | ast.comprehension)
+                and any(isinstance(t, ast.Name) and t.id == name for t in ast.walk(node.target))
+            ]
+            # ``issues.append("code")`` on a local list that is returned.
+            grown = [
+                node.args[0]
+                for node in ast.walk(scope)
+                if isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("append", "add", "extend")
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == name
+                and node.args
+            ]
+            if assigned or looped or grown:
+                parts = [self.values(v, module, scope, depth + 1) for v in (*assigned, *grown)]
+                parts += [_known(self.values(v, module, scope, depth + 1)) for v in looped]
+                where = ast.Name(id=name, lineno=scope.lineno)
+                return self._strict(where, module, *parts)
+            args = scope.args
+            positional = [*args.posonlyargs, *args.args]
+            defaults = dict(
+                zip(
+                    [a.arg for a in positional[len(positional) - len(args.defaults) :]],
+                    args.defaults,
+                    strict=True,
+                )
+            )
+            defaults.update(
+                {
+                    a.arg: d
+                    for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+                    if d is not None
+                }
+            )
+            if name in defaults:
+                return self.values(defaults[name], module, None, depth + 1)
+            if any(a.arg == name for a in (*positional, *args.kwonlyargs)):
+                return []  # a wrapper's parameter: its callers are the sites
+        if name in module.constants:
+            return self.values(module.constants[name], module, None, depth + 1)
+        if name in module.imported:
+            source, original = module.imported[name]
+            target = self.modules.get(source)
+            if target is not None and original in target.constants:
+                return self.values(target.constants[original], target, None, depth + 1)
+        return None
+
+
+def _known(*parts: list[tuple[str, bool]] | None) -> list[tuple[str, bool]]:
+    return [v for p in parts if p is not None for v in p]
+
+
+def _function(module: Module, name: str) -> ast.FunctionDef | None:
+    for node in module.tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return node
+    return None
+
+
+def _pattern(expr: ast.JoinedStr) -> str:
+    out = []
+    for value in expr.values:
+        if isinstance(value, ast.Constant):
+            out.append(str(value.value))
+        elif isinstance(value, ast.FormattedValue):
+            out.append(f"<{ast.unparse(value.value)}>")
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------- extraction
+
+
+def _enclosing(tree: ast.AST) -> dict[int, tuple[ast.AST | None, list[str]]]:
+    """Each call's enclosing function and the bases of its enclosing class."""
+    owner: dict[int, tuple[ast.AST | None, list[str]]] = {}
+
+    def visit(node: ast.AST, function: ast.AST | None, bases: list[str]) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = child if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) else function
+            inner_bases = _base_names(child) if isinstance(child, ast.ClassDef) else bases
+            if isinstance(child, ast.Call):
+                owner[id(child)] = (function, bases)
+            visit(child, inner, inner_bases)
+
+    visit(tree, None, [])
+    return owner
+
+
+def _source_root(package_dir: Path) -> Path:
+    return package_dir / "src"
+
+
+def extract(source: Path, shared: dict[str, Module] | None = None) -> Extraction:
+    """Every code the modules under ``source`` emit, with the module and kind."""
+    own = _load(source)
+    everything = {**(shared if shared is not None else _shared()), **own}
+    emitters = _class_emitters(_classes(everything.values()))
+    _wrappers(own.values(), emitters)
+    resolver = _Resolver(everything)
+    result = Extraction()
+    for module in own.values():
+        owner = _enclosing(module.tree)
+        for node in ast.walk(module.tree):
+            if not isinstance(node, ast.Call):
+                continue
+            scope, bases = owner.get(id(node), (None, []))
+            for emitter in _matching(emitters, node, bases):
+                argument = _code_argument(node, emitter)
+                if argument is None:
+                    continue
+                found = resolver.values(argument, module, scope)
+                short = module.dotted.split(".", 1)[1] if "." in module.dotted else module.dotted
+                if found is None:
+                    result.unresolved.append(
+                        f"{_shown(module.path)}:{node.lineno}: {ast.unparse(argument)}"
+                    )
+                    continue
+                for text, pattern in found:
+                    result.sites.append(Site(text, short, emitter.kind, pattern, emitter.name))
+    for scope_node, module in ((f, m) for m in own.values() for f, _ in _functions(m.tree)):
+        for argument, kind in _dict_codes(scope_node):
+            found = resolver.values(argument, module, scope_node)
+            short = module.dotted.split(".", 1)[1] if "." in module.dotted else module.dotted
+            for text, pattern in found or []:
+                result.sites.append(Site(text, short, kind, pattern, "dict"))
+    result.unresolved = sorted(set(result.unresolved + resolver.gaps))
+    return result
+
+
+def packages() -> list[Path]:
+    return sorted(
+        p for p in PACKAGES_DIR.iterdir() if (p / "src").is_dir() and (p / "README.md").is_file()
+    )
+
+
+@functools.cache
+def codes(package: str) -> dict[str, tuple[set[str], set[str], bool]]:
+    """code -> (modules, kinds, is_pattern) for one package (e.g. ``"tracking-db"``)."""
+    return _collect(extract(_source_root(PACKAGES_DIR / package)).sites)
+
+
+def _collect(sites: Iterable[Site]) -> dict[str, tuple[set[str], set[str], bool]]:
+    table: dict[str, tuple[set[str], set[str], bool]] = {}
+    for site in sites:
+        if not site.code:
+            continue
+        modules, kinds, _ = table.setdefault(site.code, (set(), set(), site.pattern))
+        modules.add(site.module)
+        kinds.add(site.kind)
+    return table
+
+
+@functools.cache
+def shared_codes() -> tuple[str, ...]:
+    """The codes ``rvault_contracts`` itself emits (CLI, strict JSON, writer)."""
+    found = _collect(extract(CONTRACTS_SRC).sites)
+    return tuple(sorted(c for c, (_, _, pattern) in found.items() if not pattern))
+
+
+def table(package: str, shared: Iterable[str] | None = None) -> str:
+    rows = ["| code | kind | emitted in |", "| --- | --- | --- |"]
+    for code, (modules, kinds, pattern) in sorted(codes(package).items()):
+        shown = f"`{code}`" + (" (pattern)" if pattern else "")
+        kind = ", ".join(k for k in KIND_ORDER if k in kinds)
+        rows.append(f"| {shown} | {kind} | {', '.join(f'`{m}`' for m in sorted(modules))} |")
+    common = shared if shared is not None else shared_codes()
+    rows += [
+        "",
+        "Kinds: *refusal* is a `cli-failure` document with exit 2; *error* a coded exception "
+        "that a command reports as a refusal (or a reader as a status); *issue* an entry "
+        "of a report. A *(pattern)* code is built at run time; `<...>` is the variable part.",
+        "Every command can also emit the shared codes of `rvault_contracts`: "
+        + ", ".join(f"`{c}`" for c in common)
+        + ".",
+        "Generated by `tools/refusal_codes.py --write` from the source; do not edit by hand.",
+    ]
+    return "\n".join(rows)
+
+
+def render_readme(text: str, package: str, shared: Iterable[str] | None = None) -> str:
+    block = f"{START}\n{table(package, shared)}\n{END}"
+    if START not in text:
+        return f"{text.rstrip()}\n\n{HEADING}\n\n{block}\n"
+    before, rest = text.split(START, 1)
+    _, after = rest.split(END, 1)
+    return f"{before}{block}{after}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", action="store_true", help="update each package README in place")
+    parser.add_argument(
+        "--unresolved", action="store_true", help="list calls whose code is not a constant"
+    )
+    parser.add_argument("package", nargs="*", help="package directory names (default: all)")
+    args = parser.parse_args(argv)
+    chosen = args.package or [p.name for p in packages()]
+    shared = shared_codes()
+    for package in chosen:
+        if args.unresolved:
+            for line in extract(_source_root(PACKAGES_DIR / package)).unresolved:
+                sys.stdout.write(line + "\n")
+        elif args.write:
+            readme = PACKAGES_DIR / package / "README.md"
+            text = readme.read_text(encoding="utf-8")
+            updated = render_readme(text, package, shared)
+            if updated != text:
+                readme.write_text(updated, encoding="utf-8")
+        else:
+            sys.stdout.write(f"## {package}\n\n{table(package, shared)}\n\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
