@@ -21,8 +21,9 @@ package (importing would need every media library and run module code). An
 - every function or method that forwards one of its parameters as the code of
   another emitter, or into a ``{"code": ...}`` dict (``Collector.add``,
   ``Issues.fatal``, ``_refuse``, ``failure_envelope``...), found to a fixpoint,
-  with the kind of what it forwards to (a dict under ``"error"`` or
-  ``"refusal"`` is a refusal, a ``{"path", "reason"}`` skip record an issue).
+  with the kind of what it forwards to (a ``{"code", "message"}`` dict is an
+  issue, or a refusal under ``"error"``/``"refusal"``; a ``{"path", "reason"}``
+  skip record is an issue).
 
 A code argument is resolved through literals, module constants (also imported
 ones and ``module.CONSTANT``), a function's local assignments and parameter
@@ -312,7 +313,14 @@ def _code_argument(call: ast.Call, emitter: Emitter) -> ast.expr | None:
 
 
 def _dict_codes(function: ast.AST) -> Iterator[tuple[ast.expr, str]]:
-    """``{"code": x}`` dicts (a refusal under ``"error"``/``"refusal"``) and skip records."""
+    """Code dicts and skip records.
+
+    A dict with ``"code"`` and a ``"message"`` or ``"path"`` is an issue (a
+    refusal under ``"error"``/``"refusal"``); ``{"path", "reason"}`` a skip record.
+
+    A ``"code"`` key alone is not enough: a status row's ``next_action`` is
+    ``{"code", "text", "command"}`` and names a command, not a problem.
+    """
     nested: set[int] = set()
     for node in ast.walk(function):
         if isinstance(node, ast.Dict):
@@ -327,7 +335,7 @@ def _dict_codes(function: ast.AST) -> Iterator[tuple[ast.expr, str]]:
             for k, v in zip(node.keys, node.values, strict=True)
             if isinstance(k, ast.Constant)
         }
-        if "code" in keys:
+        if "code" in keys and ({"message", "path"} & keys.keys() or id(node) in nested):
             yield keys["code"], REFUSAL if id(node) in nested else ISSUE
         elif "reason" in keys and "path" in keys:
             yield keys["reason"], ISSUE
@@ -649,7 +657,8 @@ def table(package: str, shared: Iterable[str] | None = None) -> str:
         "",
         "Kinds: *refusal* is a `cli-failure` document with exit 2; *error* a coded exception "
         "that a command reports as a refusal (or a reader as a status); *issue* an entry "
-        "of a report. A *(pattern)* code is built at run time; `<...>` is the variable part.",
+        "of a report or a reader's status. A *(pattern)* code is built at run time; "
+        "`<...>` is the variable part.",
         "Every command can also emit the shared codes of `rvault_contracts`: "
         + ", ".join(f"`{c}`" for c in common)
         + ".",

@@ -1,17 +1,20 @@
 """Every stable code the validator can emit has a failing case in the corpus.
 
 The codes are collected from the source (``.add(path, CODE, ...)`` and
-``Issue(path, CODE, ...)`` calls), so a new rule without a corpus case fails
-this test instead of going untested.
+``Issue(path, CODE, ...)`` calls) by the repository's one code extractor,
+``tools/refusal_codes.py`` (which also generates the README's code table), so
+a new rule without a corpus case fails this test instead of going untested.
 """
 
 from __future__ import annotations
 
-import ast
+import sys
 from pathlib import Path
 
-import rvault_returns_persistence
 from test_validate_corpus import INVALID
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tools"))
+import refusal_codes
 
 # Codes exercised by dedicated tests in test_validate_corpus.py / test_cli_validate.py.
 DEDICATED = {
@@ -31,26 +34,14 @@ DEDICATED = {
 
 
 def emitted_codes() -> set[str]:
-    root = Path(rvault_returns_persistence.__file__).parent
-    found: set[str] = set()
-    for source in root.glob("*.py"):
-        tree = ast.parse(source.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Call) or len(node.args) < 2:
-                continue
-            name = (
-                node.func.attr
-                if isinstance(node.func, ast.Attribute)
-                else getattr(node.func, "id", "")
-            )
-            arg = node.args[1]
-            if (
-                name in ("add", "Issue")
-                and isinstance(arg, ast.Constant)
-                and isinstance(arg.value, str)
-            ):
-                found.add(arg.value)
-    return found
+    """The validator's issue codes: what ``Collector.add`` and ``Issue`` receive."""
+    source = Path(__file__).resolve().parents[1] / "src"
+    extraction = refusal_codes.extract(source)
+    return {
+        site.code
+        for site in extraction.sites
+        if site.emitter in ("add", "Issue") and not site.pattern
+    }
 
 
 def test_every_emitted_code_has_a_failing_case() -> None:
