@@ -10,7 +10,7 @@ directory that already holds the previous analyses (a real replacement:
 every target is backed up, replaced, the backups removed). Target from the
 issue: <= 2.0 s wall.
 
-    .venv/bin/python packages/analysis-writer/benchmarks/run.py [--runs N]
+    .venv/bin/python packages/analysis-writer/benchmarks/run.py [--runs N] [--script CMD]
 """
 
 from __future__ import annotations
@@ -212,8 +212,13 @@ def run_once(batch: td.Batch, script: str) -> tuple[float, float, dict[str, Any]
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--script",
+        default=str(Path(sys.executable).parent / "rvault-analysis"),
+        help="the command to time (default: the installed console script)",
+    )
     args = parser.parse_args()
-    script = str(Path(sys.executable).parent / "rvault-analysis")
+    script = args.script
     with tempfile.TemporaryDirectory() as tmp:
         batch = build(Path(tmp))
         db_mb = batch.db.stat().st_size / 1e6
