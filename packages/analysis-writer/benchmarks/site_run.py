@@ -4,7 +4,7 @@ The vault comes from the tests' builder (``tests/site_vault.py``): 500 talks,
 50 of them processed analyses with a real transcript bundle (text, timing
 and quality receipts from ``rvault-transcript vtt-cleanup``) and a 20-page
 promoted PDF each, so a cold run renders 1,000 slide thumbnails with PDFium,
-50 talk pages, the overview and three matplotlib charts, then installs every
+50 talk pages, the overview and three leather SVG charts, then installs every
 file in one transaction. The installed console script is timed (start-up
 included), the way a speaker runs it:
 

@@ -8,9 +8,11 @@ import json
 import re
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 from markupsafe import escape
+from rvault_analysis_writer.site import charts
 from rvault_contracts.schemas import schema_issues
 from rvault_returns_persistence.api import load_catalog
 from rvault_testkit.plugin import run_cli
@@ -183,15 +185,29 @@ def test_same_inputs_same_bytes_and_rerun_changes_nothing(
     assert {name: (other / name).stat().st_ino for name in inodes} == inodes
 
 
-def test_svg_charts_are_matplotlib_without_dates(built: tuple[Vault, Path, Any]) -> None:
+def test_svg_charts_are_static_leather_svg(built: tuple[Vault, Path, Any]) -> None:
     _, outdir, _ = built
     for name in ("chart-score-trend.svg", "chart-frequency.svg", "chart-coverage.svg"):
         svg = (outdir / name).read_text()
-        assert svg.startswith("<?xml")
-        assert "<dc:date>" not in svg and "Matplotlib v" not in svg
+        root = ElementTree.fromstring(svg)  # well-formed SVG, text kept as text
+        assert root.tag == "{http://www.w3.org/2000/svg}svg"
+        tags = {element.tag.rsplit("}", 1)[-1] for element in root.iter()}
+        assert "script" not in tags and "foreignObject" not in tags, name
+        attributes = {key for element in root.iter() for key in element.attrib}
+        assert not any(key.endswith("href") or key.startswith("on") for key in attributes)
+        assert "id" not in attributes  # no generated ids to drift
     trend = (outdir / "chart-score-trend.svg").read_text()
     assert "Legacy / other-catalog results: not comparable" in trend
     assert "callback-humor" in (outdir / "chart-frequency.svg").read_text()
+
+
+def test_charts_are_byte_stable_and_say_when_empty() -> None:
+    first = [chart.svg for chart in charts.all_charts([], "f" * 64)]
+    assert first == [chart.svg for chart in charts.all_charts([], "f" * 64)]
+    trend, frequency, coverage = (svg.decode() for svg in first)
+    assert "no talks scored yet" in trend and "no legacy results" in trend
+    assert frequency.count("none detected") == 2
+    assert "no talks yet" in coverage
 
 
 def test_every_link_resolves_inside_the_site(built: tuple[Vault, Path, Any]) -> None:
