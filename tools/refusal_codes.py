@@ -472,16 +472,7 @@ class _Resolver:
         self, name: str, module: Module, scope: ast.AST | None, depth: int
     ) -> list[tuple[str, bool]] | None:
         if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
-            assigned = [
-                node.value
-                for node in ast.walk(scope)
-                if isinstance(node, ast.Assign | ast.AnnAssign)
-                and node.value is not None
-                and any(
-                    isinstance(t, ast.Name) and t.id == name
-                    for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
-                )
-            ]
+            assigned, unpacked = _assignments(scope, name)
             # ``for code in TABLE`` / ``for kind, code in TABLE``: every member of TABLE.
             looped = [
                 node.iter
@@ -500,9 +491,11 @@ class _Resolver:
                 and node.func.value.id == name
                 and node.args
             ]
-            if assigned or looped or grown:
+            if assigned or unpacked or looped or grown:
                 parts = [self.values(v, module, scope, depth + 1) for v in (*assigned, *grown)]
-                parts += [_known(self.values(v, module, scope, depth + 1)) for v in looped]
+                parts += [
+                    _known(self.values(v, module, scope, depth + 1)) for v in (*unpacked, *looped)
+                ]
                 where = ast.Name(id=name, lineno=scope.lineno)
                 return self._strict(where, module, *parts)
             args = scope.args
@@ -533,6 +526,32 @@ class _Resolver:
             if target is not None and original in target.constants:
                 return self.values(target.constants[original], target, None, depth + 1)
         return None
+
+
+def _assignments(scope: ast.AST, name: str) -> tuple[list[ast.expr], list[ast.expr]]:
+    """What a function assigns to ``name``: plain values, and values unpacked into it.
+
+    ``mapped, message = "database_unreadable", ...`` pairs ``mapped`` with the
+    tuple's first element; unpacking a call's result yields every string in it.
+    """
+    plain: list[ast.expr] = []
+    unpacked: list[ast.expr] = []
+    for node in ast.walk(scope):
+        if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
+            continue
+        for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+            if isinstance(target, ast.Name) and target.id == name:
+                plain.append(node.value)
+            elif isinstance(target, ast.Tuple):
+                names = [getattr(t, "id", None) for t in target.elts]
+                if name not in names:
+                    continue
+                value = node.value
+                if isinstance(value, ast.Tuple) and len(value.elts) == len(names):
+                    plain.append(value.elts[names.index(name)])
+                else:
+                    unpacked.append(value)
+    return plain, unpacked
 
 
 def _known(*parts: list[tuple[str, bool]] | None) -> list[tuple[str, bool]]:

@@ -30,6 +30,7 @@ KNOWN = {
         "queue_generation_mismatch": "issue",  # Collector.add(path, code, message)
         "not_evaluable_missing": "issue",
         "translation_required": "issue",
+        "database_unreadable": "refusal",  # mapped, message = "...", ... (tuple assignment)
     },
     "tracking-db": {
         "database_missing": "refusal",  # DATABASE_MISSING constant
