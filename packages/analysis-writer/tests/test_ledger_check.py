@@ -112,7 +112,36 @@ EDGES: dict[str, Callable[[dict], None]] = {
     "pattern_id of one astral character": lambda po: po["pattern_outcomes"][0].update(
         pattern_id="\U0001f600"
     ),
+    "line_ranges item of three (maxItems 2)": lambda po: po["source_inspection"][0].update(
+        line_ranges=[[1, 30, 31]]
+    ),
+    "timing path without its digest (dependentRequired)": lambda po: po["source_inspection"][
+        0
+    ].update(timing_artifact_path="transcripts/x.segments.json"),
+    "timing path with its digest": lambda po: po["source_inspection"][0].update(
+        timing_artifact_path="transcripts/x.segments.json", timing_artifact_sha256="c" * 64
+    ),
+    "evidence_sources_used without source_comparison (else: not required)": lambda po: po[
+        "patterns_detected"
+    ][0].update(evidence_sources_used=["transcript"]),
+    "video duration 0 (exclusiveMinimum 0)": lambda po: _video(po, 0),
+    "video duration 0.001": lambda po: _video(po, 0.001),
 }
+
+
+def _video(po: dict, duration: float) -> None:
+    po["patterns_detected"][0]["evidence_citations"].append(
+        {
+            "source": "delivery_video",
+            "channel": "video",
+            "start_seconds": 0,
+            "end_seconds": 1,
+            "duration_seconds": duration,
+            "artifact_root": "vault",
+            "artifact_path": "video/x.mp4",
+            "artifact_sha256": "d" * 64,
+        }
+    )
 
 
 def _ledger(edit: Callable[[dict], None]) -> dict:
@@ -130,9 +159,9 @@ def test_fast_path_accepts_only_what_python_jsonschema_accepts(edit: str) -> Non
     fast = ledger_check.fast_accepts(*ARTIFACT, ledger)
     if fast:
         assert python_valid
-    if edit in ("unchanged", "slides citation valid"):
+    if edit in ("unchanged", "slides citation valid", "video duration 0.001"):
         assert python_valid
-    if edit != "quote of a lone surrogate":  # not encodable for Rust: no verdict, by design
+    if edit != "quote of a lone surrogate":  # Rust may fail to encode it: then no verdict
         assert fast == python_valid
 
 
@@ -170,3 +199,22 @@ def test_accepted_ledgers_never_reach_python_jsonschema(monkeypatch: pytest.Monk
     found = ledger_check.ledger_issues(batch)
     assert list(found) == [batch[3][0]]
     assert seen == [f"transcripts/{batch[3][0]}.txt"]
+
+
+def test_the_ledger_contract_gets_the_fast_path() -> None:
+    assert ledger_check.fast_validator(*ARTIFACT) is not None
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "string", "format": "date"},  # jsonschema-rs only annotates formats
+        {"properties": {"a": {"unevaluatedProperties": False}}},
+        {"$defs": {"a": {"oneOf": [{"type": "string"}]}}},
+        {"allOf": [{"$ref": "urn:rvault:db-resource:v1"}]},
+        {"items": [{"type": "string"}]},
+    ],
+)
+def test_keywords_without_pinned_agreement_get_no_fast_path(schema: dict) -> None:
+    assert not ledger_check._fast_path_safe(schema)
+    assert ledger_check._fast_path_safe({"properties": {"format": {"type": "string"}}})

@@ -30,14 +30,7 @@ from functools import cache
 from typing import Any
 
 import jsonschema_rs
-from rvault_contracts.schemas import (
-    ecma_to_python,
-    load_schema,
-    registry,
-    schema_id,
-    schema_issues,
-    validator,
-)
+from rvault_contracts.schemas import ecma_to_python, load_schema, schema_issues, validator
 
 #: Persisted evidence ledgers with a registered contract (v1 is the archival v4 shape).
 LEDGER_SCHEMAS = {2: "pattern-observations"}
@@ -74,25 +67,52 @@ class _EcmaPattern:
             raise ValueError(f"{instance!r} does not match {self._regex.pattern!r}")
 
 
+#: Keywords on which the two validators' agreement is pinned by tests (see
+#: test_ledger_check.py). A schema using any other (``format``, which
+#: jsonschema-rs only annotates, ``unevaluatedProperties``, ...) or a ``$ref``
+#: out of its own document gets no fast path: python-jsonschema checks it all.
+FAST_KEYWORDS = frozenset(
+    {
+        "$defs", "$id", "$ref", "$schema", "additionalProperties", "allOf", "const",
+        "dependentRequired", "description", "else", "enum", "exclusiveMinimum", "if",
+        "items", "maxItems", "minItems", "minLength", "minimum", "not", "pattern",
+        "properties", "required", "then", "type", "uniqueItems",
+    }
+)  # fmt: skip
+_SUBSCHEMA = ("additionalProperties", "else", "if", "items", "not", "then")
+_SUBSCHEMA_MAPS = ("$defs", "properties")
+
+
+def _fast_path_safe(schema: Any) -> bool:
+    if isinstance(schema, bool):
+        return True
+    if not isinstance(schema, dict) or not set(schema) <= FAST_KEYWORDS:
+        return False
+    if not str(schema.get("$ref", "#")).startswith("#"):
+        return False
+    return (
+        all(_fast_path_safe(schema[k]) for k in _SUBSCHEMA if k in schema)
+        and all(_fast_path_safe(sub) for sub in schema.get("allOf", ()))
+        and all(_fast_path_safe(sub) for k in _SUBSCHEMA_MAPS for sub in schema.get(k, {}).values())
+    )
+
+
 @cache
 def fast_validator(artifact: str, version: int) -> Any:
-    """A jsonschema-rs validator of one contract, every registered schema resolvable."""
-    resources = [
-        (schema_id(entry.id, v), load_schema(entry.id, v))
-        for entry in registry().values()
-        for v in entry.versions
-    ]
-    return jsonschema_rs.Draft202012Validator(
-        load_schema(artifact, version),
-        registry=jsonschema_rs.Registry(resources),
-        keywords={"pattern": _EcmaPattern},
-    )
+    """A jsonschema-rs validator of one contract, or ``None`` where it may not decide."""
+    schema = load_schema(artifact, version)
+    if not _fast_path_safe(schema):
+        return None
+    return jsonschema_rs.Draft202012Validator(schema, keywords={"pattern": _EcmaPattern})
 
 
 def fast_accepts(artifact: str, version: int, ledger: Any) -> bool:
     """True only when jsonschema-rs finds the ledger valid; anything else is no verdict."""
+    fast = fast_validator(artifact, version)
+    if fast is None:
+        return False
     try:
-        return bool(fast_validator(artifact, version).is_valid(ledger))
+        return bool(fast.is_valid(ledger))
     except Exception:  # noqa: BLE001 (no verdict is a safe answer)
         return False  # e.g. a lone surrogate it cannot encode: python-jsonschema decides
 
