@@ -21,21 +21,30 @@ package (importing would need every media library and run module code). An
 - every function or method that forwards one of its parameters as the code of
   another emitter, or into a ``{"code": ...}`` dict (``Collector.add``,
   ``Issues.fatal``, ``_refuse``, ``failure_envelope``...), found to a fixpoint,
-  with the kind of what it forwards to (a ``{"code", "message"}`` dict is an
-  issue, or a refusal under ``"error"``/``"refusal"``; a ``{"path", "reason"}``
-  skip record is an issue).
+  with the kind of what it forwards to (a ``{"code", "message"}`` or
+  ``{"code", "path"}`` dict is an issue, a refusal under ``"error"`` or
+  ``"refusal"``; a ``{"path", "reason"}`` skip record is an issue).
 
 A code argument is resolved through literals, module constants (also imported
-ones and ``module.CONSTANT``), a function's local assignments and parameter
-defaults, ``a if c else b``, ``a or b`` and subscripts of constant tables
-(every value counts). A code built at run time is listed as a *pattern*: an
-f-string or ``+`` concatenation ``f"database_{exc.code}"`` is shown as
-``database_<exc.code>``, never silently dropped. A code that is only forwarded
-(``Refusal(exc.code, ...)`` re-raising a caught error) names no code of its
-own; the site that raised it first is listed. Such calls, and any the
-resolver cannot follow, are what ``--unresolved`` prints. The codes every
-command shares come from ``rvault_contracts`` (CLI, strict JSON, writer) and
-are listed once under each table instead of in every row.
+ones and ``module.CONSTANT``), a function's local assignments (tuple unpacking
+too), loop variables over constant tables, lists it appends to, parameter
+defaults, ``a if c else b``, ``a or b``, subscripts and ``.get`` of constant
+tables (every value counts) and the return values of the package's own
+functions (``for code in path_text_issues(text)``). A code built at run time
+is listed as a *pattern*: an f-string or ``+`` concatenation
+``f"database_{code}"`` is shown as ``database_<code>``, never silently
+dropped. A code that is only forwarded (``Refusal(exc.code, ...)`` re-raising
+a caught error) names no code of its own: the site that raised it first is
+listed, in this package, in ``rvault_contracts`` or in the owner whose ``api``
+raised it. Such calls, and branches the resolver cannot follow, are what
+``--unresolved`` prints. The codes every command shares come from
+``rvault_contracts`` (CLI, strict JSON, writer) and are listed once under each
+table instead of in every row.
+
+Calls are matched by name (and, for wrappers, by arity), not by type: a
+function of another module that shares a wrapper's name and takes as many
+arguments would be read as that wrapper. ``set.add(x)`` is not mistaken for
+``Collector.add(path, code, message)`` because it takes one argument.
 """
 
 from __future__ import annotations
@@ -603,7 +612,7 @@ def extract(source: Path, shared: dict[str, Module] | None = None) -> Extraction
     own = _load(source)
     everything = {**(shared if shared is not None else _shared()), **own}
     emitters = _class_emitters(_classes(everything.values()))
-    _wrappers(own.values(), emitters)
+    _wrappers(everything.values(), emitters)
     resolver = _Resolver(everything)
     result = Extraction()
     for module in own.values():
