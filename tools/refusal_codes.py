@@ -352,23 +352,26 @@ def _dict_codes(function: ast.AST) -> Iterator[tuple[ast.expr, str]]:
 
 def _wrappers(modules: Iterable[Module], emitters: dict[str, list[Emitter]]) -> None:
     """Add every function that forwards a parameter as an emitter's code, to a fixpoint."""
-    functions = [(f, m) for module in modules for f, m in _functions(module.tree)]
+    candidates = []
+    for module in modules:
+        for function, is_method in _functions(module.tree):
+            params = _params(function, is_method)
+            if function.name.startswith("__") or not params:
+                continue
+            calls = [n for n in ast.walk(function) if isinstance(n, ast.Call)]
+            dicts = list(_dict_codes(function))
+            candidates.append((function, is_method, params, calls, dicts))
     changed = True
     while changed:
         changed = False
-        for function, is_method in functions:
-            if function.name.startswith("__"):
-                continue
-            params = _params(function, is_method)
-            defaults = len(function.args.defaults)
-            required = len(params) - defaults
-            forwarded: list[tuple[ast.expr, str]] = list(_dict_codes(function))
-            for node in ast.walk(function):
-                if isinstance(node, ast.Call):
-                    for emitter in _matching(emitters, node):
-                        argument = _code_argument(node, emitter)
-                        if argument is not None:
-                            forwarded.append((argument, emitter.kind))
+        for function, is_method, params, calls, dicts in candidates:
+            required = len(params) - len(function.args.defaults)
+            forwarded: list[tuple[ast.expr, str]] = list(dicts)
+            for node in calls:
+                for emitter in _matching(emitters, node):
+                    argument = _code_argument(node, emitter)
+                    if argument is not None:
+                        forwarded.append((argument, emitter.kind))
             for argument, kind in forwarded:
                 if isinstance(argument, ast.Name) and argument.id in params:
                     new = Emitter(
