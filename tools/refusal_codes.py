@@ -653,10 +653,15 @@ def packages() -> list[Path]:
     )
 
 
-@functools.cache
 def codes(package: str) -> dict[str, tuple[set[str], set[str], bool]]:
     """code -> (modules, kinds, is_pattern) for one package (e.g. ``"tracking-db"``)."""
-    return _collect(extract(_source_root(PACKAGES_DIR / package)).sites)
+    return _collect(sites(package))
+
+
+@functools.cache
+def sites(package: str) -> tuple[Site, ...]:
+    """Every emitting site of one package, as :func:`extract` found them."""
+    return tuple(extract(_source_root(PACKAGES_DIR / package)).sites)
 
 
 def _collect(sites: Iterable[Site]) -> dict[str, tuple[set[str], set[str], bool]]:
@@ -679,10 +684,20 @@ def shared_codes() -> tuple[str, ...]:
 
 def table(package: str, shared: Iterable[str] | None = None) -> str:
     rows = ["| code | kind | emitted in |", "| --- | --- | --- |"]
+    by_module: dict[tuple[str, str], set[str]] = {}
+    for site in sites(package):
+        by_module.setdefault((site.code, site.module), set()).add(site.kind)
     for code, (modules, kinds, pattern) in sorted(codes(package).items()):
         shown = f"`{code}`" + (" (pattern)" if pattern else "")
         kind = ", ".join(k for k in KIND_ORDER if k in kinds)
-        rows.append(f"| {shown} | {kind} | {', '.join(f'`{m}`' for m in sorted(modules))} |")
+        # With several kinds, say which module emits which.
+        where = [
+            f"`{m}`"
+            if len(kinds) == 1
+            else f"`{m}` ({', '.join(k for k in KIND_ORDER if k in by_module[(code, m)])})"
+            for m in sorted(modules)
+        ]
+        rows.append(f"| {shown} | {kind} | {', '.join(where)} |")
     common = shared if shared is not None else shared_codes()
     rows += [
         "",
