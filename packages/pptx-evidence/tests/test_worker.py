@@ -145,3 +145,27 @@ def test_request_binds_profile_platform_and_a_fresh_nonce(picture_deck: Path) ->
     assert first["limit_profile"]["name"] == "pptx_extract"
     assert first["limit_profile"]["max_rss_bytes"] == PPTX_EXTRACT.max_rss_bytes
     assert first["file_generation"][1] == picture_deck.stat().st_ino
+
+
+def test_a_peak_between_samples_still_fails_closed(
+    picture_deck: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker that peaks and exits between two samples is judged by its kernel high-water mark.
+
+    Under load the worker could finish before the first sample was taken, and a
+    breach of the memory limit then passed unseen (the directory scan test saw it).
+    """
+    from rvault_contracts.cli import Refusal
+    from rvault_pptx_evidence import worker
+    from rvault_pptx_evidence.limits import PPTX_EXTRACT, with_overrides
+
+    monkeypatch.setattr(worker, "_sample_rss", lambda *args: None)  # every sample misses
+    with pytest.raises(Refusal) as refused:
+        worker.run_isolated(
+            picture_deck, "deck.pptx", ocr_mode="disabled",
+            limits=with_overrides(PPTX_EXTRACT, max_rss_bytes=1024 * 1024),
+        )  # fmt: skip
+    assert refused.value.code == "worker_resource_limit"
+    receipt = refused.value.context["worker_failure"]
+    assert receipt["supervisor_reason_code"] == "rss_limit"
+    assert receipt["observed_peak_rss_bytes"] > 1024 * 1024

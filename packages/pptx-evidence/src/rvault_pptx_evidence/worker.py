@@ -445,11 +445,26 @@ def run_operation(
         os.close(read_fd)
         os.close(diag_read)
     try:
-        _, status = os.waitpid(pid, 0)
+        _, status, usage = os.wait4(pid, 0)
     except ChildProcessError:
-        status = 0
+        status, usage = 0, None
     # Descendants (an OCR engine) must not outlive their worker either.
     _kill_leftovers(pid, watch)
+    # Sampling can miss a short peak, or a worker that finished before the first
+    # sample; the kernel's own high-water mark of the worker cannot, so a limit
+    # passed between samples still fails closed.
+    if usage is not None and usage.ru_maxrss * 1024 > limits.max_rss_bytes:
+        watch.peak_rss = max(watch.peak_rss, usage.ru_maxrss * 1024)
+        raise _fail(
+            _BREACH_CODES[REASON_RSS],
+            f"the worker reached {usage.ru_maxrss // 1024} MiB RSS"
+            f" (limit {limits.max_rss_bytes // (1024 * 1024)} MiB)",
+            path,
+            request,
+            REASON_RSS,
+            watch,
+            limits,
+        )
     worker_rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     supervisor_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return _decode(raw, status, path, request, watch, limits, worker_rss, supervisor_rss)
