@@ -21,6 +21,8 @@ from rvault_tracking_db.samples import example_database
 
 def _racing_install(racer_bytes: bytes):
     def install(target, new_bytes, **kwargs):
+        kwargs.pop("fault", None)  # Session.install passes the caller's hook (None here)
+
         def fault(step: str) -> None:
             if step == "before_recheck":
                 Path(target).write_bytes(racer_bytes)

@@ -130,3 +130,38 @@ def test_canonical_timestamp_is_the_queue_owner_spelling() -> None:
     assert api.persist_write.canonical_timestamp("2026-08-01T11:00:00+02:00") == LATER
     assert api.persist_write.canonical_timestamp("2026-08-01") is None
     assert api.persist_write.canonical_timestamp("2026-08-01T09:00:00") is None
+
+
+def test_commit_talks_is_the_apply_protocol_install(tmp_path: Path) -> None:
+    """The writer's fault hook reaches the install; a fault before it leaves the file as it was."""
+    db = _vault(tmp_path)
+    before = file_state(db)
+    steps: list[str] = []
+
+    def fault(step: str) -> None:
+        steps.append(step)
+        if step == "before_replace":
+            raise OSError("injected")
+
+    with api.persist_write.locked_read(db) as (read, lock):
+        talk = {**read.database["talks"][0], "status": "processed"}
+        with pytest.raises(Refusal) as refused:
+            api.persist_write.commit_talks(read, {0: talk}, lock, fault=fault)
+    assert refused.value.code == "io_error" and refused.value.context["file"]
+    assert "after_lock" in steps and steps[-1] == "before_replace"
+    assert file_state(db) == before
+
+
+def test_the_owner_write_request_needs_no_digest_but_binds_one_given(tmp_path: Path) -> None:
+    from rvault_tracking_db.apply_protocol import ApplyRequest, session
+
+    db = _vault(tmp_path)
+    ApplyRequest.owner_write().check()  # no expected_sha256_required: persist has no dry run
+    with session(db, ApplyRequest.owner_write()) as current:
+        assert current.lock is not None and current.result.sha256 is not None
+    with pytest.raises(Refusal) as refused, session(db, ApplyRequest.owner_write("0" * 64)):
+        pass
+    assert refused.value.code == "expected_sha256_mismatch"
+    with pytest.raises(Refusal) as refused:
+        ApplyRequest(apply=True).check()  # every other writing command still requires it
+    assert refused.value.code == "expected_sha256_required"

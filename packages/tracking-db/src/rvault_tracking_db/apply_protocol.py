@@ -21,6 +21,12 @@ follow the same steps, implemented once here:
 A command whose retry must succeed after a lost response (``queue claim``
 replays the stored claims of the same run, batch and time) checks the digest
 only when it would really write: see :meth:`Session.require_expected`.
+
+The owner write another owner installs through (``persist_write``, behind
+``rvault-returns persist``) uses the same session with a caller-built
+candidate: :meth:`ApplyRequest.owner_write` applies without requiring a
+digest, because that caller has no dry run to quote; its install is still
+bound to the snapshot read under the lock.
 """
 
 from __future__ import annotations
@@ -35,7 +41,14 @@ from typing import Any
 
 from rvault_contracts.canonical import is_sha256_hex, sha256_bytes
 from rvault_contracts.cli import Refusal
-from rvault_contracts.writer import WriteReport, WriterError, WriterLock, install, writer_lock
+from rvault_contracts.writer import (
+    FaultHook,
+    WriteReport,
+    WriterError,
+    WriterLock,
+    install,
+    writer_lock,
+)
 
 from rvault_tracking_db.assessment import Issue
 from rvault_tracking_db.reader import ReadResult, read_database
@@ -68,15 +81,25 @@ def add_arguments(parser: argparse.ArgumentParser, *, creating: bool = False) ->
 
 @dataclass(frozen=True)
 class ApplyRequest:
-    """What the command line asked for; ``creating`` marks initialization."""
+    """What the command line asked for; ``creating`` marks initialization.
+
+    ``digest_optional`` marks an owner write applied for another owner's
+    command, which binds the digest only when its caller passes one.
+    """
 
     apply: bool = False
     expected: str | None = None
     creating: bool = False
+    digest_optional: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, *, creating: bool = False) -> ApplyRequest:
         return cls(bool(args.apply), args.expected_sha256, creating)
+
+    @classmethod
+    def owner_write(cls, expected: str | None = None) -> ApplyRequest:
+        """An apply whose reviewed digest is optional (the snapshot read still binds it)."""
+        return cls(True, expected, digest_optional=True)
 
     @property
     def mode(self) -> str:
@@ -84,7 +107,7 @@ class ApplyRequest:
 
     def check(self) -> None:
         """Refuse an inconsistent ``--apply`` / ``--expected-sha256`` pair before any read."""
-        if self.apply and self.expected is None:
+        if self.apply and self.expected is None and not self.digest_optional:
             raise Refusal(
                 "expected_sha256_required",
                 "--apply requires --expected-sha256 with the dry run's input_sha256",
@@ -140,7 +163,9 @@ class Session:
         """Under ``--apply``, the bytes read must be the reviewed ones."""
         if not self.request.apply or self.bound:
             return
-        assert self.request.expected is not None
+        if self.request.expected is None:
+            assert self.request.digest_optional  # ApplyRequest.check refused it otherwise
+            return
         actual = MISSING if self.result.sha256 is None else self.result.sha256
         if self.request.expected != actual:
             raise Refusal(
@@ -162,19 +187,33 @@ class Session:
                 hint=MIGRATE_HINT,
             )
 
-    def install(self, new_bytes: bytes, *, backup_dir: Path | None = None) -> WriteReport | None:
-        """Install ``new_bytes`` bound to the snapshot read (``None`` for a dry run)."""
+    def install(
+        self,
+        new_bytes: bytes,
+        *,
+        backup_dir: Path | None = None,
+        fault: FaultHook | None = None,
+    ) -> WriteReport | None:
+        """Install ``new_bytes`` bound to the snapshot read (``None`` for a dry run).
+
+        ``fault`` is the writer's test hook, passed through. A writer refusal
+        is raised as a :class:`Refusal` with its code and the file it concerns.
+        """
         if not self.request.apply:
             return None
         self.require_expected()
         assert self.lock is not None
-        return install(
-            self.result.path,
-            new_bytes,
-            expected=self.result.snapshot,
-            lock=self.lock,
-            backup_dir=backup_dir,
-        )
+        try:
+            return install(
+                self.result.path,
+                new_bytes,
+                expected=self.result.snapshot,
+                lock=self.lock,
+                backup_dir=backup_dir,
+                fault=fault,
+            )
+        except WriterError as exc:
+            raise writer_refusal(exc) from None
 
     def outcome(
         self, new_bytes: bytes | None, write: WriteReport | None, *, dry_run_state: str | None
@@ -236,9 +275,14 @@ def session(
         else:
             yield Session(request, _read(path, request, tolerate), None)
     except WriterError as exc:
-        context: dict[str, Any] = dict(exc.context)
-        context.setdefault("file", exc.path)
-        raise Refusal(exc.code, exc.message, "$", **context) from None
+        raise writer_refusal(exc) from None
+
+
+def writer_refusal(exc: WriterError) -> Refusal:
+    """A writer refusal as a command refusal: the same code, the file in its context."""
+    context: dict[str, Any] = dict(exc.context)
+    context.setdefault("file", exc.path)
+    return Refusal(exc.code, exc.message, "$", **context)
 
 
 def _read(

@@ -19,51 +19,46 @@ the hand-over, so the write is never hand-rolled by a consumer:
   all-inclusive (``active_batch_excluded: false``, ``excluded_filenames: []``),
   the ``current_adherence_baseline`` printed after a batch.
 
-Kept apart from ``queue/store.py`` on purpose: one small entry point with its
-own contract, exported through ``api``.
+Locking, the bound read and the install are the one apply protocol's
+(:mod:`rvault_tracking_db.apply_protocol`, an :meth:`ApplyRequest.owner_write`
+session: the caller has no dry run, so a reviewed digest is the caller's own
+option), and the candidate bytes are the queue's
+(:func:`rvault_tracking_db.queue.store.candidate_bytes`); this module only
+adds what a batch hand-over needs on top: one small entry point with its own
+contract, exported through ``api``.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from rvault_contracts.canonical import artifact_bytes
 from rvault_contracts.cli import Refusal
-from rvault_contracts.writer import (
-    FaultHook,
-    WriteReport,
-    WriterError,
-    WriterLock,
-    install,
-    writer_lock,
-)
+from rvault_contracts.writer import FaultHook, WriteReport, WriterLock
 
-from rvault_tracking_db.assessment import assess_database
-from rvault_tracking_db.assessment.model import Issues
-from rvault_tracking_db.assessment.storage_path import database_parent
-from rvault_tracking_db.assessment.talks import assess_talk
+from rvault_tracking_db.apply_protocol import ApplyRequest, Session, session
+from rvault_tracking_db.queue import store
 from rvault_tracking_db.queue.baseline import build_baseline
-from rvault_tracking_db.queue.claims import (
-    STATE_CLAIMED,
-    STATE_COMPLETED,
-    claim_issues,
-    claim_version,
-)
-from rvault_tracking_db.queue.splice import splice
+from rvault_tracking_db.queue.claims import STATE_CLAIMED, STATE_COMPLETED, claim_version
 from rvault_tracking_db.queue.timestamps import canonicalize
-from rvault_tracking_db.reader import ReadResult, read_database
+from rvault_tracking_db.reader import ReadResult
 
 RELEASE_REASON_COMPLETED = "completed"
 
 
 @contextmanager
 def locked_read(path: str | os.PathLike[str]) -> Iterator[tuple[ReadResult, WriterLock]]:
-    """The owner read taken under the writer lock the later :func:`commit_talks` reuses."""
-    with writer_lock(path) as lock:
-        yield read_database(path), lock
+    """The owner read taken under the writer lock the later :func:`commit_talks` reuses.
+
+    An apply-protocol session: writer refusals (``lock_unavailable``, ...)
+    come out as a :class:`Refusal` with their code and file, an unusable
+    database as the reader's ``DatabaseRefusal``.
+    """
+    with session(path, ApplyRequest.owner_write()) as current:
+        assert current.lock is not None
+        yield current.result, current.lock
 
 
 def complete_claim(
@@ -94,27 +89,14 @@ def _copy(value: Any) -> Any:
     return value
 
 
-def _fatal_changed(result: ReadResult, talks: Sequence[Any], changed: Iterable[int]) -> list[Any]:
-    issues = Issues()
-    missing = 1 if result.assessment is not None and result.assessment.root_version == 0 else None
-    for index in changed:
-        assess_talk(
-            talks[index],
-            f'$["talks"][{index}]',
-            issues,
-            missing_version=missing,
-            claim_checker=claim_issues,
-        )
-    return [issue for issue in issues.items if issue.severity == "fatal"]
-
-
 def candidate_bytes(
     result: ReadResult, replacements: Mapping[int, Mapping[str, Any]]
 ) -> tuple[dict[str, Any], bytes]:
     """The candidate database (talk ``index`` -> new talk) and its exact bytes, or a refusal.
 
-    Every replaced talk is assessed by the owner assessment; a candidate the
-    owner read would refuse is ``candidate_invalid`` and nothing is written.
+    Every replaced talk is assessed by the owner assessment and spliced into
+    the input bytes (:func:`store.candidate_bytes`); a candidate the owner
+    read would refuse is ``candidate_invalid`` and nothing is written.
     """
     if result.database is None or result.snapshot.data is None:
         raise Refusal("database_missing", "there is no database to persist into", "$")
@@ -123,24 +105,7 @@ def candidate_bytes(
         talks[index] = talk
     candidate = dict(result.database)
     candidate["talks"] = talks
-    changed = sorted(replacements)
-    fatal = _fatal_changed(result, talks, changed)
-    data = None if fatal else splice(result.snapshot.data, result.database, candidate, changed)
-    if data is None and not fatal:
-        assessment = assess_database(
-            candidate, database_parent=database_parent(result.database_path)
-        )
-        fatal = list(assessment.fatal)
-        data = artifact_bytes(candidate)
-    if fatal:
-        first = fatal[0]
-        raise Refusal(
-            "candidate_invalid",
-            f"the persisted database would fail the owner read: {first.code}: {first.message}",
-            first.path,
-        )
-    assert data is not None
-    return candidate, data
+    return candidate, store.candidate_bytes(result, candidate, changed=sorted(replacements))
 
 
 def commit_talks(
@@ -152,17 +117,14 @@ def commit_talks(
 ) -> tuple[dict[str, Any], WriteReport]:
     """Assess and install the candidate bound to ``result``'s snapshot, in one transaction.
 
-    Writer refusals keep their stable codes (``input_changed``, ...) as a
-    :class:`Refusal`; from the install syscall on the writer reports instead of
-    raising (``durability_state``).
+    ``result`` and ``lock`` are what :func:`locked_read` yielded; the install
+    is the apply protocol's. Writer refusals keep their stable codes
+    (``input_changed``, ...) as a :class:`Refusal`; from the install syscall
+    on the writer reports instead of raising (``durability_state``).
     """
     candidate, data = candidate_bytes(result, replacements)
-    try:
-        report = install(result.path, data, expected=result.snapshot, lock=lock, fault=fault)
-    except WriterError as exc:
-        context: dict[str, Any] = dict(exc.context)
-        context["file"] = exc.path
-        raise Refusal(exc.code, exc.message, "$", **context) from None
+    report = Session(ApplyRequest.owner_write(), result, lock).install(data, fault=fault)
+    assert report is not None  # an owner write always applies
     return candidate, report
 
 
