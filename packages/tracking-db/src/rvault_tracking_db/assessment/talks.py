@@ -70,6 +70,13 @@ def assess_talk(
             child(path, "filename"),
             "a talk needs a non-empty filename",
         )
+    elif not _one_component(filename):
+        issues.fatal(
+            checks.INVALID_VALUE,
+            child(path, "filename"),
+            "a talk filename is one file name: no '/', '\\', NUL or control characters, "
+            "and not '.' or '..' (consumers build vault paths from it)",
+        )
     for key in _NULLABLE_STRINGS:
         if key in talk and talk[key] is not None and not isinstance(talk[key], str):
             checks.check_type(talk, key, path, issues, ("string", "null"))
@@ -226,3 +233,10 @@ def _assess_scoring_axes(talk: dict[str, Any], path: str, issues: Issues, versio
         issues.fatal(checks.INVALID_VALUE, vpath, "talk v5 carries evidence ledger v2")
     elif version == 4 and value != 1:
         issues.fatal(checks.INVALID_VALUE, vpath, "talk v4 keeps evidence ledger v1")
+
+
+def _one_component(filename: str) -> bool:
+    """The db-talk schemas' filename rule: a single path component, safe to join to a directory."""
+    if filename in (".", ".."):
+        return False
+    return not any(c in "/\\" or ord(c) < 0x20 or ord(c) == 0x7F for c in filename)
