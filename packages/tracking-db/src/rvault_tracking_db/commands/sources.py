@@ -18,8 +18,37 @@ _RUN = "rvault_tracking_db.commands.sources_run"
 TRANSCRIPT_SOURCES = ("youtube_auto", "whisper", "manual", "none")
 
 
+Arg = tuple[tuple[str, ...], dict[str, Any]]
+
+
+def _arg(*flags: str, **options: Any) -> Arg:
+    return flags, options
+
+
+def _path(kind: str) -> Arg:
+    return _arg(
+        "path", metavar="PATH", help=f"{kind} (vault-relative, or absolute inside the vault)"
+    )
+
+
+_TALK = _arg("--talk", required=True, metavar="FILENAME", help="the talk's filename")
+
+
+def _command(
+    subparsers: Any, name: str, *, help: str, description: str, handler: str, arguments: list[Arg]
+) -> None:
+    """One writing command: DATABASE, then ``arguments``, then the apply protocol."""
+    parser = subparsers.add_parser(name, help=help, description=description)
+    parser.add_argument("database", help="path of tracking-database.json")
+    for flags, options in arguments:
+        parser.add_argument(*flags, **options)
+    apply_protocol.add_arguments(parser)
+    parser.set_defaults(handler=lazy_handler(_RUN, handler))
+
+
 def register(subparsers: Any) -> None:
-    sources = subparsers.add_parser(
+    _command(
+        subparsers,
         "sources",
         help="register where talks' evidence comes from (source-lane plan, dry-run by default)",
         description=(
@@ -30,48 +59,35 @@ def register(subparsers: Any) -> None:
             "links; capabilities are re-derived; an analysed talk whose source changed moves "
             "to needs-reprocessing."
         ),
+        handler="run_plan",
+        arguments=[_arg("plan", help="path of the plan JSON file, or - for stdin")],
     )
-    sources.add_argument("database", help="path of tracking-database.json")
-    sources.add_argument("plan", help="path of the plan JSON file, or - for stdin")
-    apply_protocol.add_arguments(sources)
-    sources.set_defaults(handler=lazy_handler(_RUN, "run_plan"))
-
-    transcript = subparsers.add_parser(
+    _command(
+        subparsers,
         "register-transcript",
         help="register a talk's vault-relative transcript (e.g. a non-YouTube talk)",
         description="Builds a register_transcript source plan for one talk and runs it.",
+        handler="run_register_transcript",
+        arguments=[
+            _path("transcripts/NAME.txt"),
+            _TALK,
+            _arg(
+                "--source",
+                choices=TRANSCRIPT_SOURCES,
+                help="how the transcript was obtained (omit when unknown: it is never guessed)",
+            ),
+        ],
     )
-    transcript.add_argument("database", help="path of tracking-database.json")
-    transcript.add_argument(
-        "path",
-        metavar="PATH",
-        help="transcripts/NAME.txt (vault-relative, or absolute inside the vault)",
-    )
-    transcript.add_argument("--talk", required=True, metavar="FILENAME", help="the talk's filename")
-    transcript.add_argument(
-        "--source",
-        choices=TRANSCRIPT_SOURCES,
-        help="how the transcript was obtained (omit when unknown: it is never guessed)",
-    )
-    apply_protocol.add_arguments(transcript)
-    transcript.set_defaults(handler=lazy_handler(_RUN, "run_register_transcript"))
-
-    slides = subparsers.add_parser(
+    _command(
+        subparsers,
         "register-slides",
         help="record a promoted slides/ID.pdf (rvault-video promote) as slides_local_path",
         description="Builds a register_slides_pdf source plan for one talk and runs it.",
+        handler="run_register_slides",
+        arguments=[_path("slides/NAME.pdf"), _TALK],
     )
-    slides.add_argument("database", help="path of tracking-database.json")
-    slides.add_argument(
-        "path",
-        metavar="PATH",
-        help="slides/NAME.pdf (vault-relative, or absolute inside the vault)",
-    )
-    slides.add_argument("--talk", required=True, metavar="FILENAME", help="the talk's filename")
-    apply_protocol.add_arguments(slides)
-    slides.set_defaults(handler=lazy_handler(_RUN, "run_register_slides"))
-
-    deck = subparsers.add_parser(
+    _command(
+        subparsers,
         "record-deck",
         help="record a deck's pptx_catalog receipt from its pptx-extraction v4 document",
         description=(
@@ -80,35 +96,31 @@ def register(subparsers: Any) -> None:
             "the vault root) still has the extracted bytes, and builds the record_pptx "
             "receipt (plus the talk's pptx_path with --talk)."
         ),
+        handler="run_record_deck",
+        arguments=[
+            _arg("extraction", metavar="EXTRACTION", help="the extraction JSON inside the vault"),
+            _arg(
+                "--talk", metavar="FILENAME", help="also register the deck as this talk's pptx_path"
+            ),
+        ],
     )
-    deck.add_argument("database", help="path of tracking-database.json")
-    deck.add_argument(
-        "extraction", metavar="EXTRACTION", help="the extraction JSON inside the vault"
-    )
-    deck.add_argument(
-        "--talk", metavar="FILENAME", help="also register the deck as this talk's pptx_path"
-    )
-    apply_protocol.add_arguments(deck)
-    deck.set_defaults(handler=lazy_handler(_RUN, "run_record_deck"))
-
-    talk = subparsers.add_parser(
+    _command(
+        subparsers,
         "add-talk",
         help="add a talk that is not on the shownotes site (with its sources)",
         description="Builds an add_talk source plan (status pending, talk schema 5) and runs it.",
+        handler="run_add_talk",
+        arguments=[
+            _arg("--title", required=True),
+            _arg("--conference", required=True),
+            _arg("--date", required=True, help="YYYY-MM-DD"),
+            _arg("--filename", help="default: DATE-title-slug.md"),
+            _arg("--delivery-language", help="e.g. en"),
+            _arg("--video-url"),
+            _arg("--slides-url"),
+            _arg("--transcript", metavar="PATH", help="a vault-relative transcript to register"),
+            _arg("--transcript-source", choices=TRANSCRIPT_SOURCES),
+            _arg("--pptx", metavar="PATH", help="the deck, relative to config.pptx_source_dir"),
+            _arg("--slides-pdf", metavar="PATH", help="a vault-relative slides/NAME.pdf"),
+        ],
     )
-    talk.add_argument("database", help="path of tracking-database.json")
-    talk.add_argument("--title", required=True)
-    talk.add_argument("--conference", required=True)
-    talk.add_argument("--date", required=True, help="YYYY-MM-DD")
-    talk.add_argument("--filename", help="default: DATE-title-slug.md")
-    talk.add_argument("--delivery-language", help="e.g. en")
-    talk.add_argument("--video-url")
-    talk.add_argument("--slides-url")
-    talk.add_argument(
-        "--transcript", metavar="PATH", help="a vault-relative transcript to register"
-    )
-    talk.add_argument("--transcript-source", choices=TRANSCRIPT_SOURCES)
-    talk.add_argument("--pptx", metavar="PATH", help="the deck, relative to config.pptx_source_dir")
-    talk.add_argument("--slides-pdf", metavar="PATH", help="a vault-relative slides/NAME.pdf")
-    apply_protocol.add_arguments(talk)
-    talk.set_defaults(handler=lazy_handler(_RUN, "run_add_talk"))
