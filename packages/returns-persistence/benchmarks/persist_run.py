@@ -18,13 +18,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +31,7 @@ sys.path.insert(0, str(HERE))
 
 import persist_vault as pv  # noqa: E402
 import returns_testdata as td  # noqa: E402
+from _measure import member, table, timed  # noqa: E402
 from run import MEMBERS, SLIDES, TALKS, filler_talk, realistic_return  # noqa: E402
 
 CUES = 720  # 60 minutes of 5-second captions
@@ -95,31 +93,9 @@ def build(root: Path) -> tuple[Path, Path]:
     for i, name in enumerate(names):
         yid = f"bench{i:06d}"
         duration = pv.write_youtube_transcript(root, yid, CUES)
-        record = td.talk(
-            name,
-            yid,
-            google_drive_id=f"benchdrive{i}",
-            pptx_path=f"Bench/{i}.pptx",
-            slide_source="both",
-            _queue_claim=td.claim_v5(names),
-            source_identity={
-                "schema_version": 1,
-                "provider": "youtube",
-                "video_id": yid,
-                "duration_seconds": duration,
-            },
-        )
+        record, row = member(i, name, names, duration, SLIDES)
         members.append(record)
-        pptx.append(
-            {
-                "schema_version": 1,
-                "pptx_path": f"Bench/{i}.pptx",
-                "talk_filename": name,
-                "matched": True,
-                "slide_count": SLIDES,
-                "visual_extracted": False,
-            }
-        )
+        pptx.append(row)
         td.write_pdf(root / "slides" / f"benchdrive{i}.pdf", SLIDES)
         _deck(root / "Bench" / f"{i}.pptx", SLIDES)
         td.write_video(root, yid)
@@ -137,14 +113,7 @@ def build(root: Path) -> tuple[Path, Path]:
 
 def _timed(argv: list[str], env: dict[str, str]) -> tuple[float, float, int, bytes]:
     """Wall seconds, child CPU seconds, child peak RSS (KiB) and stdout of one run."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(
-        ["/usr/bin/time", "-f", "%M", *argv], capture_output=True, check=False, env=env
-    )
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    wall, cpu, done = timed(["/usr/bin/time", "-f", "%M", *argv], env)
     rss = int(done.stderr.decode().strip().splitlines()[-1])
     assert done.returncode == 0, done.stdout[:3000]
     return wall, cpu, rss, done.stdout
@@ -176,16 +145,22 @@ def main() -> int:
                 cpus.append(cpu)
                 rsss.append(rss)
     load = os.getloadavg()[0]
-    print(f"{'measure':<46}{'value':>18}")
-    print(f"{'database talks / size':<46}{f'{TALKS} / {size_mb:.1f} MB':>18}")
-    print(f"{'batch: members x (lines, citations, slides)':<46}"
-          f"{f'{MEMBERS} x ({CUES}, {CITATIONS}, {SLIDES})':>18}")  # fmt: skip
-    print(f"{f'persist wall, median of {args.runs} (s)':<46}{statistics.median(walls):>18.3f}")
-    print(f"{'persist wall, max (s)':<46}{max(walls):>18.3f}")
-    print(f"{'persist CPU user+sys, median (s)':<46}{statistics.median(cpus):>18.3f}")
-    print(f"{'peak RSS, max (MB)':<46}{max(rsss) / 1024:>18.1f}")
-    print(f"{'host load average (1 min) / cores':<46}{f'{load:.1f} / {os.cpu_count()}':>18}")
-    print(f"{'targets: wall (s) / peak RSS (MB)':<46}{'3.0 / 400':>18}")
+    table(
+        [
+            ("database talks / size", f"{TALKS} / {size_mb:.1f} MB"),
+            (
+                "batch: members x (lines, citations, slides)",
+                f"{MEMBERS} x ({CUES}, {CITATIONS}, {SLIDES})",
+            ),
+            (f"persist wall, median of {args.runs} (s)", f"{statistics.median(walls):.3f}"),
+            ("persist wall, max (s)", f"{max(walls):.3f}"),
+            ("persist CPU user+sys, median (s)", f"{statistics.median(cpus):.3f}"),
+            ("peak RSS, max (MB)", f"{max(rsss) / 1024:.1f}"),
+            ("host load average (1 min) / cores", f"{load:.1f} / {os.cpu_count()}"),
+            ("targets: wall (s) / peak RSS (MB)", "3.0 / 400"),
+        ],
+        18,
+    )
     return 0
 
 

@@ -13,19 +13,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(HERE))
 
 import returns_testdata as td  # noqa: E402
+from _measure import member, table, timed  # noqa: E402
 from rvault_returns_persistence.artifacts import resolve  # noqa: E402
 from rvault_returns_persistence.scaffold import build_scaffold  # noqa: E402
 
@@ -58,31 +57,9 @@ def build(root: Path) -> tuple[Path, Path]:
     members = []
     for i, name in enumerate(names):
         yid = f"bench{i:06d}"
-        record = td.talk(
-            name,
-            yid,
-            google_drive_id=f"benchdrive{i}",
-            pptx_path=f"Bench/{i}.pptx",
-            slide_source="both",
-            _queue_claim=td.claim_v5(names),
-            source_identity={
-                "schema_version": 1,
-                "provider": "youtube",
-                "video_id": yid,
-                "duration_seconds": DURATION,
-            },
-        )
+        record, row = member(i, name, names, DURATION, SLIDES)
         members.append(record)
-        pptx.append(
-            {
-                "schema_version": 1,
-                "pptx_path": f"Bench/{i}.pptx",
-                "talk_filename": name,
-                "matched": True,
-                "slide_count": SLIDES,
-                "visual_extracted": False,
-            }
-        )
+        pptx.append(row)
         td.write_transcript(root, yid, LINES)
         td.write_pdf(root / "slides" / f"benchdrive{i}.pdf", SLIDES)
         td.write_video(root, yid)
@@ -141,19 +118,6 @@ def realistic_return(talk: dict[str, Any], root: Path) -> dict[str, Any]:
     return ret
 
 
-def _timed(
-    argv: list[str], env: dict[str, str]
-) -> tuple[float, float, subprocess.CompletedProcess[bytes]]:
-    """Wall seconds and child CPU seconds (user + system) of one console-script run."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, check=False, env=env)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, done
-
-
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
@@ -167,25 +131,29 @@ def main() -> int:
         db, batch = build(root)
         size_mb = db.stat().st_size / 1e6
         argv = [str(script), "validate", str(batch), "--db", str(db)]
-        _timed(argv, env)  # warm-up: byte-compile, page cache
+        timed(argv, env)  # warm-up: byte-compile, page cache
         walls, cpus = [], []
         for _ in range(args.runs):
-            wall, cpu, done = _timed(argv, env)
+            wall, cpu, done = timed(argv, env)
             report = json.loads(done.stdout)
             assert done.returncode == 0 and report["valid_count"] == MEMBERS, done.stdout[:2000]
             walls.append(wall)
             cpus.append(cpu)
-        startup = [_timed([str(script), "--version"], env)[0] for _ in range(3)]
+        startup = [timed([str(script), "--version"], env)[0] for _ in range(3)]
     load = os.getloadavg()[0]
-    print(f"{'measure':<46}{'value':>16}")
-    print(f"{'database talks / size':<46}{f'{TALKS} / {size_mb:.1f} MB':>16}")
-    print(f"{'returns x (ledger slides, detections)':<46}{f'{MEMBERS} x ({SLIDES}, 30)':>16}")
-    print(f"{f'validate wall, median of {args.runs} (s)':<46}{statistics.median(walls):>16.3f}")
-    print(f"{'validate wall, min (s)':<46}{min(walls):>16.3f}")
-    print(f"{'validate CPU user+sys, median (s)':<46}{statistics.median(cpus):>16.3f}")
-    print(f"{'console start-up, --version wall (s)':<46}{statistics.median(startup):>16.3f}")
-    print(f"{'host load average (1 min) / cores':<46}{f'{load:.1f} / {os.cpu_count()}':>16}")
-    print(f"{'target wall (s)':<46}{0.6:>16.3f}")
+    table(
+        [
+            ("database talks / size", f"{TALKS} / {size_mb:.1f} MB"),
+            ("returns x (ledger slides, detections)", f"{MEMBERS} x ({SLIDES}, 30)"),
+            (f"validate wall, median of {args.runs} (s)", f"{statistics.median(walls):.3f}"),
+            ("validate wall, min (s)", f"{min(walls):.3f}"),
+            ("validate CPU user+sys, median (s)", f"{statistics.median(cpus):.3f}"),
+            ("console start-up, --version wall (s)", f"{statistics.median(startup):.3f}"),
+            ("host load average (1 min) / cores", f"{load:.1f} / {os.cpu_count()}"),
+            ("target wall (s)", f"{0.6:.3f}"),
+        ],
+        16,
+    )
     return 0
 
 
