@@ -46,7 +46,7 @@ from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from rvault_contracts import cli
 from rvault_contracts.canonical import artifact_bytes
@@ -1619,7 +1619,7 @@ def install_bundle(
             installed.append(name)
             step = f"bundle_after_install:{name}"
             _call_fault(fault, step)
-    except BaseException as exc:
+    except BaseException as exc:  # noqa: BLE001 - re-raised by _raise_bundle_failure
         # Which names were installed is read from the directory, not from a
         # list an exception may have cut short after the syscall.
         installed = [
@@ -1632,25 +1632,10 @@ def install_bundle(
             )
         ]
         problems = _rollback(dir_fd, installed, currents, staged, rollback)
-        if not problems:
-            problem = _remove_journal(dir_fd, journal)
-            if problem is not None:
-                problems.append(problem)
-        # With problems the journal stays: the next writer settles it.
-        abort()
-        window.close()
-        if not isinstance(exc, Exception):
-            raise
-        code = "bundle_rollback_incomplete" if problems else "bundle_rolled_back"
-        message = f"bundle failed at {step} ({exc}); "
-        message += (
-            "rollback incomplete: " + "; ".join(problems)
-            if problems
-            else "every file restored to its prior bytes"
-        )
-        raise WriterError(
-            code, message, shown_dir, failed_step=step, cause=repr(exc), problems=problems
-        ) from exc
+        _raise_bundle_failure(
+            exc, step, problems, dir_fd=dir_fd, journal=journal, abort=abort, window=window,
+            shown_dir=shown_dir, restored="every file restored to its prior bytes",
+        )  # fmt: skip
 
     with window:
         for name in pending:
@@ -2049,27 +2034,12 @@ def replace_entries(
             installed.append(name)
             step = f"entries_after_install:{name}"
             _call_fault(fault, step)
-    except BaseException as exc:
+    except BaseException as exc:  # noqa: BLE001 - re-raised by _raise_bundle_failure
         problems = _restore_entries(dir_fd, pending, installed, backups, expected, staged, shown)
-        if not problems:
-            problem = _remove_journal(dir_fd, journal)
-            if problem is not None:
-                problems.append(problem)
-        # With problems the journal stays: the next writer settles it.
-        abort()
-        window.close()
-        if not isinstance(exc, Exception):
-            raise
-        code = "bundle_rollback_incomplete" if problems else "bundle_rolled_back"
-        message = f"bundle failed at {step} ({exc}); "
-        message += (
-            "rollback incomplete: " + "; ".join(problems)
-            if problems
-            else "every target restored from its recovery backup"
-        )
-        raise WriterError(
-            code, message, shown_dir, failed_step=step, cause=repr(exc), problems=problems
-        ) from exc
+        _raise_bundle_failure(
+            exc, step, problems, dir_fd=dir_fd, journal=journal, abort=abort, window=window,
+            shown_dir=shown_dir, restored="every target restored from its recovery backup",
+        )  # fmt: skip
 
     with window:
         for name in pending:
@@ -2252,3 +2222,37 @@ def _entries_after_install(
             str(directory / name), state, True, input_sha, sha, tuple(per_file[name])
         )
     return BundleReport(str(directory), reports, (), tuple(bundle_warnings))
+
+def _raise_bundle_failure(
+    exc: BaseException,
+    step: str,
+    problems: list[str],
+    *,
+    dir_fd: int,
+    journal: str,
+    abort: Callable[[], None],
+    window: ExitStack,
+    shown_dir: str,
+    restored: str,
+) -> NoReturn:
+    """End a failed bundle after its rollback, for ``install_bundle`` and ``replace_entries``.
+
+    The intent journal is dropped only once every name is back to its old
+    generation; with problems it stays, so the next writer of the bundle settles
+    it. An interrupt (not an ``Exception``) propagates as itself, after cleanup.
+    """
+    if not problems:
+        problem = _remove_journal(dir_fd, journal)
+        if problem is not None:
+            problems.append(problem)
+    # With problems the journal stays: the next writer settles it.
+    abort()
+    window.close()
+    if not isinstance(exc, Exception):
+        raise exc
+    code = "bundle_rollback_incomplete" if problems else "bundle_rolled_back"
+    message = f"bundle failed at {step} ({exc}); "
+    message += "rollback incomplete: " + "; ".join(problems) if problems else restored
+    raise WriterError(
+        code, message, shown_dir, failed_step=step, cause=repr(exc), problems=problems
+    ) from exc
