@@ -9,8 +9,6 @@ v1 contract.
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,8 +16,8 @@ from typing import Any
 
 from rvault_contracts.canonical import sha256_bytes
 from rvault_contracts.cli import Refusal
-from rvault_contracts.strict_json import StrictJSONError, loads_strict_any
 from rvault_contracts.writer import FaultHook, WriterError, read_snapshot
+from rvault_returns_persistence.api import ReturnsFileWording, read_returns_file
 
 from rvault_analysis_writer import markdown, replacement
 from rvault_analysis_writer.authorize import AuthorizedTalk, authorize
@@ -38,46 +36,23 @@ class WriteRequest:
     fault: FaultHook | None = None
 
 
+_RETURNS_WORDING = ReturnsFileWording(
+    not_regular="{path} is not a regular file",
+    not_regular_hint="pass the RETURNS.json file that `rvault-returns persist` accepted",
+    unreadable="cannot read {path}: {reason}",
+    unreadable_hint="pass the RETURNS.json that `rvault-returns persist` accepted",
+    too_large="{path} is larger than {limit} bytes",
+    too_large_hint="render one batch at a time",
+    invalid="{path}: {detail}",
+    invalid_hint="the returns file must be the exact strict JSON that was persisted",
+)
+
+
 def read_returns(path: Path) -> Any:
     """The batch file, decoded strictly (duplicate keys, NaN, bad UTF-8 refused)."""
-    try:
-        # Non-blocking open and a type check first: a FIFO must not hang the writer.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise Refusal(
-                    "returns_not_regular_file",
-                    f"{path} is not a regular file",
-                    str(path),
-                    hint="pass the RETURNS.json file that `rvault-returns persist` accepted",
-                )
-            with os.fdopen(fd, "rb", closefd=False) as handle:
-                data = handle.read(MAX_RETURNS_BYTES + 1)
-        finally:
-            os.close(fd)
-    except OSError as exc:
-        raise Refusal(
-            "returns_unreadable",
-            f"cannot read {path}: {exc.strerror or exc}",
-            str(path),
-            hint="pass the RETURNS.json that `rvault-returns persist` accepted",
-        ) from None
-    if len(data) > MAX_RETURNS_BYTES:
-        raise Refusal(
-            "returns_too_large",
-            f"{path} is larger than {MAX_RETURNS_BYTES} bytes",
-            str(path),
-            hint="render one batch at a time",
-        )
-    try:
-        return loads_strict_any(data)
-    except StrictJSONError as exc:
-        raise Refusal(
-            f"returns_{exc.code}",
-            f"{path}: {exc.message}",
-            exc.path,
-            hint="the returns file must be the exact strict JSON that was persisted",
-        ) from None
+    return read_returns_file(
+        path, max_bytes=MAX_RETURNS_BYTES, wording=_RETURNS_WORDING, follow_symlinks=True
+    )
 
 
 def view_of(member: AuthorizedTalk) -> TalkView:

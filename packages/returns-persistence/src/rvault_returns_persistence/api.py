@@ -4,7 +4,8 @@ analysis-writer and tracking-db need the pattern catalog exactly as this
 package reads it (validated entries, effective gates, the fingerprint bound
 into claims and scored talks), the same verdict ``rvault-returns
 validate`` gives for a batch, and the opportunity-coverage identity rule a
-reader re-derives from a persisted ``pattern_outcomes`` matrix. They import
+reader re-derives from a persisted ``pattern_outcomes`` matrix, and the
+strict, bounded RETURNS.json file reader. They import
 this module and nothing else of the package. It never imports a media library.
 """
 
@@ -23,16 +24,19 @@ from rvault_returns_persistence.catalog import (
     load_catalog,
 )
 from rvault_returns_persistence.database import DatabaseError, load_database
+from rvault_returns_persistence.returns_file import ReturnsFileWording, read_returns_file
 
 __all__ = [
     "Catalog",
     "CatalogEntry",
     "CatalogError",
     "DatabaseError",
+    "ReturnsFileWording",
     "default_catalog_dir",
     "fingerprint_files",
     "load_catalog",
     "opportunity_identity",
+    "read_returns_file",
     "validate_returns",
 ]
 

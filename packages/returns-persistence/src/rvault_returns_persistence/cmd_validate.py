@@ -8,12 +8,9 @@ valid; otherwise exit 2 with the same report (it also carries the
 from __future__ import annotations
 
 import argparse
-import os
-import stat
 from pathlib import Path
 
-from rvault_contracts.cli import EXIT_OK, EXIT_REFUSED, Refusal, emit
-from rvault_contracts.strict_json import StrictJSONError, loads_strict_any
+from rvault_contracts.cli import EXIT_OK, EXIT_REFUSED, emit
 
 from rvault_returns_persistence.cmd_common import (
     add_catalog_argument,
@@ -21,6 +18,7 @@ from rvault_returns_persistence.cmd_common import (
     open_catalog,
     open_database,
 )
+from rvault_returns_persistence.returns_file import ReturnsFileWording, read_returns_file
 from rvault_returns_persistence.validator import validate_batch
 
 # A batch of returns is a few MiB; the bound keeps a hostile file from exhausting memory.
@@ -46,41 +44,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=handle)
 
 
+_WORDING = ReturnsFileWording(
+    not_regular="the returns file must be a regular file",
+    not_regular_hint="pass the returns JSON file itself, not a symlink or a directory",
+    unreadable="cannot read the returns: {reason}",
+    unreadable_hint="check the path and permissions of RETURNS.json",
+    too_large="the returns file exceeds {limit} bytes; split the batch",
+    too_large_hint="claim smaller batches (rvault-db queue claim --limit N)",
+    invalid="{detail}",
+    invalid_hint="write the returns as strict JSON (UTF-8, no duplicate keys, no NaN/Infinity)",
+)
+
+
 def read_returns(path: Path) -> object:
-    try:
-        st = os.lstat(path)
-        if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
-            raise Refusal(
-                "returns_not_regular_file",
-                "the returns file must be a regular file",
-                str(path),
-                hint="pass the returns JSON file itself, not a symlink or a directory",
-            )
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_RETURNS_BYTES + 1)
-    except OSError as exc:
-        raise Refusal(
-            "returns_unreadable",
-            f"cannot read the returns: {exc.strerror}",
-            str(path),
-            hint="check the path and permissions of RETURNS.json",
-        ) from None
-    if len(data) > MAX_RETURNS_BYTES:
-        raise Refusal(
-            "returns_too_large",
-            f"the returns file exceeds {MAX_RETURNS_BYTES} bytes; split the batch",
-            str(path),
-            hint="claim smaller batches (rvault-db queue claim --limit N)",
-        )
-    try:
-        return loads_strict_any(data)
-    except StrictJSONError as exc:
-        raise Refusal(
-            f"returns_{exc.code}",
-            exc.message,
-            exc.path,
-            hint="write the returns as strict JSON (UTF-8, no duplicate keys, no NaN/Infinity)",
-        ) from None
+    return read_returns_file(path, max_bytes=MAX_RETURNS_BYTES, wording=_WORDING)
 
 
 def handle(args: argparse.Namespace) -> int:
