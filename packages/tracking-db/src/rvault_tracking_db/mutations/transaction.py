@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from rvault_contracts.cli import Refusal
@@ -18,7 +19,7 @@ from rvault_contracts.strict_json import json_equal
 
 from rvault_tracking_db.apply_protocol import ApplyRequest, Session, session
 from rvault_tracking_db.assessment import Issue, assess_database
-from rvault_tracking_db.assessment.model import child
+from rvault_tracking_db.assessment.model import Assessment, child
 from rvault_tracking_db.assessment.storage_path import database_parent
 from rvault_tracking_db.config_paths import check_config_paths
 from rvault_tracking_db.mutations.encoding import candidate_bytes
@@ -61,6 +62,31 @@ def _unchanged(candidate: dict[str, Any], database: dict[str, Any] | None) -> bo
     )
 
 
+def assess_candidate(
+    candidate: dict[str, Any],
+    database_path: Path,
+    prior: tuple[dict[str, Any], Assessment] | None,
+) -> Assessment:
+    """The owner assessment of a plan's result; a fatal finding refuses the plan.
+
+    Every plan-shaped writer (mutations and source lanes) assesses its candidate
+    the same way, incrementally from the read's own assessment when it has one.
+    """
+    verdict = assess_database(
+        candidate, database_parent=database_parent(database_path), derived_from=prior
+    )
+    if verdict.fatal:
+        first = verdict.fatal[0]
+        raise Refusal(
+            first.code,
+            f"the plan would leave an invalid database: {first.message}",
+            first.path,
+            stage="candidate",
+            issues=[i.to_dict() for i in verdict.fatal[:MAX_REPORTED_ISSUES]],
+        )
+    return verdict
+
+
 def run_mutation(
     database_path: str | os.PathLike[str], plan: Plan, *, apply: bool, expected: str | None
 ) -> dict[str, Any]:
@@ -81,18 +107,7 @@ def _run(current: Session, plan: Plan) -> dict[str, Any]:
     prior = None
     if result.database is not None and result.assessment is not None:
         prior = (result.database, result.assessment)
-    verdict = assess_database(
-        candidate, database_parent=database_parent(result.database_path), derived_from=prior
-    )
-    if verdict.fatal:
-        first = verdict.fatal[0]
-        raise Refusal(
-            first.code,
-            f"the plan would leave an invalid database: {first.message}",
-            first.path,
-            stage="candidate",
-            issues=[i.to_dict() for i in verdict.fatal[:MAX_REPORTED_ISSUES]],
-        )
+    verdict = assess_candidate(candidate, result.database_path, prior)
     original = result.snapshot.data
     if original is not None and _unchanged(candidate, result.database):
         new_bytes = original

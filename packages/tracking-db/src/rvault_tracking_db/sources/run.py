@@ -12,14 +12,10 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from rvault_contracts.cli import Refusal
-
 from rvault_tracking_db.apply_protocol import ApplyRequest, Session, session
-from rvault_tracking_db.assessment import assess_database
-from rvault_tracking_db.assessment.storage_path import database_parent
 from rvault_tracking_db.capabilities import SourceRoots
 from rvault_tracking_db.mutations.encoding import candidate_bytes
-from rvault_tracking_db.reader import MAX_REPORTED_ISSUES
+from rvault_tracking_db.mutations.transaction import assess_candidate
 from rvault_tracking_db.sources.lanes import apply_source_plan
 from rvault_tracking_db.sources.plan import SourcePlan, parse_source_plan
 
@@ -48,20 +44,9 @@ def _run(current: Session, plan: SourcePlan, command: str) -> dict[str, Any]:
     assert result.database is not None and result.assessment is not None
     roots = SourceRoots.from_config(current.vault_root, result.database.get("config"))
     outcome = apply_source_plan(result.database, plan, roots)
-    verdict = assess_database(
-        outcome.database,
-        database_parent=database_parent(result.database_path),
-        derived_from=(result.database, result.assessment),
+    verdict = assess_candidate(
+        outcome.database, result.database_path, (result.database, result.assessment)
     )
-    if verdict.fatal:
-        first = verdict.fatal[0]
-        raise Refusal(
-            first.code,
-            f"the plan would leave an invalid database: {first.message}",
-            first.path,
-            stage="candidate",
-            issues=[i.to_dict() for i in verdict.fatal[:MAX_REPORTED_ISSUES]],
-        )
     original = result.snapshot.data
     assert original is not None
     changed = any(c["changed"] for c in outcome.changes) or any(
