@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rvault_returns_persistence import api as returns_api
+
 #: Provenance keys, in header order. Every analysis carries every key; an
 #: unknown value is the literal ``unknown`` or ``none`` as documented in the README.
 PROVENANCE_KEYS = (
@@ -50,13 +52,9 @@ VERBATIM_LANES = (
     ("audience_addresses", "Audience addresses"),
 )
 
-#: The five catalog-feedback lanes, in the return contract's order.
-FEEDBACK_LANES = (
-    ("unmatched_observations", "Unmatched observations"),
-    ("tensions", "Tensions"),
-    ("definition_problems", "Definition problems"),
-    ("scoring_problems", "Scoring problems"),
-    ("confusable_pairs", "Confusable pairs"),
+#: The five catalog-feedback lanes, in the return contract's order (its owner's vocabulary).
+FEEDBACK_LANES = tuple(
+    (lane, lane.replace("_", " ").capitalize()) for lane in returns_api.FEEDBACK_LANES
 )
 
 #: Promoted queryable scalars (read from the talk's top level).
@@ -74,15 +72,8 @@ PROMOTED_SCALARS = (
     "pattern_score",
 )
 
-LEDGER_COLUMNS = (
-    "slide_number",
-    "background_color_name",
-    "content_type",
-    "image_composition",
-    "has_speech_bubble",
-    "has_starburst",
-    "has_footer",
-)
+#: The closed per-slide ledger row, in the return contract owner's column order.
+LEDGER_COLUMNS = returns_api.LEDGER_ROW_KEYS
 
 #: Evidence bases, strongest first (see :func:`evidence_basis`).
 SOURCE_VERIFIED = "source-verified"

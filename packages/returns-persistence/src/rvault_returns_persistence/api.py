@@ -25,8 +25,12 @@ from rvault_returns_persistence.catalog import (
 )
 from rvault_returns_persistence.database import DatabaseError, load_database
 from rvault_returns_persistence.returns_file import ReturnsFileWording, read_returns_file
+from rvault_returns_persistence.vocabulary import FEEDBACK_LANES, LEDGER_ROW_KEYS, VERBATIM_LANES
 
 __all__ = [
+    "FEEDBACK_LANES",
+    "LEDGER_ROW_KEYS",
+    "VERBATIM_LANES",
     "Catalog",
     "CatalogEntry",
     "CatalogError",
