@@ -58,6 +58,15 @@ def _refuse(code: str, message: str, path: str, hint: str, **context: object) ->
     return Refusal(code, message, path, hint=hint, **context)
 
 
+
+def _unreadable(directory: Path, exc: OSError) -> Refusal:
+    return _refuse(
+        "output_directory_unreadable",
+        f"{directory}: {exc.strerror or exc}",
+        str(directory),
+        "check the permissions of the output directory",
+    )
+
 def _check_directory(directory: Path) -> bool:
     """Refuse an unusable OUTDIR; True when it is missing and will be created."""
     try:
@@ -82,12 +91,7 @@ def _check_directory(directory: Path) -> bool:
             ) from None
         return True
     except OSError as exc:
-        raise _refuse(
-            "output_directory_unreadable",
-            f"{directory}: {exc.strerror or exc}",
-            str(directory),
-            "check the permissions of the output directory",
-        ) from None
+        raise _unreadable(directory, exc) from None
     if not stat.S_ISDIR(st.st_mode):
         raise _refuse(
             "output_directory_not_directory",
@@ -139,12 +143,7 @@ def preflight(directory: Path, names: list[str]) -> Plan:
     try:
         existing = sorted(p.name for p in directory.iterdir())
     except OSError as exc:
-        raise _refuse(
-            "output_directory_unreadable",
-            f"{directory}: {exc.strerror or exc}",
-            str(directory),
-            "check the permissions of the output directory",
-        ) from None
+        raise _unreadable(directory, exc) from None
     for entry in existing:
         key = fold(entry)
         if key in folded and folded[key] != entry:
