@@ -398,7 +398,7 @@ def test_malformed_database_fields_are_reported_not_internal_errors(
 def test_oversized_returns_file_is_refused_unread(
     cli: Callable[..., Any], vault: Any, snapshot_file: Any
 ) -> None:
-    from rvault_returns_persistence.cmd_validate import MAX_RETURNS_BYTES
+    from rvault_returns_persistence.commands.validate import MAX_RETURNS_BYTES
 
     root, db, _ = vault
     big = root / "returns.json"

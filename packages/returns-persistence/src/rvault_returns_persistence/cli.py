@@ -10,8 +10,11 @@ import argparse
 
 from rvault_contracts import cli as contract_cli
 
-from rvault_returns_persistence import cmd_catalog, cmd_persist, cmd_scaffold, cmd_validate
 from rvault_returns_persistence.__about__ import __version__
+from rvault_returns_persistence.commands import catalog as catalog_command
+from rvault_returns_persistence.commands import persist as persist_command
+from rvault_returns_persistence.commands import scaffold as scaffold_command
+from rvault_returns_persistence.commands import validate as validate_command
 
 PROG = "rvault-returns"
 
@@ -25,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
             "command that writes: a whole batch into the tracking database)."
         ),
         __version__,
-        [cmd_validate, cmd_scaffold, cmd_catalog, cmd_persist],
+        [validate_command, scaffold_command, catalog_command, persist_command],
     )
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from rvault_contracts.cli import EXIT_OK, emit, progress
 
-from rvault_returns_persistence.cmd_common import add_catalog_argument
-from rvault_returns_persistence.cmd_validate import read_returns
+from rvault_returns_persistence.commands.common import add_catalog_argument
+from rvault_returns_persistence.commands.validate import read_returns
 from rvault_returns_persistence.persist import PersistRequest, persist
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from rvault_contracts.cli import EXIT_OK, EXIT_REFUSED, emit
 
-from rvault_returns_persistence.cmd_common import (
+from rvault_returns_persistence.commands.common import (
     add_catalog_argument,
     add_db_arguments,
     open_catalog,

@@ -7,7 +7,7 @@ import argparse
 
 from rvault_contracts.cli import EXIT_OK, Refusal, emit, progress
 
-from rvault_returns_persistence.cmd_common import (
+from rvault_returns_persistence.commands.common import (
     add_catalog_argument,
     add_db_arguments,
     open_catalog,

@@ -17,7 +17,7 @@ from typing import Any
 from rvault_contracts.cli import EXIT_OK, Refusal, emit
 
 from rvault_returns_persistence.catalog import CatalogEntry, Gate
-from rvault_returns_persistence.cmd_common import add_catalog_argument, open_catalog
+from rvault_returns_persistence.commands.common import add_catalog_argument, open_catalog
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
