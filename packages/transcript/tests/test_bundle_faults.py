@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from rvault_transcript import vtt_command
 from rvault_transcript.cli import main
+from rvault_transcript.commands import vtt_cleanup as vtt_command
 
 NAMES = ("talk.txt", "talk.segments.json", "talk.quality.json")
 PRE_INSTALL = [
@@ -139,7 +139,7 @@ def test_fetch_bundle_failure_restores_every_path(
     recorded_ytdlp: Callable,
     step: str,
 ) -> None:
-    from rvault_transcript import fetch_command
+    from rvault_transcript.commands import fetch as fetch_command
 
     # The fetch bundle is named after its own transcript; reuse the vault's prior bundle names.
     youtube_replay("success")

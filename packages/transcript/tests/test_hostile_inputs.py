@@ -209,7 +209,7 @@ def test_oversized_vtt_is_refused_before_reading(
     vault: Path, cli: Callable, snapshot_tree: Callable
 ) -> None:
     """Parsing costs about nine times the file in memory; a huge file is refused unread."""
-    from rvault_transcript.vtt_command import MAX_VTT_BYTES
+    from rvault_transcript.commands.vtt_cleanup import MAX_VTT_BYTES
 
     vtt = vault / "huge.vtt"
     with vtt.open("wb") as handle:  # sparse: no disk or time spent on the test itself

@@ -10,8 +10,10 @@ import argparse
 
 from rvault_contracts import cli as contract_cli
 
-from rvault_transcript import fetch_command, verify_command, vtt_command
 from rvault_transcript.__about__ import __version__
+from rvault_transcript.commands import fetch as fetch_command
+from rvault_transcript.commands import verify as verify_command
+from rvault_transcript.commands import vtt_cleanup as vtt_cleanup_command
 
 PROG = "rvault-transcript"
 
@@ -24,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
             " with timing and quality receipts."
         ),
         __version__,
-        [fetch_command, vtt_command, verify_command],
+        [fetch_command, vtt_cleanup_command, verify_command],
     )
 
 

@@ -3,7 +3,7 @@
 :class:`FetchRequest` says what the caller asked for, :func:`fetch` does it
 and returns the ``transcript-fetch-result`` v1 document, or raises
 :class:`~rvault_contracts.cli.Refusal` (stable code, nothing changed). The
-CLI (:mod:`rvault_transcript.fetch_command`) only adapts arguments, so every
+CLI (:mod:`rvault_transcript.commands.fetch`) only adapts arguments, so every
 rule here is tested without it.
 
 Three paths: an existing transcript without ``force`` is validated and gets
