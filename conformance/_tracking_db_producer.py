@@ -13,7 +13,7 @@ from typing import Any
 
 from rvault_contracts.canonical import artifact_bytes
 from rvault_testkit.plugin import run_cli
-from rvault_tracking_db.samples import (
+from rvault_testkit.tracking_db.samples import (
     example_confirmed_intent,
     example_pptx,
     example_pptx_failed,

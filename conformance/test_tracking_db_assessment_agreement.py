@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from _support import CASES_DIR, load_cases
 from rvault_contracts.schemas import is_valid, registry
+from rvault_testkit.tracking_db.samples import example_database, example_talk
 from rvault_tracking_db.assessment import assess_database
 from rvault_tracking_db.assessment.config import assess_config
 from rvault_tracking_db.assessment.model import Issues
@@ -30,7 +31,6 @@ from rvault_tracking_db.assessment.records import (
     assess_thumbnail,
 )
 from rvault_tracking_db.assessment.talks import _deep_claim_checker, assess_talk
-from rvault_tracking_db.samples import example_database, example_talk
 
 
 def _record(assess: Callable[..., Any]) -> Callable[[Any, int], bool]:

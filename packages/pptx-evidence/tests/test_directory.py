@@ -207,7 +207,7 @@ def test_forged_envelopes_are_rejected(folder: Path) -> None:
 
 def test_exclusions_default_from_the_database(folder: Path, tmp_path: Path) -> None:
     from rvault_contracts.canonical import artifact_bytes
-    from rvault_tracking_db import samples
+    from rvault_testkit.tracking_db import samples
 
     database = tmp_path / "tracking-database.json"
     sample = samples.example_database(claimed=False)

@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rvault_testkit.tracking_db.samples import HEX_A, example_claim
 from rvault_tracking_db.decoding import collector_paused
-from rvault_tracking_db.samples import HEX_A, example_claim
 
 FP = HEX_A
 DB = "tracking-database.json"

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rvault_contracts.canonical import artifact_bytes, sha256_bytes
-from rvault_tracking_db.samples import realistic_database
+from rvault_testkit.tracking_db.samples import realistic_database
 
 READ_TARGET_S = 1.0
 APPLY_TARGET_S = 1.5

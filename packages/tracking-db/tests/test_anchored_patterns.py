@@ -5,9 +5,9 @@ from __future__ import annotations
 import copy
 
 import pytest
+from rvault_testkit.tracking_db.samples import example_database
 from rvault_tracking_db.assessment import assess_database
 from rvault_tracking_db.ids import is_google_drive_id, is_youtube_id
-from rvault_tracking_db.samples import example_database
 
 
 def test_ids_refuse_a_trailing_newline() -> None:

@@ -12,8 +12,8 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rvault_testkit.tracking_db.samples import realistic_database
 from rvault_tracking_db.assessment import assess_database
-from rvault_tracking_db.samples import realistic_database
 
 BASE = realistic_database(6)
 CORRUPTIONS = [

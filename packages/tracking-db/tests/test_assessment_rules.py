@@ -13,8 +13,13 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _db_helpers as h
+from rvault_testkit.tracking_db.samples import (
+    example_database,
+    example_pptx,
+    example_qr,
+    example_talk,
+)
 from rvault_tracking_db.assessment import assess_database
-from rvault_tracking_db.samples import example_database, example_pptx, example_qr, example_talk
 
 
 def _db(mutator: Callable[[dict[str, Any]], None]) -> dict[str, Any]:

@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rvault_contracts.canonical import artifact_bytes, sha256_bytes
 from rvault_contracts.strict_json import MAX_DEPTH, StrictJSONError, json_equal, loads_strict
+from rvault_testkit.tracking_db.samples import realistic_database
 from rvault_tracking_db.cli import main
 from rvault_tracking_db.decoding import collector_paused, decode_artifact_exact, decode_database
-from rvault_tracking_db.samples import realistic_database
 
 text = st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=8)
 scalars = (

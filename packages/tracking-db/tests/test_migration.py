@@ -16,7 +16,7 @@ import _db_helpers as h
 from rvault_contracts.canonical import sha256_bytes
 from rvault_contracts.schemas import is_valid
 from rvault_testkit.plugin import run_cli
-from rvault_tracking_db.samples import example_database, example_pptx
+from rvault_testkit.tracking_db.samples import example_database, example_pptx
 
 
 def legacy_database() -> dict[str, Any]:

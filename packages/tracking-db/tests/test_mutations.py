@@ -16,7 +16,7 @@ import _db_helpers as h
 from rvault_contracts.canonical import sha256_bytes
 from rvault_contracts.schemas import is_valid
 from rvault_testkit.plugin import run_cli
-from rvault_tracking_db.samples import (
+from rvault_testkit.tracking_db.samples import (
     example_confirmed_intent,
     example_database,
     example_pptx,

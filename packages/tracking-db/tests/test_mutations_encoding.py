@@ -8,8 +8,12 @@ from typing import Any
 
 import pytest
 from rvault_contracts.canonical import artifact_bytes
+from rvault_testkit.tracking_db.samples import (
+    example_database,
+    example_resource,
+    realistic_database,
+)
 from rvault_tracking_db.mutations.encoding import candidate_bytes, splice_members
-from rvault_tracking_db.samples import example_database, example_resource, realistic_database
 
 
 def _variants() -> list[tuple[str, Any]]:

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rvault_contracts.canonical import artifact_bytes, sha256_bytes
 from rvault_contracts.cli import Refusal
+from rvault_testkit.tracking_db.samples import example_database
 from rvault_tracking_db.mutations import parse_plan, run_mutation
 from rvault_tracking_db.reader import read_database
-from rvault_tracking_db.samples import example_database
 
 _SCALARS = st.one_of(
     st.none(),

@@ -13,10 +13,10 @@ import pytest
 from rvault_contracts import writer
 from rvault_contracts.canonical import artifact_bytes, sha256_bytes
 from rvault_contracts.cli import Refusal
+from rvault_testkit.tracking_db.samples import example_database
 from rvault_tracking_db import apply_protocol
 from rvault_tracking_db.migration import run_migration
 from rvault_tracking_db.mutations import parse_plan, run_mutation
-from rvault_tracking_db.samples import example_database
 
 
 def _racing_install(racer_bytes: bytes):

@@ -14,7 +14,7 @@ import _db_helpers as h
 from rvault_contracts.canonical import sha256_bytes
 from rvault_contracts.schemas import is_valid
 from rvault_testkit.plugin import run_cli
-from rvault_tracking_db.samples import example_database
+from rvault_testkit.tracking_db.samples import example_database
 
 
 def test_read_through_console_script_reports_exact_bytes(tmp_path: Path, snapshot_file) -> None:
