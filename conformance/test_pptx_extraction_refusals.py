@@ -21,8 +21,9 @@ import pytest
 from _refusals import RefusalCase, assert_refused, cli_codes, mutated, refusal_cases, replaced
 from _support import write_current_database
 from rvault_contracts.schemas import is_valid
-from rvault_pptx_evidence import api, sample_decks
+from rvault_pptx_evidence import api
 from rvault_testkit.plugin import run_cli
+from rvault_testkit.pptx_evidence import sample_decks
 
 COVERS = [
     ("pptx-extraction", "pptx-evidence", "tracking-db"),

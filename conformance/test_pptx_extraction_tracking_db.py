@@ -12,8 +12,9 @@ from pathlib import Path
 
 from rvault_contracts.canonical import sha256_bytes
 from rvault_contracts.schemas import is_valid
-from rvault_pptx_evidence import api, sample_decks
+from rvault_pptx_evidence import api
 from rvault_testkit.plugin import run_cli
+from rvault_testkit.pptx_evidence import sample_decks
 
 COVERS = [("pptx-extraction", "pptx-evidence", "tracking-db")]
 

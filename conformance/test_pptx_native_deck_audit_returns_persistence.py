@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from rvault_contracts.schemas import is_valid
-from rvault_pptx_evidence import api, sample_decks
+from rvault_pptx_evidence import api
 from rvault_testkit.plugin import run_cli
+from rvault_testkit.pptx_evidence import sample_decks
 
 COVERS = [
     ("pptx-native-deck-audit", "pptx-evidence", "returns-persistence"),

@@ -371,7 +371,7 @@ def test_a_path_like_database_filename_is_refused_by_the_reader(vault: Path, hos
 
 
 def _deck_with(member: str, blob: bytes, base_deck: bytes) -> bytes:
-    from rvault_pptx_evidence.sample_decks import replace_member
+    from rvault_testkit.pptx_evidence.sample_decks import replace_member
 
     return replace_member(base_deck, member, blob)
 
@@ -467,7 +467,7 @@ def _png_header_only(width: int, height: int) -> bytes:
 def test_a_picture_decompression_bomb_stays_within_limits(vault: Path, tmp_path: Path) -> None:
     from pptx import Presentation
     from pptx.util import Inches
-    from rvault_pptx_evidence.sample_decks import first_media_member, replace_member
+    from rvault_testkit.pptx_evidence.sample_decks import first_media_member, replace_member
 
     bomb = _png_header_only(30000, 30000)
     assert len(bomb) < 2 * 1024 * 1024

@@ -36,8 +36,8 @@ import time
 from pathlib import Path
 
 import psutil
-from rvault_pptx_evidence import sample_decks
 from rvault_testkit.plugin import console_script
+from rvault_testkit.pptx_evidence import sample_decks
 
 TARGETS = {"200-slide": (1.2, 150.0), "1-slide": (0.35, 150.0), "200-slide+ocr": (3.32, 400.0)}
 DIRECTORY_TARGET_S = 30.0

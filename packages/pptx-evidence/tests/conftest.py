@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 from rvault_contracts.schemas import schema_issues
-from rvault_pptx_evidence import sample_decks
 from rvault_pptx_evidence.extract import extract_path
 from rvault_pptx_evidence.ocr_channels import OCR_DISABLED
 from rvault_pptx_evidence.versions import ARTIFACT_ID, SCHEMA_VERSION
+from rvault_testkit.pptx_evidence import sample_decks
 
 
 def assert_schema_valid(document: dict[str, Any]) -> None:

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rvault_pptx_evidence import api, sample_decks
+from rvault_pptx_evidence import api
 from rvault_pptx_evidence.extract import extract_path
 from rvault_pptx_evidence.ocr_channels import OCR_DISABLED
+from rvault_testkit.pptx_evidence import sample_decks
 
 
 def test_api_and_package_import_no_heavy_library() -> None:

@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 from rvault_contracts.cli import Refusal
-from rvault_pptx_evidence import api, sample_decks
+from rvault_pptx_evidence import api
 from rvault_pptx_evidence.archive import PLACEHOLDER_PNG, PLACEHOLDER_SHA256, open_archive
 from rvault_pptx_evidence.extract import extract_path
 from rvault_pptx_evidence.ocr_channels import OCR_DISABLED
+from rvault_testkit.pptx_evidence import sample_decks
 
 
 def test_placeholder_is_a_transparent_png() -> None:

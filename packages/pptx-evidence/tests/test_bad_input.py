@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 from rvault_contracts.cli import Refusal
-from rvault_pptx_evidence import sample_decks
 from rvault_pptx_evidence.archive import open_archive
 from rvault_pptx_evidence.limits import Limits
+from rvault_testkit.pptx_evidence import sample_decks
 
 BILLION_LAUGHS = (
     b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from rvault_contracts.canonical import sha256_bytes
-from rvault_pptx_evidence import api, sample_decks
+from rvault_pptx_evidence import api
 from rvault_pptx_evidence.ooxml import URI_CHART, URI_DIAGRAM, URI_OLE, URI_TABLE
 from rvault_pptx_evidence.versions import PIPELINE_VERSION
+from rvault_testkit.pptx_evidence import sample_decks
 
 TEXT_FIELDS = {"text_preview", "font_name", "font_size", "font_color", "bold", "italic"}
 TABLE_FIELDS = {"table_rows", "table_columns", "table_text_preview", "table_fonts"}

@@ -13,10 +13,11 @@ from typing import Any
 from pptx import Presentation
 from pptx.dml.color import RGBColor
 from pptx.oxml import parse_xml
-from rvault_pptx_evidence import api, sample_decks
+from rvault_pptx_evidence import api
 from rvault_pptx_evidence.extract import extract_path
 from rvault_pptx_evidence.ocr_channels import OCR_DISABLED
 from rvault_pptx_evidence.ooxml import NS, qn
+from rvault_testkit.pptx_evidence import sample_decks
 
 
 def test_benchmark_shaped_deck_counts(tmp_path: Path, schema_valid: Any) -> None:

@@ -6,8 +6,8 @@ from typing import Any
 
 from pptx.oxml import parse_xml
 from rvault_pptx_evidence.ooxml import NS
-from rvault_pptx_evidence.sample_decks import TimingSpec, timing_xml
 from rvault_pptx_evidence.timing import native_timing_summary, slide_native_timing
+from rvault_testkit.pptx_evidence.sample_decks import TimingSpec, timing_xml
 
 P = NS["p"]
 ZERO_LANES = {

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rvault_pptx_evidence import api, ocr_engine, sample_decks
+from rvault_pptx_evidence import api, ocr_engine
 from rvault_pptx_evidence.ocr_engine import MAX_RECOVERED_CHARS, Engine, recognize
 from rvault_testkit.plugin import run_cli
+from rvault_testkit.pptx_evidence import sample_decks
 
 
 @pytest.fixture(scope="module")

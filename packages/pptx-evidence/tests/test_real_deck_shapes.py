@@ -8,12 +8,13 @@ from typing import Any
 
 import pytest
 from rvault_contracts.cli import Refusal
-from rvault_pptx_evidence import api, sample_decks
+from rvault_pptx_evidence import api
 from rvault_pptx_evidence.archive import open_archive
 from rvault_pptx_evidence.extract import extract_path
 from rvault_pptx_evidence.ocr_channels import OCR_DISABLED
 from rvault_pptx_evidence.render_policy import TEXT_BEARING_IMAGE_AREA_RATIO
 from rvault_testkit.plugin import run_cli
+from rvault_testkit.pptx_evidence import sample_decks
 
 
 @pytest.fixture(scope="module")

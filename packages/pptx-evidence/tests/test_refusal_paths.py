@@ -22,11 +22,12 @@ from typing import Any
 
 import pytest
 from rvault_contracts.cli import Refusal
-from rvault_pptx_evidence import api, sample_decks, source
+from rvault_pptx_evidence import api, source
 from rvault_pptx_evidence.archive import PLACEHOLDER_SHA256, open_archive
 from rvault_pptx_evidence.extract import extract_path
 from rvault_pptx_evidence.limits import Limits
 from rvault_pptx_evidence.ocr_channels import OCR_DISABLED
+from rvault_testkit.pptx_evidence import sample_decks
 
 # ``rvault-pptx extract`` in a fresh interpreter, with the worker's limit
 # profile and/or its payload builder replaced (argv: mode, limits JSON, CLI args).

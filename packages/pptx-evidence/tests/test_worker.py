@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from rvault_contracts.schemas import is_valid
-from rvault_pptx_evidence import sample_decks
+from rvault_testkit.pptx_evidence import sample_decks
 
 SCRIPT = """
 import json, os, sys

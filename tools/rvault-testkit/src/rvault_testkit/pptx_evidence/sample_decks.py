@@ -25,7 +25,6 @@ from pptx.enum.chart import XL_CHART_TYPE
 from pptx.enum.shapes import MSO_SHAPE
 from pptx.oxml import parse_xml
 from pptx.util import Emu, Inches, Pt
-
 from rvault_pptx_evidence.archive import MEDIA_PREFIX
 from rvault_pptx_evidence.ooxml import NS, URI_DIAGRAM, URI_OLE, qn
 
