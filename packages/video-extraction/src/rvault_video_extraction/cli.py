@@ -10,13 +10,11 @@ import argparse
 
 from rvault_contracts import cli as contract_cli
 
-from rvault_video_extraction import (
-    download_command,
-    extract_command,
-    promote_command,
-    validate_command,
-)
 from rvault_video_extraction.__about__ import __version__
+from rvault_video_extraction.commands import download as download_command
+from rvault_video_extraction.commands import extract as extract_command
+from rvault_video_extraction.commands import promote as promote_command
+from rvault_video_extraction.commands import validate as validate_command
 
 PROG = "rvault-video"
 
