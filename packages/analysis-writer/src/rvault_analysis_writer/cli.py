@@ -10,9 +10,9 @@ import argparse
 
 from rvault_contracts import cli as contract_cli
 
-from rvault_analysis_writer import write_command
 from rvault_analysis_writer.__about__ import __version__
-from rvault_analysis_writer.site import command as site_command
+from rvault_analysis_writer.commands import site as site_command
+from rvault_analysis_writer.commands import write as write_command
 
 PROG = "rvault-analysis"
 
