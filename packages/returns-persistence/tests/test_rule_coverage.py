@@ -1,7 +1,7 @@
 """Every stable code the validator can emit has a failing case in the corpus.
 
-The codes are collected from the source (``.add(path, CODE, ...)`` and
-``Issue(path, CODE, ...)`` calls) by the repository's one code extractor,
+The codes are collected from the source (``.add(CODE, path, ...)`` and
+``Issue(CODE, path, ...)`` calls) by the repository's one code extractor,
 ``tools/refusal_codes.py`` (which also generates the README's code table), so
 a new rule without a corpus case fails this test instead of going untested.
 """

@@ -17,7 +17,8 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from rvault_returns_persistence.issues import is_int, is_number
+from rvault_contracts.strict_json import is_integer as is_int
+from rvault_contracts.strict_json import is_number
 
 
 def _regular_file(root: Path, relative: str) -> Path | None:

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rvault_contracts.canonical import payload_sha256
+from rvault_contracts.strict_json import json_path as child
 
 from rvault_returns_persistence.catalog import Catalog, CatalogEntry, Gate
 from rvault_returns_persistence.checks_inspection import Inspection, range_complete
 from rvault_returns_persistence.checks_patterns import LANES, expected_reason
-from rvault_returns_persistence.issues import child
 from rvault_returns_persistence.quote_locator import segment_span
 from rvault_returns_persistence.verified_artifacts import EvidenceRefusal, VerifiedArtifacts
 from rvault_returns_persistence.vocabulary import COMPARISON, RANGE_KEY

@@ -12,10 +12,14 @@ import itertools
 import math
 from typing import Any
 
+from rvault_contracts.strict_json import is_integer as is_int
+from rvault_contracts.strict_json import is_nonblank_string as is_text
+from rvault_contracts.strict_json import is_number
+from rvault_contracts.strict_json import json_path as child
+
 from rvault_returns_persistence.catalog import CatalogEntry
 from rvault_returns_persistence.checks_inspection import VIDEO_TOLERANCE_SECONDS, Inspection
 from rvault_returns_persistence.context import ReturnContext
-from rvault_returns_persistence.issues import child, is_int, is_number, is_text
 from rvault_returns_persistence.vocabulary import (
     CITATION_FIELDS,
     ENGINE_CITATION_FIELDS,
@@ -33,52 +37,52 @@ def check_citation(
 ) -> tuple[str, str] | None:
     """Check one citation; return its (source, channel) when it is well formed."""
     if not isinstance(cit, dict):
-        ctx.add(path, "citation_shape", "a citation is an object")
+        ctx.add("citation_shape", path, "a citation is an object")
         return None
     source, channel = cit.get("source"), cit.get("channel")
     if not isinstance(source, str) or not isinstance(channel, str):
-        ctx.add(path, "citation_shape", "a citation names an underlying source and a known channel")
+        ctx.add("citation_shape", path, "a citation names an underlying source and a known channel")
         return None
     if source not in EVIDENCE_SOURCES or channel not in CITATION_FIELDS:
-        ctx.add(path, "citation_shape", "a citation names an underlying source and a known channel")
+        ctx.add("citation_shape", path, "a citation names an underlying source and a known channel")
         return None
     required, optional = CITATION_FIELDS[channel]
     ok = True
     for key in sorted(set(cit) - required - optional):
         if key in ENGINE_CITATION_FIELDS or key in ("start_seconds", "end_seconds"):
             ctx.add(
-                child(path, key),
                 "engine_owned_field",
+                child(path, key),
                 f"{key!r} is stamped by persistence, never by the worker",
             )
         else:
             ctx.add(
-                child(path, key),
                 "citation_shape",
+                child(path, key),
                 f"{key!r} is not a field of a {channel} citation",
             )
         ok = False
     for key in sorted(required - set(cit)):
-        ctx.add(child(path, key), "citation_shape", f"a {channel} citation requires {key!r}")
+        ctx.add("citation_shape", child(path, key), f"a {channel} citation requires {key!r}")
         ok = False
     if channel not in SOURCE_CHANNELS[source]:
         ctx.add(
-            child(path, "channel"),
             "citation_channel_source_mismatch",
+            child(path, "channel"),
             f"{source} cannot be cited through {channel}",
         )
         ok = False
     if channel not in entry.evidence_channels:
         ctx.add(
-            child(path, "channel"),
             "citation_channel_not_permitted",
+            child(path, "channel"),
             f"{entry.id} permits only {sorted(entry.evidence_channels)}",
         )
         ok = False
     if ctx.version >= 4 and source not in inspection.inspected:
         ctx.add(
-            child(path, "source"),
             "citation_source_not_inspected",
+            child(path, "source"),
             f"{source} has no inspection receipt",
         )
         ok = False
@@ -86,8 +90,8 @@ def check_citation(
         ok &= _check_quote(ctx, path, cit)
         if channel == "timed_transcript" and ok and not ctx.timing_usable:
             ctx.add(
-                child(path, "channel"),
                 "timed_transcript_unavailable",
+                child(path, "channel"),
                 "timed_transcript needs a current timing receipt beside the transcript",
             )
             ok = False
@@ -103,8 +107,8 @@ def check_citation(
             or field not in entry.metadata_fields
         ):
             ctx.add(
-                child(path, "field"),
                 "metadata_field_not_permitted",
+                child(path, "field"),
                 f"{entry.id} accepts talk_metadata only for {sorted(entry.metadata_fields)}",
             )
             ok = False
@@ -116,21 +120,21 @@ def _check_quote(ctx: ReturnContext, path: str, cit: dict[str, Any]) -> bool:
     ok = True
     if not isinstance(quote, str) or len(quote.split()) < MIN_QUOTE_WORDS:
         ctx.add(
-            child(path, "quote"),
             "quote_too_short",
+            child(path, "quote"),
             f"a transcript quote has at least {MIN_QUOTE_WORDS} words",
         )
         ok = False
     if "translation" in cit and not isinstance(cit["translation"], str):
-        ctx.add(child(path, "translation"), "wrong_type", "translation is a string")
+        ctx.add("wrong_type", child(path, "translation"), "translation is a string")
         ok = False
     located = ctx.transcript_text
     if ok and ctx.version == 5 and located is not None:
         _, occurrences = located.find_once(quote)
         if occurrences != 1:
             ctx.add(
-                child(path, "quote"),
                 "citation_quote_ambiguous" if occurrences > 1 else "citation_quote_not_found",
+                child(path, "quote"),
                 "the normalized quote must occur exactly once in the transcript "
                 f"(found {'more than once' if occurrences > 1 else 'nowhere'}); quote the exact "
                 "source-language words, long enough to be unique",
@@ -138,8 +142,8 @@ def _check_quote(ctx: ReturnContext, path: str, cit: dict[str, Any]) -> bool:
             ok = False
     if ctx.non_english and not is_text(cit.get("translation")):
         ctx.add(
-            child(path, "translation"),
             "translation_required",
+            child(path, "translation"),
             "non-English delivery requires an English translation",
         )
         ok = False
@@ -153,26 +157,26 @@ def _check_slides(
     n_path = child(path, "slide_numbers")
     if not (isinstance(numbers, list) and numbers and all(is_int(n) and n >= 1 for n in numbers)):
         ctx.add(
-            n_path,
             "slide_numbers_invalid",
+            n_path,
             "slide_numbers is a non-empty array of positive integers",
         )
         return False
     if sorted(set(numbers)) != numbers:
-        ctx.add(n_path, "slide_numbers_invalid", "slide_numbers are ascending and distinct")
+        ctx.add("slide_numbers_invalid", n_path, "slide_numbers are ascending and distinct")
         return False
     if channel == "slide_sequence" and (
         len(numbers) < 2 or any(b != a + 1 for a, b in itertools.pairwise(numbers))
     ):
         ctx.add(
-            n_path,
             "slide_sequence_not_consecutive",
+            n_path,
             "a slide_sequence has at least two consecutive slides",
         )
         return False
     bound = ctx.artifacts.pdf_pages if source == "static_slides" else ctx.artifacts.deck_slides
     if bound is not None and numbers[-1] > bound:
-        ctx.add(n_path, "slide_number_out_of_range", f"the {source} artifact has {bound} slides")
+        ctx.add("slide_number_out_of_range", n_path, f"the {source} artifact has {bound} slides")
         return False
     return True
 
@@ -187,16 +191,16 @@ def _check_video(ctx: ReturnContext, path: str, cit: dict[str, Any]) -> bool:
         and 0 <= start < end
     ):
         ctx.add(
-            path,
             "video_interval_invalid",
+            path,
             "a video interval is finite seconds with 0 <= start < end",
         )
         return False
     bound = ctx.artifacts.video_duration
     if bound is not None and end > bound + VIDEO_TOLERANCE_SECONDS:
         ctx.add(
-            child(path, "end_seconds"),
             "video_interval_out_of_range",
+            child(path, "end_seconds"),
             f"the video lasts {bound} seconds",
         )
         return False

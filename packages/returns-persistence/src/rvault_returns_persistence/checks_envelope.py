@@ -11,8 +11,11 @@ import re
 from datetime import datetime
 from typing import Any
 
+from rvault_contracts.strict_json import is_integer as is_int
+from rvault_contracts.strict_json import is_nonblank_string as is_text
+from rvault_contracts.strict_json import json_path as child
+
 from rvault_returns_persistence.context import ReturnContext
-from rvault_returns_persistence.issues import child, is_int, is_text
 from rvault_returns_persistence.vocabulary import (
     CLEARABLE_ROOTS,
     CLEARABLE_TOP_LEVEL,
@@ -59,27 +62,27 @@ def check_queue_claim(ctx: ReturnContext) -> None:
     supplied = ctx.ret.get("queue_claim")
     if "queue_claim" not in ctx.ret:
         if ctx.version >= 2:
-            ctx.add(path, "missing_required_block", "queue_claim is required")
+            ctx.add("missing_required_block", path, "queue_claim is required")
         return
     if not isinstance(supplied, dict):
-        ctx.add(path, "wrong_type", "queue_claim must be an object")
+        ctx.add("wrong_type", path, "queue_claim must be an object")
         return
     for key in sorted(set(supplied) - set(QUEUE_CLAIM_KEYS)):
-        ctx.add(child(path, key), "unknown_field", f"queue_claim does not carry {key!r}")
+        ctx.add("unknown_field", child(path, key), f"queue_claim does not carry {key!r}")
     if claim is None:
         return
     for key in ("run_id", "batch_id"):
         if supplied.get(key) != claim.get(key):
             ctx.add(
-                child(path, key),
                 "queue_claim_mismatch",
+                child(path, key),
                 f"{key} must be copied exactly from the active claim",
             )
     generation = supplied.get("reprocess_generation")
     if not is_int(generation) or generation != claim.get("reprocess_generation"):
         ctx.add(
-            child(path, "reprocess_generation"),
             "queue_generation_mismatch",
+            child(path, "reprocess_generation"),
             "reprocess_generation must equal the talk's active claim generation",
         )
 
@@ -87,8 +90,8 @@ def check_queue_claim(ctx: ReturnContext) -> None:
 def check_skipped(ctx: ReturnContext) -> None:
     for key in sorted(set(ctx.ret) - SKIPPED_KEYS):
         ctx.add(
-            child(ctx.path, key),
             "skipped_extra_field",
+            child(ctx.path, key),
             "a skipped return carries only filename, return_schema_version, queue_claim and status",
         )
 
@@ -99,12 +102,12 @@ def check_required(ctx: ReturnContext) -> None:
     for key in required_processed(ctx.version):
         if key not in ctx.ret:
             ctx.add(
-                child(ctx.path, key),
                 "missing_required_block",
+                child(ctx.path, key),
                 f"{key} is required on a processed return",
             )
     for key in sorted(set(ctx.ret) - TOP_LEVEL_KEYS):
-        ctx.add(child(ctx.path, key), "unknown_field", f"{key!r} is not a return field")
+        ctx.add("unknown_field", child(ctx.path, key), f"{key!r} is not a return field")
 
 
 def check_prose(ctx: ReturnContext) -> None:
@@ -113,35 +116,35 @@ def check_prose(ctx: ReturnContext) -> None:
         for key in ("rhetoric_notes", "areas_for_improvement"):
             if key in ret and not is_text(ret[key]):
                 ctx.add(
-                    child(ctx.path, key),
                     "prose_not_substantive",
+                    child(ctx.path, key),
                     f"{key} must contain substantive analysis",
                 )
     for key in ("new_patterns", "summary_updates"):
         if key in ret and not isinstance(ret[key], str):
-            ctx.add(child(ctx.path, key), "wrong_type", f"{key} must be a string ('' when none)")
+            ctx.add("wrong_type", child(ctx.path, key), f"{key} must be a string ('' when none)")
     if "adherence_assessment" in ret:
         value = ret["adherence_assessment"]
         path = child(ctx.path, "adherence_assessment")
         if ctx.version == 5:
             if value != "":
                 ctx.add(
-                    path,
                     "adherence_assessment_not_empty",
+                    path,
                     'return v5 carries adherence_assessment exactly ""',
                 )
         elif not isinstance(value, str):
-            ctx.add(path, "wrong_type", "adherence_assessment must be a string")
+            ctx.add("wrong_type", path, "adherence_assessment must be a string")
         elif value and not value.strip():
             ctx.add(
-                path,
                 "adherence_assessment_whitespace",
+                path,
                 'the no-assessment sentinel is exactly "", never whitespace',
             )
     if ctx.version == 5 and "adherence_comparison" in ret:
         ctx.add(
-            child(ctx.path, "adherence_comparison"),
             "adherence_comparison_forbidden",
+            child(ctx.path, "adherence_comparison"),
             "return v5 omits adherence_comparison; only an "
             "owner-side consumer compares after persistence",
         )
@@ -154,42 +157,42 @@ def check_provenance(ctx: ReturnContext) -> None:
         path = child(ctx.path, "transcript_source")
         if value is None:
             ctx.add(
-                path,
                 "transcript_source_null",
+                path,
                 "omit transcript_source when provenance is unknown; never null",
             )
         elif value not in TRANSCRIPT_SOURCES:
             ctx.add(
-                path,
                 "transcript_source_unknown",
+                path,
                 f"transcript_source must be one of {list(TRANSCRIPT_SOURCES)}",
             )
     if "transcript_path" in ret:
         registered = ctx.talk.get("transcript_path")
         if ret["transcript_path"] != registered or not isinstance(registered, str):
             ctx.add(
-                child(ctx.path, "transcript_path"),
                 "transcript_path_not_registered",
+                child(ctx.path, "transcript_path"),
                 "transcript_path may only repeat the talk's pre-registered transcript_path exactly",
             )
     if "slide_source" in ret and ret["slide_source"] not in SLIDE_SOURCES:
         ctx.add(
-            child(ctx.path, "slide_source"),
             "slide_source_unknown",
+            child(ctx.path, "slide_source"),
             f"slide_source must be one of {list(SLIDE_SOURCES)}",
         )
     if ctx.version == 5 and ret.get("slide_source") == "none" and ctx.status == "processed":
         ctx.add(
-            child(ctx.path, "status"),
             "slide_source_none_requires_partial",
+            child(ctx.path, "status"),
             "slide_source none is a transcript-only analysis: its status is processed_partial",
         )
     if "slides_local_path" in ret:
         value = ret["slides_local_path"]
         if not isinstance(value, str) or not SLIDES_PATH.fullmatch(value):
             ctx.add(
-                child(ctx.path, "slides_local_path"),
                 "slides_local_path_invalid",
+                child(ctx.path, "slides_local_path"),
                 "slides_local_path has the form slides/<artifact>.pdf",
             )
     if "processed_date" in ret:
@@ -201,8 +204,8 @@ def check_processed_date(ctx: ReturnContext, value: Any) -> None:
     path = child(ctx.path, "processed_date")
     if not isinstance(value, str):
         ctx.add(
-            path,
             "processed_date_invalid",
+            path,
             "processed_date, when present, is a date or timestamp string",
         )
         return
@@ -210,20 +213,20 @@ def check_processed_date(ctx: ReturnContext, value: Any) -> None:
         try:
             datetime.strptime(value, "%Y-%m-%d")
         except ValueError:
-            ctx.add(path, "processed_date_invalid", "processed_date is not a calendar date")
+            ctx.add("processed_date_invalid", path, "processed_date is not a calendar date")
         return
     try:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         ctx.add(
-            path,
             "processed_date_invalid",
+            path,
             "processed_date is neither YYYY-MM-DD nor an ISO-8601 timestamp",
         )
         return
     if parsed.tzinfo is None or parsed.utcoffset() is None:
         ctx.add(
-            path, "processed_date_not_timezone_aware", "a return timestamp must be timezone-aware"
+            "processed_date_not_timezone_aware", path, "a return timestamp must be timezone-aware"
         )
 
 
@@ -233,18 +236,18 @@ def check_clear_fields(ctx: ReturnContext) -> None:
     path = child(ctx.path, "clear_fields")
     value = ctx.ret["clear_fields"]
     if not isinstance(value, list):
-        ctx.add(path, "wrong_type", "clear_fields must be an array of dotted paths")
+        ctx.add("wrong_type", path, "clear_fields must be an array of dotted paths")
         return
     seen: set[str] = set()
     for index, item in enumerate(value):
         item_path = child(path, index)
         if not isinstance(item, str) or not CLEAR_PATH.fullmatch(item):
             ctx.add(
-                item_path, "clear_field_invalid", "each clear_fields entry is a dotted field path"
+                "clear_field_invalid", item_path, "each clear_fields entry is a dotted field path"
             )
             continue
         if item in seen:
-            ctx.add(item_path, "duplicate_entry", f"{item!r} is listed twice")
+            ctx.add("duplicate_entry", item_path, f"{item!r} is listed twice")
         seen.add(item)
         head, _, rest = item.partition(".")
         owned = (not rest and head in CLEARABLE_TOP_LEVEL) or (
@@ -252,8 +255,8 @@ def check_clear_fields(ctx: ReturnContext) -> None:
         )
         if not owned:
             ctx.add(
-                item_path,
                 "clear_field_not_analysis_owned",
+                item_path,
                 f"{item!r} is not an analysis-owned path (queue identity, "
                 "sources, catalog metadata and the record are not clearable)",
             )

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from rvault_contracts.strict_json import is_nonblank_string as is_text
+from rvault_contracts.strict_json import json_path as child
+
 from rvault_returns_persistence.context import ReturnContext
-from rvault_returns_persistence.issues import child, is_text
 from rvault_returns_persistence.vocabulary import DEFINITION_PROBLEMS, FEEDBACK_LANES
 
 LANE_FIELDS: dict[str, frozenset[str]] = {
@@ -30,18 +32,18 @@ def check_feedback(ctx: ReturnContext) -> None:
     if "catalog_feedback" not in ctx.ret:
         return
     if not isinstance(feedback, dict):
-        ctx.add(path, "wrong_type", "catalog_feedback is an object of five lanes")
+        ctx.add("wrong_type", path, "catalog_feedback is an object of five lanes")
         return
     for lane in FEEDBACK_LANES:
         if lane not in feedback:
             ctx.add(
-                child(path, lane),
                 "catalog_feedback_lanes",
+                child(path, lane),
                 f"catalog_feedback requires the {lane} lane (empty is valid)",
             )
     for lane in sorted(set(feedback) - set(FEEDBACK_LANES)):
         ctx.add(
-            child(path, lane), "catalog_feedback_lanes", f"{lane!r} is not a catalog_feedback lane"
+            "catalog_feedback_lanes", child(path, lane), f"{lane!r} is not a catalog_feedback lane"
         )
     for lane in FEEDBACK_LANES:
         items = feedback.get(lane)
@@ -49,7 +51,7 @@ def check_feedback(ctx: ReturnContext) -> None:
             continue
         l_path = child(path, lane)
         if not isinstance(items, list):
-            ctx.add(l_path, "wrong_type", f"{lane} is an array")
+            ctx.add("wrong_type", l_path, f"{lane} is an array")
             continue
         for index, item in enumerate(items):
             _check_item(ctx, child(l_path, index), lane, item)
@@ -58,30 +60,30 @@ def check_feedback(ctx: ReturnContext) -> None:
 def _check_item(ctx: ReturnContext, path: str, lane: str, item: Any) -> None:
     fields = LANE_FIELDS[lane]
     if not isinstance(item, dict) or set(item) != fields:
-        ctx.add(path, "feedback_entry_shape", f"a {lane} entry has exactly {sorted(fields)}")
+        ctx.add("feedback_entry_shape", path, f"a {lane} entry has exactly {sorted(fields)}")
         return
     for key in sorted(fields & TEXT_FIELDS):
         if not is_text(item[key]):
-            ctx.add(child(path, key), "feedback_entry_shape", f"{key} is non-empty text")
+            ctx.add("feedback_entry_shape", child(path, key), f"{key} is non-empty text")
     catalog = ctx.catalog
     if lane == "unmatched_observations":
         if item["proposed_polarity"] not in ("pattern", "antipattern"):
             ctx.add(
-                child(path, "proposed_polarity"),
                 "feedback_polarity_invalid",
+                child(path, "proposed_polarity"),
                 "proposed_polarity is pattern or antipattern",
             )
         name = item["proposed_name"]
         if not is_text(name):
             ctx.add(
-                child(path, "proposed_name"),
                 "feedback_entry_shape",
+                child(path, "proposed_name"),
                 "proposed_name is non-empty text",
             )
         elif name in catalog:
             ctx.add(
-                child(path, "proposed_name"),
                 "feedback_proposed_name_collides",
+                child(path, "proposed_name"),
                 f"{name!r} is an existing catalog id; proposals use a separate namespace",
             )
     elif lane in ("tensions", "confusable_pairs"):
@@ -95,28 +97,28 @@ def _check_item(ctx: ReturnContext, path: str, lane: str, item: Any) -> None:
         )
         if not isinstance(ids, list) or not size_ok or len(set(map(str, ids))) != len(ids):
             ctx.add(
-                child(path, "pattern_ids"),
                 "feedback_entry_shape",
+                child(path, "pattern_ids"),
                 "pattern_ids names distinct catalog ids (exactly two for a confusable pair)",
             )
             return
         for index, pid in enumerate(ids):
             if pid not in catalog:
                 ctx.add(
-                    child(child(path, "pattern_ids"), index),
                     "feedback_unknown_pattern",
+                    child(child(path, "pattern_ids"), index),
                     f"{pid!r} is not a catalog id",
                 )
     elif lane == "definition_problems":
         if item["pattern_id"] not in catalog:
             ctx.add(
-                child(path, "pattern_id"),
                 "feedback_unknown_pattern",
+                child(path, "pattern_id"),
                 f"{item['pattern_id']!r} is not a catalog id",
             )
         if item["problem"] not in DEFINITION_PROBLEMS:
             ctx.add(
-                child(path, "problem"),
                 "feedback_entry_shape",
+                child(path, "problem"),
                 f"problem is one of {list(DEFINITION_PROBLEMS)}",
             )

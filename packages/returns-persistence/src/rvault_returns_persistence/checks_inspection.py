@@ -11,8 +11,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from rvault_contracts.strict_json import is_integer as is_int
+from rvault_contracts.strict_json import is_number
+from rvault_contracts.strict_json import json_path as child
+
 from rvault_returns_persistence.context import ReturnContext
-from rvault_returns_persistence.issues import child, is_int, is_number
 from rvault_returns_persistence.vocabulary import (
     COMPARISON,
     ENGINE_INSPECTION_FIELDS,
@@ -61,7 +64,7 @@ def _bound(ctx: ReturnContext, source: str) -> float | int | None:
 def _check_ranges(ctx: ReturnContext, path: str, source: str, ranges: Any) -> bool:
     """Shape and order of one lane; True when the ranges are well formed."""
     if not isinstance(ranges, list) or not ranges:
-        ctx.add(path, "range_invalid", "ranges are a non-empty array of [start, end] pairs")
+        ctx.add("range_invalid", path, "ranges are a non-empty array of [start, end] pairs")
         return False
     timed = source == "delivery_video"
     previous_end: float | None = None
@@ -69,7 +72,7 @@ def _check_ranges(ctx: ReturnContext, path: str, source: str, ranges: Any) -> bo
     for index, pair in enumerate(ranges):
         pair_path = child(path, index)
         if not isinstance(pair, list) or len(pair) != 2:
-            ctx.add(pair_path, "range_invalid", "each range is a [start, end] pair")
+            ctx.add("range_invalid", pair_path, "each range is a [start, end] pair")
             ok = False
             continue
         start, end = pair
@@ -82,8 +85,8 @@ def _check_ranges(ctx: ReturnContext, path: str, source: str, ranges: Any) -> bo
             valid = is_int(start) and is_int(end) and start >= 1 and end >= start
         if not valid:
             ctx.add(
-                pair_path,
                 "range_invalid",
+                pair_path,
                 "time ranges are finite seconds >= 0 with end > start"
                 if timed
                 else "line/page ranges are inclusive positive integers with end >= start",
@@ -94,8 +97,8 @@ def _check_ranges(ctx: ReturnContext, path: str, source: str, ranges: Any) -> bo
             start <= previous_end if not timed else start < previous_end
         ):
             ctx.add(
-                pair_path,
                 "ranges_unordered_or_overlapping",
+                pair_path,
                 "ranges are ascending and non-overlapping",
             )
             ok = False
@@ -128,17 +131,17 @@ def check_inspection(ctx: ReturnContext, po: dict[str, Any], path: str) -> Inspe
     src_path = child(path, "evidence_sources")
     if "evidence_sources" in po:
         if not isinstance(sources, list):
-            ctx.add(src_path, "wrong_type", "evidence_sources is an array of source names")
+            ctx.add("wrong_type", src_path, "evidence_sources is an array of source names")
         else:
             for index, name in enumerate(sources):
                 if name not in EVIDENCE_SOURCE_NAMES:
                     ctx.add(
-                        child(src_path, index),
                         "evidence_source_unknown",
+                        child(src_path, index),
                         f"{name!r} is not an evidence source",
                     )
                 elif name in result.declared:
-                    ctx.add(child(src_path, index), "duplicate_entry", f"{name!r} is listed twice")
+                    ctx.add("duplicate_entry", child(src_path, index), f"{name!r} is listed twice")
                 else:
                     result.declared.add(name)
     if ctx.version < 4:
@@ -148,7 +151,7 @@ def check_inspection(ctx: ReturnContext, po: dict[str, Any], path: str) -> Inspe
     rec_path = child(path, "source_inspection")
     if not isinstance(records, list):
         if "source_inspection" in po:
-            ctx.add(rec_path, "wrong_type", "source_inspection is an array of receipts")
+            ctx.add("wrong_type", rec_path, "source_inspection is an array of receipts")
         return result
     record_sources: set[str] = set()
     for index, record in enumerate(records):
@@ -159,7 +162,7 @@ def check_inspection(ctx: ReturnContext, po: dict[str, Any], path: str) -> Inspe
             or record["source"] not in INSPECTION_FIELDS
         ):
             ctx.add(
-                r_path, "inspection_record_shape", "each receipt is an object naming a known source"
+                "inspection_record_shape", r_path, "each receipt is an object naming a known source"
             )
             continue
         source = record["source"]
@@ -171,19 +174,19 @@ def check_inspection(ctx: ReturnContext, po: dict[str, Any], path: str) -> Inspe
                 else "inspection_record_shape"
             )
             ctx.add(
-                child(r_path, key), code, f"{key!r} is not a worker field of a {source} receipt"
+                code, child(r_path, key), f"{key!r} is not a worker field of a {source} receipt"
             )
         for key in sorted(INSPECTION_FIELDS[source] - set(record)):
             ctx.add(
-                child(r_path, key),
                 "inspection_record_shape",
+                child(r_path, key),
                 f"a {source} receipt requires {key!r}",
             )
         if source == COMPARISON:
             _check_comparison_record(ctx, r_path, record, result)
             continue
         if source in result.ranges:
-            ctx.add(r_path, "inspection_duplicate_source", f"{source} has more than one receipt")
+            ctx.add("inspection_duplicate_source", r_path, f"{source} has more than one receipt")
             continue
         key = RANGE_KEY[source]
         if key not in record:
@@ -197,8 +200,8 @@ def check_inspection(ctx: ReturnContext, po: dict[str, Any], path: str) -> Inspe
                 slack = VIDEO_TOLERANCE_SECONDS if source == "delivery_video" else 0
                 if ranges[-1][1] > bound + slack:
                     ctx.add(
-                        child(r_path, key),
                         "range_exceeds_artifact",
+                        child(r_path, key),
                         f"the ranges reach {ranges[-1][1]} but the artifact ends at {bound}",
                     )
                 elif range_complete(source, ranges, bound):
@@ -207,14 +210,14 @@ def check_inspection(ctx: ReturnContext, po: dict[str, Any], path: str) -> Inspe
         missing = sorted(group - result.inspected)
         if missing:
             ctx.add(
-                rec_path,
                 "comparison_group_invalid",
+                rec_path,
                 f"compared sources {missing} have no range receipt",
             )
     if "evidence_sources" in po and isinstance(sources, list) and record_sources != result.declared:
         ctx.add(
-            src_path,
             "inspection_sources_mismatch",
+            src_path,
             f"evidence_sources {sorted(result.declared)} must "
             f"equal the receipt sources {sorted(record_sources)}",
         )
@@ -249,22 +252,22 @@ def _check_comparison_record(
     scope = record.get("comparison_scope")
     if scope not in ("full", "partial"):
         ctx.add(
-            child(r_path, "comparison_scope"),
             "inspection_record_shape",
+            child(r_path, "comparison_scope"),
             "comparison_scope is full or partial",
         )
     if not is_source_group(used):
         ctx.add(
-            child(r_path, "evidence_sources_used"),
             "comparison_group_invalid",
+            child(r_path, "evidence_sources_used"),
             "a comparison names two or more distinct underlying sources (never source_comparison)",
         )
         return
     group = frozenset(used)
     if group in result.groups:
         ctx.add(
-            r_path,
             "comparison_group_invalid",
+            r_path,
             "comparison records must name distinct underlying groups",
         )
         return

@@ -12,6 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from rvault_contracts.strict_json import is_integer as is_int
+from rvault_contracts.strict_json import is_nonblank_string as is_text
+from rvault_contracts.strict_json import json_path as child
+
 from rvault_returns_persistence.catalog import CatalogEntry
 from rvault_returns_persistence.checks_citations import check_citation, locates
 from rvault_returns_persistence.checks_inspection import (
@@ -26,7 +30,6 @@ from rvault_returns_persistence.gates import (
     group_satisfies,
     source_satisfies,
 )
-from rvault_returns_persistence.issues import child, is_int, is_text
 from rvault_returns_persistence.vocabulary import (
     COMPARISON,
     CONFIDENCES,
@@ -68,7 +71,7 @@ def check_pattern_observations(ctx: ReturnContext) -> None:
     if "pattern_observations" not in ctx.ret or ctx.version == 1:
         return
     if not isinstance(po, dict):
-        ctx.add(path, "wrong_type", "pattern_observations must be an object")
+        ctx.add("wrong_type", path, "pattern_observations must be an object")
         return
     allowed = _allowed_keys(ctx.version)
     required = (
@@ -78,7 +81,7 @@ def check_pattern_observations(ctx: ReturnContext) -> None:
     )
     for key in sorted(required - set(po)):
         ctx.add(
-            child(path, key), "missing_required_field", f"pattern_observations requires {key!r}"
+            "missing_required_field", child(path, key), f"pattern_observations requires {key!r}"
         )
     if ctx.version >= 4:
         for key in sorted(set(po) - allowed):
@@ -88,13 +91,13 @@ def check_pattern_observations(ctx: ReturnContext) -> None:
                 else "unknown_field"
             )
             ctx.add(
-                child(path, key), code, f"{key!r} is not a worker field of return v{ctx.version}"
+                code, child(path, key), f"{key!r} is not a worker field of return v{ctx.version}"
             )
     inspection = check_inspection(ctx, po, path)
     if ctx.untrusted_video and "static_slides" in inspection.declared:
         ctx.add(
-            child(path, "evidence_sources"),
             "untrusted_manifest_static_slides",
+            child(path, "evidence_sources"),
             "an untrusted video-extraction manifest is context only; do not list static_slides",
         )
     detected = _check_detections(ctx, po, path, inspection)
@@ -114,9 +117,9 @@ def _record_keys(
 ) -> None:
     for key in sorted(set(record) - required - optional):
         code = "engine_owned_field" if key in ENGINE_RECORD_FIELDS else "unknown_field"
-        ctx.add(child(r_path, key), code, f"{key!r} is not a worker field of this record")
+        ctx.add(code, child(r_path, key), f"{key!r} is not a worker field of this record")
     for key in sorted(required - set(record)):
-        ctx.add(child(r_path, key), "missing_required_field", f"this record requires {key!r}")
+        ctx.add("missing_required_field", child(r_path, key), f"this record requires {key!r}")
 
 
 def _check_sourced_record(
@@ -140,86 +143,86 @@ def _check_sourced_record(
     group: frozenset[str] | None = None
     strict = ctx.version >= 4
     if source not in EVIDENCE_SOURCE_NAMES:
-        ctx.add(s_path, "evidence_source_unknown", f"{source!r} is not an evidence source")
+        ctx.add("evidence_source_unknown", s_path, f"{source!r} is not an evidence source")
         return
     if not strict:
         # v2/v3 replay predates source gates and citations: keep it replayable, never current.
         if not is_text(record.get("evidence")):
             ctx.add(
-                child(r_path, "evidence"),
                 "evidence_empty",
+                child(r_path, "evidence"),
                 "evidence is a concise non-empty explanation",
             )
         if not isinstance(record.get("evidence_citations", []), list):
             ctx.add(
-                child(r_path, "evidence_citations"), "wrong_type", "evidence_citations is an array"
+                "wrong_type", child(r_path, "evidence_citations"), "evidence_citations is an array"
             )
         return
     if source == COMPARISON:
         if "evidence_sources_used" not in record:
             if strict:
                 ctx.add(
-                    child(r_path, "evidence_sources_used"),
                     "comparison_sources_used_required",
+                    child(r_path, "evidence_sources_used"),
                     "a source_comparison record names its exact qualifying group",
                 )
         elif not is_source_group(used):
             ctx.add(
-                child(r_path, "evidence_sources_used"),
                 "comparison_group_invalid",
+                child(r_path, "evidence_sources_used"),
                 "evidence_sources_used is two or more distinct underlying sources",
             )
         else:
             group = frozenset(used)
             if group not in entry.comparison_groups:
                 ctx.add(
-                    child(r_path, "evidence_sources_used"),
                     "comparison_group_not_qualifying",
+                    child(r_path, "evidence_sources_used"),
                     f"{entry.id} qualifies only {[sorted(g) for g in entry.comparison_groups]}",
                 )
             elif strict and group not in inspection.groups:
                 ctx.add(
-                    child(r_path, "evidence_sources_used"),
                     "comparison_not_inspected",
+                    child(r_path, "evidence_sources_used"),
                     "no source_comparison receipt names this group",
                 )
             elif not group_satisfies(gate, group):
                 ctx.add(
-                    s_path,
                     "evidence_source_gate_unsatisfied",
+                    s_path,
                     f"the group does not satisfy the {gate_kind} gate",
                 )
     else:
         if "evidence_sources_used" in record:
             ctx.add(
-                child(r_path, "evidence_sources_used"),
                 "comparison_sources_used_forbidden",
+                child(r_path, "evidence_sources_used"),
                 "evidence_sources_used belongs only on source_comparison records",
             )
         if strict and source not in inspection.inspected:
-            ctx.add(s_path, "evidence_source_not_inspected", f"{source} has no inspection receipt")
+            ctx.add("evidence_source_not_inspected", s_path, f"{source} has no inspection receipt")
         elif not source_satisfies(
             gate, source, inspection.inspected if strict else inspection.declared
         ):
             ctx.add(
-                s_path,
                 "evidence_source_gate_unsatisfied",
+                s_path,
                 f"{source} does not satisfy the {gate_kind} gate of {entry.id}",
             )
     if not is_text(record.get("evidence")):
         ctx.add(
-            child(r_path, "evidence"),
             "evidence_empty",
+            child(r_path, "evidence"),
             "evidence is a concise non-empty explanation",
         )
     citations = record.get("evidence_citations")
     c_path = child(r_path, "evidence_citations")
     if not isinstance(citations, list):
-        ctx.add(c_path, "wrong_type", "evidence_citations is an array")
+        ctx.add("wrong_type", c_path, "evidence_citations is an array")
         return
     if not citations:
         if strict:
-            ctx.add(c_path, "citations_required", "every new record needs at least one citation")
+            ctx.add("citations_required", c_path, "every new record needs at least one citation")
         return
     if not strict:
         return
@@ -232,12 +235,12 @@ def _check_sourced_record(
         for member in sorted(group or ()):
             if not locates(cited, member):
                 ctx.add(
-                    c_path, "comparison_member_uncited", f"no citation locates proof from {member}"
+                    "comparison_member_uncited", c_path, f"no citation locates proof from {member}"
                 )
     elif not locates(cited, source):
         ctx.add(
-            c_path,
             "gate_source_citation_missing",
+            c_path,
             f"no citation locates proof from the gate source {source}",
         )
 
@@ -252,12 +255,12 @@ def _check_detections(
         if lane not in po:
             continue
         if not isinstance(records, list):
-            ctx.add(l_path, "wrong_type", f"{lane} is an array")
+            ctx.add("wrong_type", l_path, f"{lane} is an array")
             continue
         for index, record in enumerate(records):
             r_path = child(l_path, index)
             if not isinstance(record, dict):
-                ctx.add(r_path, "wrong_type", "a detection is an object")
+                ctx.add("wrong_type", r_path, "a detection is an object")
                 continue
             if ctx.version >= 4:
                 _record_keys(ctx, r_path, record, DETECTION_KEYS, DETECTION_OPTIONAL)
@@ -265,46 +268,46 @@ def _check_detections(
             entry = ctx.catalog.get(pid)
             if entry is None:
                 ctx.add(
-                    child(r_path, "pattern_id"), "pattern_unknown", f"{pid!r} is not a catalog id"
+                    "pattern_unknown", child(r_path, "pattern_id"), f"{pid!r} is not a catalog id"
                 )
                 continue
             if pid in detected:
                 ctx.add(
-                    child(r_path, "pattern_id"), "pattern_duplicate", f"{pid} is already detected"
+                    "pattern_duplicate", child(r_path, "pattern_id"), f"{pid} is already detected"
                 )
                 continue
             detected[pid] = lane
             if entry.type != polarity:
                 ctx.add(
-                    child(r_path, "pattern_id"),
                     "pattern_polarity_mismatch",
+                    child(r_path, "pattern_id"),
                     f"{pid} is an {entry.type}, not a {polarity}",
                 )
             if not entry.observable:
                 ctx.add(
-                    child(r_path, "pattern_id"),
                     "pattern_not_observable",
+                    child(r_path, "pattern_id"),
                     f"{pid} is observable: false",
                 )
                 continue
             if entry.pending_owner_review:
                 ctx.add(
-                    child(r_path, "pattern_id"),
                     "pattern_gate_pending",
+                    child(r_path, "pattern_id"),
                     f"{pid} has no owner-approved gate (source_gate_pending_owner_review)",
                 )
                 continue
             confidence = record.get("confidence")
             if confidence not in CONFIDENCES:
                 ctx.add(
-                    child(r_path, "confidence"),
                     "confidence_invalid",
+                    child(r_path, "confidence"),
                     "confidence is strong, moderate or weak",
                 )
             if "dimensions" in record and record["dimensions"] != list(entry.dimensions):
                 ctx.add(
-                    child(r_path, "dimensions"),
                     "dimensions_mismatch",
+                    child(r_path, "dimensions"),
                     "dimensions are catalog-owned; omit them or copy them in catalog order",
                 )
             _check_sourced_record(
@@ -330,22 +333,22 @@ def _check_assessments(
     a_path = child(path, "applicability_assessments")
     if not isinstance(records, list):
         if "applicability_assessments" in po:
-            ctx.add(a_path, "wrong_type", "applicability_assessments is an array")
+            ctx.add("wrong_type", a_path, "applicability_assessments is an array")
         records = []
     for index, record in enumerate(records):
         r_path = child(a_path, index)
         if not isinstance(record, dict):
-            ctx.add(r_path, "wrong_type", "an assessment is an object")
+            ctx.add("wrong_type", r_path, "an assessment is an object")
             continue
         _record_keys(ctx, r_path, record, ASSESSMENT_KEYS, ASSESSMENT_OPTIONAL)
         pid = record.get("pattern_id")
         entry = ctx.catalog.get(pid)
         if entry is None:
-            ctx.add(child(r_path, "pattern_id"), "pattern_unknown", f"{pid!r} is not a catalog id")
+            ctx.add("pattern_unknown", child(r_path, "pattern_id"), f"{pid!r} is not a catalog id")
             continue
         if pid in results:
             ctx.add(
-                child(r_path, "pattern_id"), "applicability_duplicate", f"{pid} is assessed twice"
+                "applicability_duplicate", child(r_path, "pattern_id"), f"{pid} is assessed twice"
             )
             continue
         if (
@@ -356,8 +359,8 @@ def _check_assessments(
             or not applicability_complete(entry.applicability_evaluable_from, inspection.capable)
         ):
             ctx.add(
-                child(r_path, "pattern_id"),
                 "applicability_unexpected",
+                child(r_path, "pattern_id"),
                 "assess only nondetected conditional entries whose applicability gate is complete",
             )
             continue
@@ -365,21 +368,21 @@ def _check_assessments(
         condition = record.get("condition_id")
         if result not in ("applicable", "not_applicable"):
             ctx.add(
-                child(r_path, "result"),
                 "applicability_result_invalid",
+                child(r_path, "result"),
                 "result is applicable or not_applicable",
             )
             continue
         if result == "not_applicable" and condition not in entry.conditions:
             ctx.add(
-                child(r_path, "condition_id"),
                 "applicability_condition_unknown",
+                child(r_path, "condition_id"),
                 f"a not_applicable result names one of {list(entry.conditions)}",
             )
         if result == "applicable" and "condition_id" in record:
             ctx.add(
-                child(r_path, "condition_id"),
                 "applicability_condition_forbidden",
+                child(r_path, "condition_id"),
                 "an applicable result names no condition",
             )
         results[pid] = result
@@ -419,7 +422,7 @@ def _check_not_evaluable(
     if "not_evaluable" not in po:
         return
     if not isinstance(records, list):
-        ctx.add(n_path, "wrong_type", "not_evaluable is an array")
+        ctx.add("wrong_type", n_path, "not_evaluable is an array")
         return
     if ctx.version < 4:
         return
@@ -432,50 +435,50 @@ def _check_not_evaluable(
     for index, record in enumerate(records):
         r_path = child(n_path, index)
         if not isinstance(record, dict):
-            ctx.add(r_path, "wrong_type", "a not_evaluable row is an object")
+            ctx.add("wrong_type", r_path, "a not_evaluable row is an object")
             continue
         _record_keys(ctx, r_path, record, frozenset({"pattern_id", "reason_code"}), frozenset())
         pid = record.get("pattern_id")
         entry = ctx.catalog.get(pid)
         if entry is None:
-            ctx.add(child(r_path, "pattern_id"), "pattern_unknown", f"{pid!r} is not a catalog id")
+            ctx.add("pattern_unknown", child(r_path, "pattern_id"), f"{pid!r} is not a catalog id")
             continue
         if not entry.observable:
             ctx.add(
-                child(r_path, "pattern_id"), "pattern_not_observable", f"{pid} is observable: false"
+                "pattern_not_observable", child(r_path, "pattern_id"), f"{pid} is observable: false"
             )
             continue
         if pid in rows:
             ctx.add(
-                child(r_path, "pattern_id"), "not_evaluable_duplicate", f"{pid} is listed twice"
+                "not_evaluable_duplicate", child(r_path, "pattern_id"), f"{pid} is listed twice"
             )
             continue
         reason = record.get("reason_code")
         rows[pid] = reason if isinstance(reason, str) else ""
         if pid in detected:
             ctx.add(
-                child(r_path, "pattern_id"), "pattern_in_multiple_lanes", f"{pid} is also detected"
+                "pattern_in_multiple_lanes", child(r_path, "pattern_id"), f"{pid} is also detected"
             )
             continue
         if reason not in reasons:
             ctx.add(
-                child(r_path, "reason_code"),
                 "not_evaluable_reason_unknown",
+                child(r_path, "reason_code"),
                 f"reason_code must be one of {list(reasons)}",
             )
             continue
         expected = expected_reason(entry, ctx.version, inspection, assessments)
         if expected is None:
             ctx.add(
-                r_path,
                 "not_evaluable_unexpected",
+                r_path,
                 f"{pid} is evaluable from the inspected sources; "
                 "report it detected or leave it undetected",
             )
         elif reason != expected:
             ctx.add(
-                child(r_path, "reason_code"),
                 "not_evaluable_reason_mismatch",
+                child(r_path, "reason_code"),
                 f"{pid} requires reason_code {expected}",
             )
     for entry in ctx.catalog.observable():
@@ -490,8 +493,8 @@ def _check_not_evaluable(
         )
         if unassessed:
             ctx.add(
-                child(path, "applicability_assessments"),
                 "applicability_missing",
+                child(path, "applicability_assessments"),
                 f"{entry.id} needs exactly one applicability "
                 "assessment (its applicability gate is complete)",
             )
@@ -503,8 +506,8 @@ def _check_not_evaluable(
             continue
         if entry.id not in rows and expected is not None:
             ctx.add(
-                n_path,
                 "not_evaluable_missing",
+                n_path,
                 f"{entry.id} must be listed with reason_code {expected}; it cannot count as absent",
             )
 
@@ -517,8 +520,8 @@ def _check_score(ctx: ReturnContext, po: dict[str, Any], path: str) -> None:
     keys = {"patterns_used", "antipatterns_detected", "score"}
     if not isinstance(score, dict) or set(score) != keys or not all(is_int(score[k]) for k in keys):
         ctx.add(
-            s_path,
             "pattern_score_shape",
+            s_path,
             "pattern_score is exactly {patterns_used, antipatterns_detected, score} integers",
         )
         return
@@ -532,7 +535,7 @@ def _check_score(ctx: ReturnContext, po: dict[str, Any], path: str) -> None:
         or score["score"] != p - a
     ):
         ctx.add(
-            s_path,
             "pattern_score_mismatch",
+            s_path,
             f"expected patterns_used {p}, antipatterns_detected {a}, score {p - a}",
         )

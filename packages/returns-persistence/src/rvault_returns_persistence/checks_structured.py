@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from rvault_contracts.strict_json import is_integer as is_int
+from rvault_contracts.strict_json import is_nonblank_string as is_text
+from rvault_contracts.strict_json import json_path as child
+
 from rvault_returns_persistence.context import ReturnContext
-from rvault_returns_persistence.issues import child, is_int, is_text
 from rvault_returns_persistence.vocabulary import (
     AUTHORED_SLIDE_FIELDS,
     CONTENT_TYPES,
@@ -41,7 +44,7 @@ def check_structured(ctx: ReturnContext) -> None:
     if "structured_data" not in ctx.ret:
         return
     if not isinstance(data, dict):
-        ctx.add(path, "wrong_type", "structured_data must be an object")
+        ctx.add("wrong_type", path, "structured_data must be an object")
         return
     if ctx.version == 1:
         return
@@ -50,17 +53,17 @@ def check_structured(ctx: ReturnContext) -> None:
         if key in STRUCTURED_SCALARS:
             if not _kind_ok(STRUCTURED_SCALARS[key], value):
                 ctx.add(
-                    key_path,
                     "structured_field_type",
+                    key_path,
                     f"{key} must be a {STRUCTURED_SCALARS[key].replace('_', ' ')}",
                 )
         elif key in STRUCTURED_OBJECTS:
             if not isinstance(value, dict):
-                ctx.add(key_path, "structured_field_type", f"{key} is a registered snapshot object")
+                ctx.add("structured_field_type", key_path, f"{key} is a registered snapshot object")
         else:
             ctx.add(
-                key_path,
                 "structured_field_unregistered",
+                key_path,
                 f"{key!r} has no registered snapshot policy; put "
                 "additive data under structured_data.extensions",
             )
@@ -71,8 +74,8 @@ def check_structured(ctx: ReturnContext) -> None:
         for key in AUTHORED_SLIDE_FIELDS:
             if key in data:
                 ctx.add(
-                    child(path, key),
                     "untrusted_manifest_authored_field",
+                    child(path, key),
                     "an untrusted or missing video-extraction "
                     "manifest cannot supply authored-slide evidence",
                 )
@@ -83,19 +86,19 @@ def _check_co_presenters(ctx: ReturnContext, path: str, data: dict[str, Any]) ->
     names = data.get("co_presenters")
     if flag is True and not (isinstance(names, list) and names and all(is_text(n) for n in names)):
         ctx.add(
-            child(path, "co_presenters"),
             "co_presenters_required",
+            child(path, "co_presenters"),
             "co_presenter true requires non-empty co_presenters names",
         )
     if flag is False and isinstance(names, list) and names:
         ctx.add(
-            child(path, "co_presenters"),
             "co_presenters_inconsistent",
+            child(path, "co_presenters"),
             "co_presenter false cannot list co-presenters",
         )
     if isinstance(names, list) and len(set(n for n in names if isinstance(n, str))) != len(names):
         ctx.add(
-            child(path, "co_presenters"), "duplicate_entry", "co_presenters names must be distinct"
+            "duplicate_entry", child(path, "co_presenters"), "co_presenters names must be distinct"
         )
 
 
@@ -105,22 +108,22 @@ def _check_image_sources(ctx: ReturnContext, path: str, data: dict[str, Any]) ->
         for key, value in dist.items():
             if not key.strip() or not is_int(value) or value < 0:
                 ctx.add(
-                    child(child(path, "image_source_distribution"), key),
                     "image_source_distribution_invalid",
+                    child(child(path, "image_source_distribution"), key),
                     "image_source_distribution maps non-empty "
                     "provenance classes to non-negative integer counts",
                 )
         if not is_text(data.get("image_source_distribution_basis")):
             ctx.add(
-                child(path, "image_source_distribution_basis"),
                 "image_source_distribution_basis_required",
+                child(path, "image_source_distribution_basis"),
                 "the distribution needs a non-empty basis (unit, "
                 "dominance rule, provenance evidence, unknown rule)",
             )
     elif "image_source_distribution_basis" in data and "image_source_distribution" not in data:
         ctx.add(
-            child(path, "image_source_distribution_basis"),
             "image_source_distribution_basis_orphan",
+            child(path, "image_source_distribution_basis"),
             "the basis and the distribution form one dependent group",
         )
 
@@ -132,19 +135,19 @@ def _check_ledger(ctx: ReturnContext, path: str, data: dict[str, Any]) -> None:
     rows = data["per_slide_visual"]
     count = data.get("slide_count")
     if not isinstance(rows, list):
-        ctx.add(ledger_path, "structured_field_type", "per_slide_visual is an array of slide rows")
+        ctx.add("structured_field_type", ledger_path, "per_slide_visual is an array of slide rows")
         return
     if not is_int(count) or count < 1:
         ctx.add(
-            child(path, "slide_count"),
             "ledger_slide_count_required",
+            child(path, "slide_count"),
             "per_slide_visual requires a positive integer slide_count",
         )
         return
     if len(rows) != count:
         ctx.add(
-            ledger_path,
             "ledger_incomplete",
+            ledger_path,
             f"the ledger needs exactly {count} rows, one per slide",
         )
     backgrounds: list[Any] = []
@@ -153,59 +156,59 @@ def _check_ledger(ctx: ReturnContext, path: str, data: dict[str, Any]) -> None:
         row_path = child(ledger_path, index)
         if not isinstance(row, dict):
             ctx.add(
-                row_path, "ledger_row_keys", "each ledger row is an object with the seven row keys"
+                "ledger_row_keys", row_path, "each ledger row is an object with the seven row keys"
             )
             continue
         if set(row) != set(LEDGER_ROW_KEYS):
             extra = sorted(set(row) - set(LEDGER_ROW_KEYS))
             missing = sorted(set(LEDGER_ROW_KEYS) - set(row))
             ctx.add(
-                row_path,
                 "ledger_row_keys",
+                row_path,
                 "row keys are exactly the seven documented "
                 f"keys (extra {extra}, missing {missing})",
             )
         if row.get("slide_number") != index + 1 or not is_int(row.get("slide_number")):
             ctx.add(
-                child(row_path, "slide_number"),
                 "ledger_incomplete",
+                child(row_path, "slide_number"),
                 f"row {index + 1} must carry slide_number {index + 1}",
             )
         if not is_text(row.get("background_color_name")):
             ctx.add(
-                child(row_path, "background_color_name"),
                 "ledger_row_type",
+                child(row_path, "background_color_name"),
                 "background_color_name is a non-empty label",
             )
         if row.get("content_type") not in CONTENT_TYPES:
             ctx.add(
-                child(row_path, "content_type"),
                 "ledger_vocabulary",
+                child(row_path, "content_type"),
                 "content_type is outside the closed vocabulary",
             )
         if row.get("image_composition") not in IMAGE_COMPOSITIONS:
             ctx.add(
-                child(row_path, "image_composition"),
                 "ledger_vocabulary",
+                child(row_path, "image_composition"),
                 "image_composition is outside the closed vocabulary",
             )
         for flag in ("has_speech_bubble", "has_starburst", "has_footer"):
             if flag in row and not isinstance(row[flag], bool):
-                ctx.add(child(row_path, flag), "ledger_row_type", f"{flag} is a boolean")
+                ctx.add("ledger_row_type", child(row_path, flag), f"{flag} is a boolean")
         backgrounds.append(row.get("background_color_name"))
         memes += row.get("content_type") in ("meme_only", "meme_with_text")
     sequence = data.get("background_color_sequence")
     if isinstance(sequence, list) and sequence != backgrounds:
         ctx.add(
-            child(path, "background_color_sequence"),
             "background_sequence_mismatch",
+            child(path, "background_color_sequence"),
             "background_color_sequence must reproduce the ledger's background labels in order",
         )
     meme_count = data.get("meme_count")
     if is_int(meme_count) and meme_count != memes:
         ctx.add(
-            child(path, "meme_count"),
             "meme_count_mismatch",
+            child(path, "meme_count"),
             f"meme_count must equal the {memes} meme rows of the ledger",
         )
 
@@ -216,18 +219,18 @@ def check_verbatim(ctx: ReturnContext) -> None:
     if "verbatim_examples" not in ctx.ret:
         return
     if not isinstance(data, dict):
-        ctx.add(path, "wrong_type", "verbatim_examples must be an object")
+        ctx.add("wrong_type", path, "verbatim_examples must be an object")
         return
     if ctx.version == 1:
         return
     for key, value in data.items():
         if key not in VERBATIM_LANES:
             ctx.add(
-                child(path, key),
                 "verbatim_lane_unknown",
+                child(path, key),
                 f"{key!r} is not one of the six verbatim lanes",
             )
         elif not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             ctx.add(
-                child(path, key), "verbatim_lane_type", "a verbatim lane is an array of strings"
+                "verbatim_lane_type", child(path, key), "a verbatim lane is an array of strings"
             )

@@ -8,8 +8,9 @@ and cleared, so an older trusted deck path cannot survive the merge.
 
 from __future__ import annotations
 
+from rvault_contracts.strict_json import json_path as child
+
 from rvault_returns_persistence.context import ReturnContext
-from rvault_returns_persistence.issues import child
 
 
 def check_video_extraction(ctx: ReturnContext) -> None:
@@ -25,8 +26,8 @@ def check_video_extraction(ctx: ReturnContext) -> None:
     )
     if verdict is not None and verdict.problems:
         ctx.add(
-            m_path,
             "video_manifest_invalid",
+            m_path,
             f"`rvault-video validate` refuses this manifest (status {verdict.status}): "
             + "; ".join(verdict.problems[:5]),
         )
@@ -36,8 +37,8 @@ def check_video_extraction(ctx: ReturnContext) -> None:
         and verdict.source_video_id != youtube_id
     ):
         ctx.add(
-            child(m_path, "source_video_id"),
             "video_manifest_identity_mismatch",
+            child(m_path, "source_video_id"),
             "the manifest's source_video_id must be the claimed talk's youtube_id",
         )
     promoted = (
@@ -50,15 +51,15 @@ def check_video_extraction(ctx: ReturnContext) -> None:
     if ctx.status == "processed":
         if "video_extraction" not in structured:
             ctx.add(
-                m_path,
                 "video_manifest_required",
+                m_path,
                 "structured_data.video_extraction is missing: processed video_extracted needs "
                 "the complete v3 manifest rvault-video wrote for this talk, copied unchanged",
             )
         elif verdict is not None and verdict.valid and not verdict.trusted:
             ctx.add(
-                m_path,
                 "video_manifest_untrusted",
+                m_path,
                 f"`rvault-video validate` reports this manifest {verdict.status} but trusted "
                 "false: its slide_region is not a verified manual crop with review_required "
                 "false; review the crop with rvault-video, or return processed_partial without "
@@ -71,34 +72,34 @@ def check_video_extraction(ctx: ReturnContext) -> None:
             and verdict.source_video_id == youtube_id
         ):
             ctx.add(
-                l_path,
                 "video_artifact_not_promoted",
+                l_path,
                 f"processed video_extracted needs the promoted {expected_path} in the vault",
             )
         if "slides_local_path" not in ret:
             ctx.add(
-                l_path,
                 "slides_local_path_required",
+                l_path,
                 f"processed video_extracted requires slides_local_path {expected_path}",
             )
         elif ret["slides_local_path"] != expected_path:
             ctx.add(
-                l_path, "slides_local_path_mismatch", f"slides_local_path must be {expected_path}"
+                "slides_local_path_mismatch", l_path, f"slides_local_path must be {expected_path}"
             )
         return
     if not promoted:
         if "slides_local_path" in ret:
             ctx.add(
-                l_path,
                 "slides_local_path_forbidden",
+                l_path,
                 "without a promoted trusted artifact, omit slides_local_path",
             )
         clear = ret.get("clear_fields")
         if not (isinstance(clear, list) and "slides_local_path" in clear):
             ctx.add(
-                child(ctx.path, "clear_fields"),
                 "slides_local_path_clear_required",
+                child(ctx.path, "clear_fields"),
                 "list slides_local_path in clear_fields so an older deck path cannot survive",
             )
     elif "slides_local_path" in ret and ret["slides_local_path"] != expected_path:
-        ctx.add(l_path, "slides_local_path_mismatch", f"slides_local_path must be {expected_path}")
+        ctx.add("slides_local_path_mismatch", l_path, f"slides_local_path must be {expected_path}")

@@ -7,9 +7,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from rvault_contracts.issues import Collector
+
 from rvault_returns_persistence.artifacts import TalkArtifacts, owner_readings
 from rvault_returns_persistence.catalog import Catalog
-from rvault_returns_persistence.issues import Collector
 from rvault_returns_persistence.quote_locator import NormalizedText
 from rvault_returns_persistence.video_manifest import ManifestVerdict
 
@@ -28,8 +29,8 @@ class ReturnContext:
     issues: Collector
     vault_root: Path = field(default=Path())
 
-    def add(self, path: str, code: str, message: str) -> None:
-        self.issues.add(path, code, message)
+    def add(self, code: str, path: str, message: str) -> None:
+        self.issues.add(code, path, message)
 
     @property
     def non_english(self) -> bool:

@@ -29,6 +29,7 @@ from typing import Any
 
 from rvault_contracts.canonical import payload_sha256
 from rvault_contracts.cli import Refusal
+from rvault_contracts.issues import Collector
 from rvault_contracts.writer import FaultHook
 from rvault_tracking_db import api as tracking
 
@@ -37,7 +38,6 @@ from rvault_returns_persistence.canonical_ledger import LedgerBuilder, stamp_met
 from rvault_returns_persistence.catalog import Catalog, load_catalog
 from rvault_returns_persistence.checks_inspection import check_inspection
 from rvault_returns_persistence.database import Database, database_error, from_read
-from rvault_returns_persistence.issues import Collector
 from rvault_returns_persistence.legacy_comparison import infer_groups
 from rvault_returns_persistence.merge import MergeResult, merge_processed
 from rvault_returns_persistence.validator import (

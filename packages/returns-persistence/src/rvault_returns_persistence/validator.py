@@ -16,6 +16,9 @@ from typing import Any
 
 from rvault_contracts import schemas
 from rvault_contracts.cli import Refusal
+from rvault_contracts.issues import Collector, Issue, render
+from rvault_contracts.strict_json import is_integer as is_int
+from rvault_contracts.strict_json import json_path as child
 from rvault_tracking_db import api as tracking
 
 from rvault_returns_persistence import artifacts as vault_artifacts
@@ -40,7 +43,6 @@ from rvault_returns_persistence.database import (
     claim_registered,
     claim_schema_problems,
 )
-from rvault_returns_persistence.issues import Collector, Issue, child, is_int
 from rvault_returns_persistence.refusals import HintedRefusal
 from rvault_returns_persistence.video_manifest import assess
 from rvault_returns_persistence.vocabulary import STATUSES
@@ -87,7 +89,7 @@ class Result:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "errors": [i.to_dict() for i in self.issues],
+            "errors": render(self.issues),
             "filename": self.filename,
             "ok": self.ok,
             "path": self.path,
@@ -103,8 +105,8 @@ def return_version(ret: dict[str, Any], issues: Collector, path: str) -> int | N
     value = ret["return_schema_version"]
     if not is_int(value) or value not in KNOWN_RETURN_VERSIONS:
         issues.add(
-            child(path, "return_schema_version"),
             "return_version_unknown",
+            child(path, "return_schema_version"),
             f"return_schema_version {value!r} is not a known version (1-5)",
         )
         return None
@@ -122,19 +124,19 @@ def _claim_compatible(
             else "claim_invalid"
         )
         ctx_issues.add(
-            child(path, "queue_claim"), code, f"active claim {problem.path}: {problem.message}"
+            code, child(path, "queue_claim"), f"active claim {problem.path}: {problem.message}"
         )
     if problems:
         return False
     version_of_claim = claim.get("schema_version", 1)
     for problem in claim_schema_problems(claim, version_of_claim):
-        ctx_issues.add(child(path, "queue_claim"), "claim_invalid", f"active claim {problem}")
+        ctx_issues.add("claim_invalid", child(path, "queue_claim"), f"active claim {problem}")
         return False
     allowed = tracking.authorized_return_versions(claim)
     if version not in allowed:
         ctx_issues.add(
-            child(path, "return_schema_version"),
             "claim_return_incompatible",
+            child(path, "return_schema_version"),
             f"the active claim (schema v{claim.get('schema_version')}) "
             f"authorizes only return versions {list(allowed)}",
         )
@@ -155,7 +157,7 @@ def _schema_backstop(ctx: ReturnContext) -> None:
         path = ctx.path + problem.path[1:]
         if any(path.startswith(p) or p.startswith(path) for p in covered):
             continue
-        ctx.add(path, "schema_violation", f"{problem.validator}: {problem.message}")
+        ctx.add("schema_violation", path, f"{problem.validator}: {problem.message}")
         covered.append(path)
 
 
@@ -197,7 +199,7 @@ def validate_return(
 ) -> Result:
     issues = Collector()
     if not isinstance(ret, dict):
-        issues.add(path, "return_not_object", "a return is a JSON object")
+        issues.add("return_not_object", path, "a return is a JSON object")
         return Result(
             path,
             None,
@@ -211,39 +213,39 @@ def validate_return(
     version = return_version(ret, issues, path)
 
     def done() -> Result:
-        ordered = sorted(set(issues.items))
+        ordered = issues.ordered()
         gen = scoring_generation.generation(ret, version, status, not ordered, catalog)
         return Result(path, filename, version, status, ordered, gen)
 
     if filename is None:
         issues.add(
-            child(path, "filename"), "missing_required_block", "filename names the talk's .md file"
+            "missing_required_block", child(path, "filename"), "filename names the talk's .md file"
         )
         return done()
     if filename in seen:
         issues.add(
-            child(path, "filename"),
             "duplicate_return",
+            child(path, "filename"),
             f"{filename} appears more than once in the batch",
         )
     seen.add(filename)
     talk = db.talk(filename)
     if talk is None:
         issues.add(
-            child(path, "filename"),
             "talk_not_found",
+            child(path, "filename"),
             f"{filename} is not exactly one talk of the database",
         )
         return done()
     if ret.get("status") not in STATUSES:
         issues.add(
-            child(path, "status"), "status_unknown", f"status must be one of {list(STATUSES)}"
+            "status_unknown", child(path, "status"), f"status must be one of {list(STATUSES)}"
         )
     claim = tracking.active_claim(talk)
     if claim is None:
         issues.add(
-            child(path, "queue_claim"),
             "claim_not_active",
+            child(path, "queue_claim"),
             "the talk has no active (claimed) queue claim",
         )
         return done()
@@ -269,7 +271,7 @@ def validate_return(
         for problem in tracking.check_terminal_status(
             status, talk, vault_root=vault_root, config=db.root.get("config")
         ):
-            issues.add(child(path, "status"), problem["code"], problem["message"])
+            issues.add(problem["code"], child(path, "status"), problem["message"])
         if "processed_date" in ret:
             check_processed_date(ctx, ret["processed_date"])
         return done()
@@ -301,8 +303,8 @@ def _batch_issues(db: Database, results: list[Result]) -> list[Issue]:
     if len(batches) > 1:
         issues.append(
             Issue(
-                "$",
                 "batch_mixed_identity",
+                "$",
                 f"the returns belong to {len(batches)} different batches",
             )
         )
@@ -312,8 +314,8 @@ def _batch_issues(db: Database, results: list[Result]) -> list[Issue]:
             missing = sorted(members - names)
             issues.append(
                 Issue(
-                    "$",
                     "batch_membership_mismatch",
+                    "$",
                     f"batch {run_id}/{batch_id} needs returns for "
                     f"exactly its live members; missing {missing}",
                 )
@@ -354,7 +356,7 @@ def _epoch_issues(db: Database, batches: set[tuple[str, str]]) -> list[Issue]:
     for (run_id, batch_id), members in sorted(grouped.items()):
         for problem in tracking.epoch_issues(members):
             issues.append(
-                Issue("$", "batch_epoch_invalid", f"batch {run_id}/{batch_id}: {problem.message}")
+                Issue("batch_epoch_invalid", "$", f"batch {run_id}/{batch_id}: {problem.message}")
             )
     return issues
 
@@ -401,7 +403,7 @@ def validate_batch(
             issues = [
                 *result.issues,
                 Issue(
-                    path, "batch_key_mismatch", "an object batch is keyed by each return's filename"
+                    "batch_key_mismatch", path, "an object batch is keyed by each return's filename"
                 ),
             ]
             generation = scoring_generation.generation(
@@ -418,10 +420,10 @@ def validate_batch(
         batch_errors = [i for i in batch_errors if i.code not in MEMBER_WARNING_CODES]
     ok = bool(results) and not batch_errors and all(r.ok for r in results)
     if not results:
-        batch_errors.append(Issue("$", "batch_empty", "the batch holds no returns"))
+        batch_errors.append(Issue("batch_empty", "$", "the batch holds no returns"))
     report: dict[str, Any] = {
-        "batch_errors": [i.to_dict() for i in sorted(batch_errors)],
-        "batch_warnings": [i.to_dict() for i in sorted(batch_warnings)],
+        "batch_errors": render(sorted(batch_errors, key=Issue.sort_key)),
+        "batch_warnings": render(sorted(batch_warnings, key=Issue.sort_key)),
         "catalog": {**catalog.summary(), "source": catalog_label},
         "ok": ok,
         "pattern_scoring_generations": [

@@ -19,11 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from rvault_contracts.canonical import sha256_bytes
-from rvault_contracts.strict_json import StrictJSONError, loads_strict
+from rvault_contracts.strict_json import StrictJSONError, is_number, loads_strict
 from rvault_contracts.writer import WriterError, read_snapshot
 
 from rvault_returns_persistence.artifacts import TalkArtifacts, _regular_file, owner_readings
-from rvault_returns_persistence.issues import is_number
 from rvault_returns_persistence.quote_locator import NormalizedText
 from rvault_returns_persistence.refusals import HintedRefusal
 
