@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 from _support import CASES_DIR, load_cases
+from rvault_contracts.issues import Collector
 from rvault_contracts.schemas import is_valid, registry
 from rvault_testkit.tracking_db.samples import example_database, example_talk
 from rvault_tracking_db.assessment import assess_database
 from rvault_tracking_db.assessment.config import assess_config
-from rvault_tracking_db.assessment.model import Issues
 from rvault_tracking_db.assessment.pptx import assess_pptx
 from rvault_tracking_db.assessment.records import (
     assess_confirmed_intent,
@@ -35,7 +35,7 @@ from rvault_tracking_db.assessment.talks import _deep_claim_checker, assess_talk
 
 def _record(assess: Callable[..., Any]) -> Callable[[Any, int], bool]:
     def check(document: Any, version: int) -> bool:
-        issues = Issues()
+        issues = Collector()
         if assess is assess_talk:
             assess(document, "$", issues, missing_version=1, claim_checker=_deep_claim_checker())
         elif assess is assess_config:
@@ -43,7 +43,7 @@ def _record(assess: Callable[..., Any]) -> Callable[[Any, int], bool]:
         else:
             assess(document, "$", issues, missing_version=1)
         resolved = document.get("schema_version", 1) if isinstance(document, dict) else None
-        return not [i for i in issues.items if i.severity == "fatal"] and resolved == version
+        return not issues.has_errors and resolved == version
 
     return check
 

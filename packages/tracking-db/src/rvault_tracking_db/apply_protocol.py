@@ -41,6 +41,7 @@ from typing import Any
 
 from rvault_contracts.canonical import is_sha256_hex, sha256_bytes
 from rvault_contracts.cli import Refusal
+from rvault_contracts.issues import Issue
 from rvault_contracts.writer import (
     FaultHook,
     WriteReport,
@@ -50,7 +51,6 @@ from rvault_contracts.writer import (
     writer_lock,
 )
 
-from rvault_tracking_db.assessment import Issue
 from rvault_tracking_db.reader import ReadResult, read_database
 
 MISSING = "missing"

@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from rvault_contracts.cli import Refusal, printable
+from rvault_contracts.issues import Issue
 from rvault_contracts.strict_json import StrictJSONError
 from rvault_contracts.writer import Snapshot, WriterError, read_snapshot
 
-from rvault_tracking_db.assessment import Assessment, Issue, assess_database
+from rvault_tracking_db.assessment import Assessment, assess_database
 from rvault_tracking_db.assessment.storage_path import database_parent
 from rvault_tracking_db.decoding import decode_database
 

@@ -6,7 +6,7 @@ unsupported is no usable prior state and is never read with an older
 identity.
 """
 
-from rvault_tracking_db.assessment.model import Assessment, Issue
+from rvault_tracking_db.assessment.model import Assessment
 from rvault_tracking_db.assessment.root import (
     CURRENT_ROOT_VERSION,
     OWNED_ARRAYS,
@@ -19,6 +19,5 @@ __all__ = [
     "OWNED_ARRAYS",
     "STATE_FIELDS",
     "Assessment",
-    "Issue",
     "assess_database",
 ]

@@ -11,7 +11,9 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rvault_tracking_db.assessment.model import Issues, child, is_int, json_type
+from rvault_contracts.issues import Collector
+
+from rvault_tracking_db.assessment.model import child, is_int, json_type
 
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # Timezone-aware ISO-8601 timestamp: a date, a time and an explicit offset.
@@ -31,7 +33,7 @@ def version_of(
     record: Mapping[str, Any],
     path: str,
     supported: Iterable[int],
-    issues: Issues,
+    issues: Collector,
     *,
     missing: int | None,
     what: str,
@@ -44,41 +46,41 @@ def version_of(
     """
     if "schema_version" not in record:
         if missing is None:
-            issues.fatal(
+            issues.add(
                 MISSING_VERSION, child(path, "schema_version"), f"{what} needs schema_version"
             )
         return missing
     value = record["schema_version"]
     vpath = child(path, "schema_version")
     if not is_int(value):
-        issues.fatal(
+        issues.add(
             INVALID_VERSION,
             vpath,
             f"{what} schema_version must be an integer, not {json_type(value)}",
         )
         return None
     if value == 0:
-        issues.fatal(
+        issues.add(
             ZERO_SENTINEL, vpath, f"{what} schema_version 0 is an explicit sentinel, not a version"
         )
         return None
     if value not in set(supported):
-        issues.fatal(UNSUPPORTED, vpath, f"{what} schema_version {value} is not supported")
+        issues.add(UNSUPPORTED, vpath, f"{what} schema_version {value} is not supported")
         return None
     return value
 
 
-def require_object(value: Any, path: str, issues: Issues, what: str) -> bool:
+def require_object(value: Any, path: str, issues: Collector, what: str) -> bool:
     if isinstance(value, dict):
         return True
-    issues.fatal(WRONG_TYPE, path, f"{what} must be an object, not {json_type(value)}")
+    issues.add(WRONG_TYPE, path, f"{what} must be an object, not {json_type(value)}")
     return False
 
 
 def closed_fields(
     record: Mapping[str, Any],
     path: str,
-    issues: Issues,
+    issues: Collector,
     *,
     required: Iterable[str],
     optional: Iterable[str] = (),
@@ -88,19 +90,17 @@ def closed_fields(
     allowed = set(required) | set(optional)
     for key in record:
         if key not in allowed:
-            issues.fatal(
-                UNKNOWN_FIELD, child(path, key), f"{what} does not allow the field {key!r}"
-            )
+            issues.add(UNKNOWN_FIELD, child(path, key), f"{what} does not allow the field {key!r}")
     for key in required:
         if key not in record:
-            issues.fatal(MISSING_FIELD, child(path, key), f"{what} requires the field {key!r}")
+            issues.add(MISSING_FIELD, child(path, key), f"{what} requires the field {key!r}")
 
 
 def check_type(
     record: Mapping[str, Any],
     key: str,
     path: str,
-    issues: Issues,
+    issues: Collector,
     kinds: tuple[str, ...],
 ) -> bool:
     """Check ``record[key]`` (when present) has one of the JSON ``kinds``."""
@@ -110,12 +110,12 @@ def check_type(
     kind = json_type(value)
     if kind in kinds:
         return True
-    issues.fatal(WRONG_TYPE, child(path, key), f"{key} must be {' or '.join(kinds)}, not {kind}")
+    issues.add(WRONG_TYPE, child(path, key), f"{key} must be {' or '.join(kinds)}, not {kind}")
     return False
 
 
 def check_nonempty_string(
-    record: Mapping[str, Any], key: str, path: str, issues: Issues, *, nullable: bool = False
+    record: Mapping[str, Any], key: str, path: str, issues: Collector, *, nullable: bool = False
 ) -> None:
     if key not in record:
         return
@@ -123,14 +123,14 @@ def check_nonempty_string(
     if value is None and nullable:
         return
     if not isinstance(value, str) or not value.strip():
-        issues.fatal(INVALID_VALUE, child(path, key), f"{key} must be a non-empty string")
+        issues.add(INVALID_VALUE, child(path, key), f"{key} must be a non-empty string")
 
 
 def check_enum(
     record: Mapping[str, Any],
     key: str,
     path: str,
-    issues: Issues,
+    issues: Collector,
     allowed: Iterable[Any],
     *,
     nullable: bool = False,
@@ -141,11 +141,11 @@ def check_enum(
     if value is None and nullable:
         return
     if not isinstance(value, str) or value not in set(allowed):
-        issues.fatal(INVALID_VALUE, child(path, key), f"{key} must be one of {sorted(allowed)}")
+        issues.add(INVALID_VALUE, child(path, key), f"{key} must be one of {sorted(allowed)}")
 
 
 def check_count(
-    record: Mapping[str, Any], key: str, path: str, issues: Issues, *, nullable: bool = False
+    record: Mapping[str, Any], key: str, path: str, issues: Collector, *, nullable: bool = False
 ) -> None:
     """A non-negative exact integer."""
     if key not in record:
@@ -154,33 +154,31 @@ def check_count(
     if value is None and nullable:
         return
     if not is_int(value) or value < 0:
-        issues.fatal(INVALID_VALUE, child(path, key), f"{key} must be a non-negative integer")
+        issues.add(INVALID_VALUE, child(path, key), f"{key} must be a non-negative integer")
 
 
 def check_string_list(
-    record: Mapping[str, Any], key: str, path: str, issues: Issues, *, unique: bool = False
+    record: Mapping[str, Any], key: str, path: str, issues: Collector, *, unique: bool = False
 ) -> None:
     if key not in record:
         return
     value = record[key]
     kpath = child(path, key)
     if not isinstance(value, list):
-        issues.fatal(WRONG_TYPE, kpath, f"{key} must be an array of strings")
+        issues.add(WRONG_TYPE, kpath, f"{key} must be an array of strings")
         return
     for index, item in enumerate(value):
         if not isinstance(item, str) or not item.strip():
-            issues.fatal(
-                INVALID_VALUE, child(kpath, index), f"{key} items must be non-empty strings"
-            )
+            issues.add(INVALID_VALUE, child(kpath, index), f"{key} items must be non-empty strings")
     if unique and len({v for v in value if isinstance(v, str)}) != len(value):
-        issues.fatal(INVALID_VALUE, kpath, f"{key} items must be unique")
+        issues.add(INVALID_VALUE, kpath, f"{key} items must be unique")
 
 
 def record_version(
     record: Any,
     path: str,
     supported: Iterable[int],
-    issues: Issues,
+    issues: Collector,
     *,
     missing: int | None,
     what: str,
@@ -195,7 +193,7 @@ def record_version(
 def closed_v1_record(
     record: Any,
     path: str,
-    issues: Issues,
+    issues: Collector,
     *,
     missing: int | None,
     name: str,

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from rvault_contracts.issues import Collector
+
 from rvault_tracking_db.assessment import checks, shapes
-from rvault_tracking_db.assessment.model import Issues, child
+from rvault_tracking_db.assessment.model import child
 from rvault_tracking_db.assessment.storage_path import storage_path_form_error
 
 CONFIG = "db-config"
@@ -38,7 +40,7 @@ _NULLABLE_STRINGS = shapes.typed(CONFIG, CURRENT_CONFIG_VERSION, "string", "null
 def assess_config(
     config: Any,
     path: str,
-    issues: Issues,
+    issues: Collector,
     *,
     missing_version: int | None,
     database_parent: str | None,
@@ -55,7 +57,7 @@ def assess_config(
     checks.check_string_list(config, "template_skip_patterns", path, issues)
     checks.check_count(config, "clarification_sessions_completed", path, issues)
     if version == 2 and "pptx_directory_exclusions" not in config:
-        issues.fatal(
+        issues.add(
             checks.MISSING_FIELD,
             child(path, "pptx_directory_exclusions"),
             "config v2 requires pptx_directory_exclusions",
@@ -66,7 +68,7 @@ def assess_config(
     return version
 
 
-def _assess_shownotes(config: dict[str, Any], path: str, issues: Issues) -> None:
+def _assess_shownotes(config: dict[str, Any], path: str, issues: Collector) -> None:
     if not checks.check_type(config, "shownotes", path, issues, ("object", "null")):
         return
     shownotes = config.get("shownotes")
@@ -85,7 +87,7 @@ def _assess_shownotes(config: dict[str, Any], path: str, issues: Issues) -> None
 
 
 def _assess_storage_path(
-    config: dict[str, Any], path: str, issues: Issues, database_parent: str | None
+    config: dict[str, Any], path: str, issues: Collector, database_parent: str | None
 ) -> None:
     if "vault_storage_path" not in config or config["vault_storage_path"] is None:
         return
@@ -93,10 +95,10 @@ def _assess_storage_path(
     vpath = child(path, "vault_storage_path")
     problem = storage_path_form_error(value)
     if problem is not None:
-        issues.fatal("invalid_vault_storage_path", vpath, problem)
+        issues.add("invalid_vault_storage_path", vpath, problem)
         return
     if database_parent is not None and value != database_parent:
-        issues.fatal(
+        issues.add(
             "vault_storage_path_mismatch",
             vpath,
             f"vault_storage_path {value!r} is not lexically the database parent "

@@ -1,47 +1,22 @@
 """Assessment results as values.
 
-An assessment never raises on bad data: it collects every issue with a stable
-code and the JSON path of the offending value, so the reader can refuse with
-the first fatal issue while the migration and mutation paths can explain all
-of them. ``fatal`` issues make the database unusable as prior state;
-``warning`` issues are per-record evidence trouble the spec says must not
-refuse the whole vault (a malformed PPTX visual-evidence receipt).
+An assessment never raises on bad data: its checks add every finding to one
+``rvault_contracts.issues.Collector`` (a stable code and the JSON path of the
+offending value), so the reader can refuse with the first fatal issue while
+the migration and mutation paths can explain all of them. Fatal issues
+(severity ``error``) make the database unusable as prior state; ``warning``
+issues are per-record evidence trouble the spec says must not refuse the
+whole vault (a malformed PPTX visual-evidence receipt).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass
 
+from rvault_contracts.issues import Issue
 from rvault_contracts.strict_json import is_integer as is_int  # noqa: F401 - re-exported
 from rvault_contracts.strict_json import json_path as child  # noqa: F401 - re-exported
 from rvault_contracts.strict_json import type_name as json_type  # noqa: F401 - re-exported
-
-Severity = Literal["fatal", "warning"]
-
-
-@dataclass(frozen=True)
-class Issue:
-    code: str
-    path: str
-    message: str
-    severity: Severity = "fatal"
-
-    def to_dict(self) -> dict[str, str]:
-        return {"code": self.code, "message": self.message, "path": self.path}
-
-
-@dataclass
-class Issues:
-    """An append-only collector shared by the record checkers."""
-
-    items: list[Issue] = field(default_factory=list)
-
-    def fatal(self, code: str, path: str, message: str) -> None:
-        self.items.append(Issue(code, path, message, "fatal"))
-
-    def warn(self, code: str, path: str, message: str) -> None:
-        self.items.append(Issue(code, path, message, "warning"))
 
 
 @dataclass(frozen=True)
@@ -53,11 +28,11 @@ class Assessment:
 
     @property
     def fatal(self) -> tuple[Issue, ...]:
-        return tuple(i for i in self.issues if i.severity == "fatal")
+        return tuple(i for i in self.issues if i.is_error)
 
     @property
     def warnings(self) -> tuple[Issue, ...]:
-        return tuple(i for i in self.issues if i.severity == "warning")
+        return tuple(i for i in self.issues if not i.is_error)
 
     @property
     def ok(self) -> bool:

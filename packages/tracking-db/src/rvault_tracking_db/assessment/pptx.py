@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from rvault_contracts.canonical import is_sha256_hex
+from rvault_contracts.issues import Collector
 
 from rvault_tracking_db.assessment import checks, shapes
-from rvault_tracking_db.assessment.model import Issues, child, is_int
+from rvault_tracking_db.assessment.model import child, is_int
 
 PPTX = "db-pptx-catalog"
 PPTX_VERSIONS = shapes.versions(PPTX)
@@ -104,7 +105,7 @@ def is_vault_relative(path: str) -> bool:
     return all(part not in ("", ".", "..") for part in path.split("/"))
 
 
-def assess_pptx(record: Any, path: str, issues: Issues, *, missing_version: int | None) -> None:
+def assess_pptx(record: Any, path: str, issues: Collector, *, missing_version: int | None) -> None:
     version = checks.record_version(
         record, path, PPTX_VERSIONS, issues, missing=missing_version, what="pptx_catalog record"
     )
@@ -130,7 +131,7 @@ def assess_pptx(record: Any, path: str, issues: Issues, *, missing_version: int 
         _assess_receipt(record, path, issues)
 
 
-def _assess_receipt(record: dict[str, Any], path: str, issues: Issues) -> None:
+def _assess_receipt(record: dict[str, Any], path: str, issues: Collector) -> None:
     receipt = record["visual_evidence"]
     rpath = child(path, "visual_evidence")
     extracted = record.get("visual_extracted")
@@ -148,7 +149,7 @@ def _assess_receipt(record: dict[str, Any], path: str, issues: Issues) -> None:
             return
         expected = receipt["outcome"] == "succeeded"
     if isinstance(extracted, bool) and extracted is not expected:
-        issues.fatal(
+        issues.add(
             "visual_extracted_mismatch",
             child(path, "visual_extracted"),
             "visual_extracted must mirror whether visual_evidence records a success",

@@ -12,9 +12,10 @@ import re
 from typing import Any
 
 from rvault_contracts.canonical import is_sha256_hex
+from rvault_contracts.issues import Collector
 
 from rvault_tracking_db.assessment import checks, shapes
-from rvault_tracking_db.assessment.model import Issues, child, is_int, json_type
+from rvault_tracking_db.assessment.model import child, is_int, json_type
 
 QR = "db-qr-code"
 QR_VERSIONS = shapes.versions(QR)
@@ -26,7 +27,7 @@ DIMENSIONS_RE = re.compile(r"^[1-9][0-9]*x[1-9][0-9]*$")
 _QR_V1_FIELDS = shapes.optional(QR, 1)  # every v1 field but talk_slug (the only required one)
 
 
-def assess_qr(record: Any, path: str, issues: Issues, *, missing_version: int | None) -> None:
+def assess_qr(record: Any, path: str, issues: Collector, *, missing_version: int | None) -> None:
     version = checks.record_version(
         record, path, QR_VERSIONS, issues, missing=missing_version, what="qr_codes record"
     )
@@ -61,11 +62,11 @@ def assess_qr(record: Any, path: str, issues: Issues, *, missing_version: int | 
         _assess_qr_artifacts(record, path, issues)
 
 
-def _assess_qr_artifacts(record: dict[str, Any], path: str, issues: Issues) -> None:
+def _assess_qr_artifacts(record: dict[str, Any], path: str, issues: Collector) -> None:
     artifacts = record["artifacts"]
     apath = child(path, "artifacts")
     if not isinstance(artifacts, list) or not artifacts:
-        issues.fatal(checks.INVALID_VALUE, apath, "artifacts must be a non-empty array")
+        issues.add(checks.INVALID_VALUE, apath, "artifacts must be a non-empty array")
         return
     for index, artifact in enumerate(artifacts):
         ipath = child(apath, index)
@@ -82,12 +83,12 @@ def _assess_qr_artifacts(record: dict[str, Any], path: str, issues: Issues) -> N
         checks.check_enum(artifact, "path_root", ipath, issues, QR_PATH_ROOTS)
         sha = artifact.get("sha256")
         if "sha256" in artifact and not is_sha256_hex(sha):
-            issues.fatal(
+            issues.add(
                 checks.INVALID_VALUE, child(ipath, "sha256"), "sha256 must be 64 lowercase hex"
             )
         bg = artifact.get("bg_hex")
         if bg is not None and not (isinstance(bg, str) and BG_HEX_RE.fullmatch(bg)):
-            issues.fatal(
+            issues.add(
                 checks.INVALID_VALUE,
                 child(ipath, "bg_hex"),
                 "bg_hex must be 6 lowercase hex or null",
@@ -99,14 +100,16 @@ def _assess_qr_artifacts(record: dict[str, Any], path: str, issues: Issues) -> N
         and isinstance(record.get("qr_png_rel_path"), str)
         and record["qr_png_rel_path"] != first["path"]
     ):
-        issues.fatal(
+        issues.add(
             "qr_png_rel_path_mismatch",
             child(path, "qr_png_rel_path"),
             "qr_png_rel_path must mirror artifacts[0].path",
         )
 
 
-def assess_resource(record: Any, path: str, issues: Issues, *, missing_version: int | None) -> None:
+def assess_resource(
+    record: Any, path: str, issues: Collector, *, missing_version: int | None
+) -> None:
     if not checks.closed_v1_record(
         record,
         path,
@@ -122,11 +125,11 @@ def assess_resource(record: Any, path: str, issues: Issues, *, missing_version: 
     bpath = child(path, "category_breakdown")
     if "category_breakdown" in record:
         if not isinstance(breakdown, dict):
-            issues.fatal(checks.WRONG_TYPE, bpath, "category_breakdown must be an object")
+            issues.add(checks.WRONG_TYPE, bpath, "category_breakdown must be an object")
         else:
             for key, count in breakdown.items():
                 if not is_int(count) or count < 0:
-                    issues.fatal(
+                    issues.add(
                         checks.INVALID_VALUE,
                         child(bpath, key),
                         "category counts are non-negative integers",
@@ -148,7 +151,7 @@ _THUMBNAIL_OPTIONAL = shapes.optional("db-thumbnail", 1)
 
 
 def assess_thumbnail(
-    record: Any, path: str, issues: Issues, *, missing_version: int | None
+    record: Any, path: str, issues: Collector, *, missing_version: int | None
 ) -> None:
     if not checks.closed_v1_record(
         record,
@@ -166,12 +169,12 @@ def assess_thumbnail(
     checks.check_count(record, "source_slide_num", path, issues, nullable=True)
     dims = record.get("dimensions")
     if dims is not None and not (isinstance(dims, str) and DIMENSIONS_RE.fullmatch(dims)):
-        issues.fatal(
+        issues.add(
             checks.INVALID_VALUE, child(path, "dimensions"), "dimensions must look like 1280x720"
         )
     size = record.get("file_size_kb")
     if size is not None and (json_type(size) not in ("integer", "number") or size < 0):
-        issues.fatal(
+        issues.add(
             checks.INVALID_VALUE,
             child(path, "file_size_kb"),
             "file_size_kb must be a non-negative number",
@@ -180,7 +183,7 @@ def assess_thumbnail(
 
 
 def assess_confirmed_intent(
-    record: Any, path: str, issues: Issues, *, missing_version: int | None
+    record: Any, path: str, issues: Collector, *, missing_version: int | None
 ) -> None:
     if not checks.closed_v1_record(
         record,
@@ -210,7 +213,7 @@ GOAL_LANES = {
 }
 
 
-def assess_goal(record: Any, path: str, issues: Issues, *, missing_version: int | None) -> None:
+def assess_goal(record: Any, path: str, issues: Collector, *, missing_version: int | None) -> None:
     version = checks.record_version(
         record,
         path,
@@ -241,13 +244,13 @@ def assess_goal(record: Any, path: str, issues: Issues, *, missing_version: int 
     if "antipattern_id" in record:
         value = record["antipattern_id"]
         if kind == "antipattern" and not (isinstance(value, str) and value.strip()):
-            issues.fatal(
+            issues.add(
                 checks.INVALID_VALUE,
                 child(path, "antipattern_id"),
                 "an antipattern goal names its antipattern_id",
             )
         elif kind != "antipattern" and value is not None:
-            issues.fatal(
+            issues.add(
                 checks.INVALID_VALUE,
                 child(path, "antipattern_id"),
                 "antipattern_id is null unless kind is antipattern",
@@ -258,7 +261,7 @@ def assess_goal(record: Any, path: str, issues: Issues, *, missing_version: int 
         )
 
 
-def _assess_provenance(provenance: Any, kind: Any, path: str, issues: Issues) -> None:
+def _assess_provenance(provenance: Any, kind: Any, path: str, issues: Collector) -> None:
     if not checks.require_object(provenance, path, issues, "baseline_provenance"):
         return
     lane = provenance.get("lane")
@@ -271,21 +274,21 @@ def _assess_provenance(provenance: Any, kind: Any, path: str, issues: Issues) ->
         what="baseline_provenance",
     )
     if lane not in ("pattern_scoring", "pacing", "independent"):
-        issues.fatal(
+        issues.add(
             checks.INVALID_VALUE,
             child(path, "lane"),
             "lane must be pattern_scoring, pacing or independent",
         )
         return
     if isinstance(kind, str) and GOAL_LANES.get(kind) not in (None, lane):
-        issues.fatal(
+        issues.add(
             checks.INVALID_VALUE,
             child(path, "lane"),
             f"a {kind} goal uses the {GOAL_LANES[kind]} lane",
         )
     if lane != "pattern_scoring":
         if "pattern_baseline" in provenance:
-            issues.fatal(
+            issues.add(
                 checks.UNKNOWN_FIELD,
                 child(path, "pattern_baseline"),
                 "only the pattern_scoring lane has a baseline",
@@ -294,7 +297,7 @@ def _assess_provenance(provenance: Any, kind: Any, path: str, issues: Issues) ->
     bpath = child(path, "pattern_baseline")
     baseline = provenance.get("pattern_baseline")
     if "pattern_baseline" not in provenance:
-        issues.fatal(
+        issues.add(
             checks.MISSING_FIELD, bpath, "the pattern_scoring lane carries a pattern_baseline"
         )
         return
@@ -308,13 +311,13 @@ def _assess_provenance(provenance: Any, kind: Any, path: str, issues: Issues) ->
     ):
         return
     if baseline.get("active_batch_excluded") is not False:
-        issues.fatal(
+        issues.add(
             checks.INVALID_VALUE,
             child(bpath, "active_batch_excluded"),
             "a post-batch baseline has active_batch_excluded false",
         )
     if baseline.get("excluded_filenames") != []:
-        issues.fatal(
+        issues.add(
             checks.INVALID_VALUE,
             child(bpath, "excluded_filenames"),
             "a post-batch baseline excludes no filenames",
@@ -327,7 +330,7 @@ SOURCE_REJECTION_REASONS = shapes.enum(REJECTION, 1, "reason")
 
 
 def assess_source_rejection(
-    record: Any, path: str, issues: Issues, *, missing_version: int | None
+    record: Any, path: str, issues: Collector, *, missing_version: int | None
 ) -> None:
     if not checks.closed_v1_record(
         record,
@@ -346,7 +349,7 @@ def assess_source_rejection(
     if "verified_at" in record and not (
         isinstance(stamp, str) and checks.AWARE_TIMESTAMP_RE.fullmatch(stamp)
     ):
-        issues.fatal(
+        issues.add(
             checks.INVALID_VALUE,
             child(path, "verified_at"),
             "verified_at must be a timezone-aware ISO-8601 timestamp",

@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rvault_contracts.issues import Collector
+
 from rvault_tracking_db.assessment import checks
 from rvault_tracking_db.assessment.config import assess_config
-from rvault_tracking_db.assessment.model import Assessment, Issues, child
+from rvault_tracking_db.assessment.model import Assessment, child
 from rvault_tracking_db.assessment.pptx import assess_pptx
 from rvault_tracking_db.assessment.records import (
     assess_confirmed_intent,
@@ -41,7 +43,7 @@ OWNED_ARRAYS = ("talks", *RECORD_ARRAYS)
 STATE_FIELDS = ("config", *OWNED_ARRAYS)
 
 
-def root_version(document: dict[str, Any], issues: Issues) -> int | None:
+def root_version(document: dict[str, Any], issues: Collector) -> int | None:
     """0 for the implicit legacy root, 1 for current, ``None`` when unusable."""
     if "schema_version" not in document:
         return 0
@@ -74,7 +76,7 @@ def assess_database(
         checker = None
     else:
         checker = claim_checker
-    issues = Issues()
+    issues = Collector()
     version = root_version(document, issues)
     if version is None:
         return Assessment(None, tuple(issues.items))
@@ -86,12 +88,12 @@ def assess_database(
                 and key not in STATE_FIELDS
                 and not key.startswith(COMMENT_PREFIX)
             ):
-                issues.fatal(
+                issues.add(
                     checks.UNKNOWN_FIELD, child("$", key), f"database v1 does not allow {key!r}"
                 )
         for key in STATE_FIELDS:
             if key not in document:
-                issues.fatal(checks.MISSING_FIELD, child("$", key), f"database v1 requires {key!r}")
+                issues.add(checks.MISSING_FIELD, child("$", key), f"database v1 requires {key!r}")
     if "config" in document:
         assess_config(
             document["config"],
@@ -105,14 +107,14 @@ def assess_database(
         if isinstance(talks, list):
             _assess_talks(talks, issues, missing, checker, _clean_talks(derived_from, version))
         else:
-            issues.fatal(checks.WRONG_TYPE, '$["talks"]', "talks must be an array")
+            issues.add(checks.WRONG_TYPE, '$["talks"]', "talks must be an array")
     for key, assess in RECORD_ARRAYS.items():
         if key not in document:
             continue
         records = document[key]
         kpath = child("$", key)
         if not isinstance(records, list):
-            issues.fatal(checks.WRONG_TYPE, kpath, f"{key} must be an array")
+            issues.add(checks.WRONG_TYPE, kpath, f"{key} must be an array")
             continue
         for index, record in enumerate(records):
             assess(record, f"{kpath}[{index}]", issues, missing_version=missing)
@@ -143,7 +145,7 @@ def _clean_talks(
 
 def _assess_talks(
     talks: list[Any],
-    issues: Issues,
+    issues: Collector,
     missing: int | None,
     checker: ClaimChecker | None,
     clean: dict[int, Any],
@@ -156,7 +158,7 @@ def _assess_talks(
         filename = talk.get("filename") if isinstance(talk, dict) else None
         if isinstance(filename, str):
             if filename in seen:
-                issues.fatal(
+                issues.add(
                     "duplicate_talk_filename",
                     child(path, "filename"),
                     f"talk filename {filename!r} appears more than once",

@@ -13,8 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from rvault_contracts.issues import Collector
+
 from rvault_tracking_db.assessment import checks, shapes
-from rvault_tracking_db.assessment.model import Issues, child, is_int
+from rvault_tracking_db.assessment.model import child, is_int
 from rvault_tracking_db.assessment.records import assess_source_rejection
 
 TALK = "db-talk"
@@ -51,7 +53,7 @@ def _deep_claim_checker() -> ClaimChecker:
 def assess_talk(
     talk: Any,
     path: str,
-    issues: Issues,
+    issues: Collector,
     *,
     missing_version: int | None,
     claim_checker: ClaimChecker | None,
@@ -65,13 +67,13 @@ def assess_talk(
         return None
     filename = talk.get("filename")
     if not isinstance(filename, str) or not filename.strip():
-        issues.fatal(
+        issues.add(
             checks.MISSING_FIELD if "filename" not in talk else checks.INVALID_VALUE,
             child(path, "filename"),
             "a talk needs a non-empty filename",
         )
     elif not _one_component(filename):
-        issues.fatal(
+        issues.add(
             checks.INVALID_VALUE,
             child(path, "filename"),
             "a talk filename is one file name: no '/', '\\', NUL or control characters, "
@@ -98,11 +100,11 @@ def assess_talk(
 
 
 def _assess_transcript_source(
-    talk: dict[str, Any], path: str, issues: Issues, version: int
+    talk: dict[str, Any], path: str, issues: Collector, version: int
 ) -> None:
     if "transcript_source" not in talk:
         if version == 1:
-            issues.fatal(
+            issues.add(
                 checks.MISSING_FIELD,
                 child(path, "transcript_source"),
                 "talk v1 requires transcript_source; only v2+ may omit an unknown provenance",
@@ -110,20 +112,20 @@ def _assess_transcript_source(
         return
     value = talk["transcript_source"]
     if value is None:
-        issues.fatal(
+        issues.add(
             "null_transcript_source",
             child(path, "transcript_source"),
             "unknown transcript provenance is an absent key, never null",
         )
     elif value not in TRANSCRIPT_SOURCES:
-        issues.fatal(
+        issues.add(
             checks.INVALID_VALUE,
             child(path, "transcript_source"),
             f"transcript_source must be one of {list(TRANSCRIPT_SOURCES)}",
         )
 
 
-def _assess_source_identity(talk: dict[str, Any], path: str, issues: Issues) -> None:
+def _assess_source_identity(talk: dict[str, Any], path: str, issues: Collector) -> None:
     identity = talk.get("source_identity")
     if identity is None:
         return
@@ -133,7 +135,7 @@ def _assess_source_identity(talk: dict[str, Any], path: str, issues: Issues) -> 
     checks.version_of(identity, ipath, (1,), issues, missing=None, what="source_identity")
 
 
-def _assess_relation(talk: dict[str, Any], path: str, issues: Issues) -> None:
+def _assess_relation(talk: dict[str, Any], path: str, issues: Collector) -> None:
     relation = talk.get("source_relation")
     if relation is None:
         return
@@ -148,14 +150,14 @@ def _assess_relation(talk: dict[str, Any], path: str, issues: Issues) -> None:
 
 
 def _assess_rejections(
-    talk: dict[str, Any], path: str, issues: Issues, missing: int | None
+    talk: dict[str, Any], path: str, issues: Collector, missing: int | None
 ) -> None:
     if "source_rejections" not in talk:
         return
     rejections = talk["source_rejections"]
     rpath = child(path, "source_rejections")
     if not isinstance(rejections, list):
-        issues.fatal(checks.WRONG_TYPE, rpath, "source_rejections must be an array")
+        issues.add(checks.WRONG_TYPE, rpath, "source_rejections must be an array")
         return
     for index, record in enumerate(rejections):
         assess_source_rejection(record, child(rpath, index), issues, missing_version=missing)
@@ -164,7 +166,7 @@ def _assess_rejections(
 def _assess_claims(
     talk: dict[str, Any],
     path: str,
-    issues: Issues,
+    issues: Collector,
     claim_checker: ClaimChecker | None,
     filename: str | None,
 ) -> None:
@@ -175,7 +177,7 @@ def _assess_claims(
         history = talk["_queue_claim_history"]
         hpath = child(path, "_queue_claim_history")
         if not isinstance(history, list):
-            issues.fatal(checks.WRONG_TYPE, hpath, "_queue_claim_history must be an array")
+            issues.add(checks.WRONG_TYPE, hpath, "_queue_claim_history must be an array")
             return
         for index, old in enumerate(history):
             _assess_claim(old, child(hpath, index), issues, claim_checker, filename)
@@ -184,7 +186,7 @@ def _assess_claims(
 def _assess_claim(
     claim: Any,
     path: str,
-    issues: Issues,
+    issues: Collector,
     claim_checker: ClaimChecker | None,
     filename: str | None,
 ) -> None:
@@ -202,22 +204,22 @@ def _assess_claim(
     if len(issues.items) != before or claim_checker is None:
         return
     for problem in claim_checker(claim, path=path, filename=filename):
-        issues.fatal(str(problem.code), str(problem.path or path), str(problem.message))
+        issues.add(str(problem.code), str(problem.path or path), str(problem.message))
 
 
-def _assess_scoring_axes(talk: dict[str, Any], path: str, issues: Issues, version: int) -> None:
+def _assess_scoring_axes(talk: dict[str, Any], path: str, issues: Collector, version: int) -> None:
     if "pattern_scoring_schema_version" in talk:
         value = talk["pattern_scoring_schema_version"]
         if value is not None:
             vpath = child(path, "pattern_scoring_schema_version")
             if not is_int(value):
-                issues.fatal(
+                issues.add(
                     checks.INVALID_VERSION,
                     vpath,
                     "pattern_scoring_schema_version must be an integer",
                 )
             elif value not in SCORING_SCHEMA_VERSIONS:
-                issues.fatal(
+                issues.add(
                     checks.UNSUPPORTED, vpath, f"pattern scoring schema {value} is not supported"
                 )
     observations = talk.get("pattern_observations")
@@ -226,13 +228,13 @@ def _assess_scoring_axes(talk: dict[str, Any], path: str, issues: Issues, versio
     value = observations["evidence_schema_version"]
     vpath = child(child(path, "pattern_observations"), "evidence_schema_version")
     if not is_int(value):
-        issues.fatal(checks.INVALID_VERSION, vpath, "evidence_schema_version must be an integer")
+        issues.add(checks.INVALID_VERSION, vpath, "evidence_schema_version must be an integer")
     elif value not in EVIDENCE_LEDGER_VERSIONS:
-        issues.fatal(checks.UNSUPPORTED, vpath, f"evidence ledger v{value} is not supported")
+        issues.add(checks.UNSUPPORTED, vpath, f"evidence ledger v{value} is not supported")
     elif version == 5 and value != 2:
-        issues.fatal(checks.INVALID_VALUE, vpath, "talk v5 carries evidence ledger v2")
+        issues.add(checks.INVALID_VALUE, vpath, "talk v5 carries evidence ledger v2")
     elif version == 4 and value != 1:
-        issues.fatal(checks.INVALID_VALUE, vpath, "talk v4 keeps evidence ledger v1")
+        issues.add(checks.INVALID_VALUE, vpath, "talk v4 keeps evidence ledger v1")
 
 
 def _one_component(filename: str) -> bool:

@@ -15,9 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from rvault_contracts.issues import Collector
 from rvault_contracts.strict_json import json_equal
 
-from rvault_tracking_db.assessment.model import Issues, child, is_int
+from rvault_tracking_db.assessment.model import child, is_int
 from rvault_tracking_db.assessment.pptx import CURRENT_PPTX_VERSION, assess_pptx, receipt_problems
 from rvault_tracking_db.assessment.records import (
     assess_confirmed_intent,
@@ -66,11 +67,11 @@ def validate_record(kind: str, record: dict[str, Any], path: str) -> None:
             f"{kind} requires the exact integer schema_version {spec.version}",
             vpath,
         )
-    issues = Issues()
+    issues = Collector()
     spec.assess(record, path, issues, missing_version=None)
     if issues.items:
         first = issues.items[0]
-        code = "invalid_visual_evidence" if first.severity == "warning" else first.code
+        code = first.code if first.is_error else "invalid_visual_evidence"
         raise PlanRefusal(code, first.message, first.path)
     if kind == RECORD_PPTX and record.get("visual_evidence") is not None:
         problems = receipt_problems(record["visual_evidence"])

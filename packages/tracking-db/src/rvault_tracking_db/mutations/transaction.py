@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from rvault_contracts.cli import Refusal
+from rvault_contracts.issues import Issue
 from rvault_contracts.strict_json import json_equal
 
 from rvault_tracking_db.apply_protocol import ApplyRequest, Session, session
-from rvault_tracking_db.assessment import Issue, assess_database
+from rvault_tracking_db.assessment import assess_database
 from rvault_tracking_db.assessment.model import Assessment, child
 from rvault_tracking_db.assessment.storage_path import database_parent
 from rvault_tracking_db.config_paths import check_config_paths

@@ -25,9 +25,10 @@ from functools import lru_cache
 from typing import Any
 
 from rvault_contracts.canonical import is_sha256_hex
+from rvault_contracts.issues import Issue
 
 from rvault_tracking_db.assessment import shapes
-from rvault_tracking_db.queue.issues import Issue, is_int, is_nonempty_str, is_number, jp
+from rvault_tracking_db.queue.issues import is_int, is_nonempty_str, is_number, jp
 from rvault_tracking_db.queue.timestamps import parse_aware
 
 BASELINE_VERSIONS = (1, 2)

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from rvault_contracts.canonical import canonical_bytes
+from rvault_contracts.issues import Issue
 
 from rvault_tracking_db.queue.claims import STATE_CLAIMED, claim_version
-from rvault_tracking_db.queue.issues import Issue, jp
+from rvault_tracking_db.queue.issues import jp
 
 
 @dataclass(frozen=True)

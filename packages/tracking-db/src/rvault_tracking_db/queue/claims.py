@@ -16,10 +16,11 @@ from functools import lru_cache
 from typing import Any
 
 from rvault_contracts.canonical import is_sha256_hex
+from rvault_contracts.issues import Issue
 
 from rvault_tracking_db.assessment import shapes
 from rvault_tracking_db.queue.baseline import baseline_issues
-from rvault_tracking_db.queue.issues import Issue, is_int, is_nonempty_str, jp
+from rvault_tracking_db.queue.issues import is_int, is_nonempty_str, jp
 from rvault_tracking_db.queue.timestamps import parse_aware
 
 # Versions, states, statuses and per-state field sets are the queue-claim

@@ -1,7 +1,7 @@
-"""Validation findings as values: a stable code, a JSON path and a message.
+"""The JSON predicates and path notation the queue validators share.
 
-The queue validators share the owner assessment's ``Issue`` and the JSON
-predicates and path notation of ``rvault_contracts.strict_json``.
+They are ``rvault_contracts.strict_json``'s; the findings themselves are the
+one ``rvault_contracts.issues.Issue`` of every owner.
 """
 
 from __future__ import annotations
@@ -11,6 +11,4 @@ from rvault_contracts.strict_json import is_nonblank_string as is_nonempty_str
 from rvault_contracts.strict_json import is_number
 from rvault_contracts.strict_json import json_path as jp
 
-from rvault_tracking_db.assessment.model import Issue
-
-__all__ = ["Issue", "is_int", "is_nonempty_str", "is_number", "jp"]
+__all__ = ["is_int", "is_nonempty_str", "is_number", "jp"]

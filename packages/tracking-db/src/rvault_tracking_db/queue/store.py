@@ -13,9 +13,9 @@ from typing import Any
 
 from rvault_contracts.canonical import artifact_bytes
 from rvault_contracts.cli import Refusal
+from rvault_contracts.issues import Collector
 
 from rvault_tracking_db.assessment import assess_database
-from rvault_tracking_db.assessment.model import Issues
 from rvault_tracking_db.assessment.storage_path import database_parent
 from rvault_tracking_db.assessment.talks import assess_talk
 from rvault_tracking_db.queue.claims import claim_issues
@@ -31,7 +31,7 @@ def _assess_changed(
     result: ReadResult, candidate: Mapping[str, Any], changed: Sequence[int]
 ) -> list[Any]:
     """Owner assessment of just the changed talks (filenames never change here)."""
-    issues = Issues()
+    issues = Collector()
     missing = 1 if root_version(result) == 0 else None
     talks = candidate["talks"]
     for index in changed:
@@ -42,7 +42,7 @@ def _assess_changed(
             missing_version=missing,
             claim_checker=claim_issues,
         )
-    return [issue for issue in issues.items if issue.severity == "fatal"]
+    return list(issues.errors)
 
 
 def candidate_bytes(
