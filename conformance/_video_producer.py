@@ -11,7 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from rvault_testkit.plugin import run_cli
-from rvault_video_extraction.synthetic import TalkSpec, distinct_slides, timeline, write_mp4v
+from rvault_testkit.video_extraction.synthetic import (
+    TalkSpec,
+    distinct_slides,
+    timeline,
+    write_mp4v,
+)
 
 VIDEO_ID = "AbCdEfGhI_1"
 

@@ -57,7 +57,7 @@ fi
 
 args=()
 for pkg in "${PACKAGES[@]}"; do
-  if [ "$pkg" = tools/rvault-testkit ]; then args+=(-e "$pkg[pptx-evidence]"); else args+=(-e "$pkg[test]"); fi
+  if [ "$pkg" = tools/rvault-testkit ]; then args+=(-e "$pkg[pptx-evidence,video-extraction]"); else args+=(-e "$pkg[test]"); fi
 done
 log "installing local packages (editable) and pinned dependencies"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check \

@@ -40,7 +40,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from rvault_video_extraction.synthetic import (
+from rvault_testkit.video_extraction.synthetic import (
     SLIDE_BOXES,
     Segment,
     Slide,

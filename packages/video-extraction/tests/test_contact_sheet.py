@@ -7,6 +7,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+from rvault_testkit.video_extraction.synthetic import TalkSpec, distinct_slides, timeline
 from rvault_video_extraction.contact_sheet import (
     MAX_TILES,
     TILE_WIDTH,
@@ -18,7 +19,6 @@ from rvault_video_extraction.contact_sheet import (
 )
 from rvault_video_extraction.extract import ExtractRequest, contact_sheet_name, extract
 from rvault_video_extraction.region import to_pixels
-from rvault_video_extraction.synthetic import TalkSpec, distinct_slides, timeline
 
 
 def is_red(pixel: np.ndarray) -> bool:

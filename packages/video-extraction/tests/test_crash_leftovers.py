@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from rvault_video_extraction.synthetic import TalkSpec, distinct_slides, timeline
+from rvault_testkit.video_extraction.synthetic import TalkSpec, distinct_slides, timeline
 
 
 def _dead_pid() -> int:

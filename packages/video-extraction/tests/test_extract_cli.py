@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 from pypdf import PdfReader
+from rvault_testkit.video_extraction.synthetic import TalkSpec, distinct_slides, timeline
 from rvault_video_extraction import extract as extract_module
 from rvault_video_extraction.api import validate_manifest
 from rvault_video_extraction.errors import VideoExtractionError
 from rvault_video_extraction.extract import ExtractRequest, extract, output_names
-from rvault_video_extraction.synthetic import TalkSpec, distinct_slides, timeline
 from rvault_video_extraction.versioning import PIPELINE_VERSION
 
 SCRIPT = "rvault-video"
@@ -394,7 +394,7 @@ def test_sigterm_mid_run_cleans_up_like_ctrl_c(
     import time
 
     from rvault_testkit.plugin import console_script
-    from rvault_video_extraction.synthetic import write_mp4v
+    from rvault_testkit.video_extraction.synthetic import write_mp4v
 
     root = tmp_path / "vault"
     (root / "slides-rebuild").mkdir(parents=True)

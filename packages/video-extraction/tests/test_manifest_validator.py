@@ -17,10 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rvault_testkit.video_extraction.synthetic import (
+    TalkSpec,
+    distinct_slides,
+    timeline,
+    write_mp4v,
+)
 from rvault_video_extraction.api import read_manifest, validate_manifest
 from rvault_video_extraction.extract import ExtractRequest, extract
 from rvault_video_extraction.manifest_validation import MAX_MANIFEST_BYTES
-from rvault_video_extraction.synthetic import TalkSpec, distinct_slides, timeline, write_mp4v
 
 VIDEO_ID = "AbCdEfGhI_1"
 

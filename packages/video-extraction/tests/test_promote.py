@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rvault_testkit.video_extraction.synthetic import TalkSpec, distinct_slides, timeline
 from rvault_video_extraction import promote as promote_module
 from rvault_video_extraction.errors import VideoExtractionError
 from rvault_video_extraction.extract import ExtractRequest, extract
-from rvault_video_extraction.synthetic import TalkSpec, distinct_slides, timeline
 
 SCRIPT = "rvault-video"
 VIDEO_ID = "AbCdEfGhI_1"  # the id of conftest's vaults

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rvault_video_extraction.extract import ExtractRequest, extract
-from rvault_video_extraction.synthetic import (
+from rvault_testkit.video_extraction.synthetic import (
     Segment,
     Slide,
     TalkSpec,
@@ -24,6 +23,7 @@ from rvault_video_extraction.synthetic import (
     timeline,
     write_h264,
 )
+from rvault_video_extraction.extract import ExtractRequest, extract
 
 TalkVault = Any
 
