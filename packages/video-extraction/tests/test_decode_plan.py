@@ -9,6 +9,7 @@ half of the frames are decoded, each bit-exact with a full decode.
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -110,7 +111,8 @@ def test_h264_long_gop_with_b_frames_keeps_every_slide(tmp_path: Path) -> None:
 def assert_samples_are_full_decode_frames(video: Path, sampled: Any, fps: float) -> None:
     """Every sub-sample is bit-exactly the full decode's frame it names, never a later one."""
     import av
-    from rvault_video_extraction.sampling import sub_sample_frame, thumbnail, to_bgr
+    from rvault_video_extraction.frame_sink import frame_thumbnail
+    from rvault_video_extraction.sampling import sub_sample_frame
 
     full: dict[int, Any] = {}
     with av.open(str(video)) as container:
@@ -118,7 +120,7 @@ def assert_samples_are_full_decode_frames(video: Path, sampled: Any, fps: float)
         origin = stream.start_time or 0
         for frame in container.decode(stream):
             number = round(float((frame.pts - origin) * stream.time_base) * sampled.video_fps)
-            full[number] = thumbnail(to_bgr(frame))
+            full[number] = frame_thumbnail(frame)
     for index, (thumb, source) in enumerate(
         zip(sampled.sequence(), sampled.sequence_sources(), strict=True)
     ):
@@ -135,3 +137,45 @@ def test_partial_decode_of_a_foreign_h264_file_matches_a_full_decode(tmp_path: P
     assert_samples_are_full_decode_frames(video, sampled, 2.0)
     for index, source in enumerate(sampled.sequence_sources()):
         assert source >= sub_sample_frame(index, sampled.video_fps, 2.0) - 3
+
+
+def test_segments_cover_every_gop_in_order_with_similar_work() -> None:
+    packets = gop_packets(30 * 120, 30.0, 12)  # 300 short GOPs, one sub-sample a second
+    plan = plan_decoding(packets, [k * 1.0 for k in range(120)], 0.5 / 30)
+    work = [gop.feed_end - gop.start for gop in plan.gops]
+    assert plan.segments(1) == [(0, len(plan.gops))]
+    for parts in (2, 3, 4):
+        spans = plan.segments(parts)
+        assert len(spans) == parts and spans[0][0] == 0 and spans[-1][1] == len(plan.gops)
+        assert all(end == start for (_, end), (start, _) in itertools.pairwise(spans))
+        sizes = [sum(work[first:end]) for first, end in spans]
+        assert min(sizes) > 0 and max(sizes) - min(sizes) <= 2 * max(work)
+    # never more segments than GOPs that decode anything, and none without work
+    sparse = plan_decoding(gop_packets(300, 30.0, 12), [0.0, 5.0, 9.0], 0.5 / 30)
+    spans = sparse.segments(4)
+    assert 2 <= len(spans) <= 3
+    assert all(any(g.feed_end > g.start for g in sparse.gops[a:b]) for a, b in spans)
+
+
+def test_samples_do_not_depend_on_the_number_of_decoding_segments(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The GOP-local serving rule: one decoder or three give bit-identical sub-samples."""
+    from rvault_video_extraction import segment_decode
+
+    spec = _h264_talk()
+    video = write_h264(spec, tmp_path / "talk.mp4")
+    runs = []
+    for parts in (1, 3):
+        monkeypatch.setattr(segment_decode, "segment_count", lambda plan, n=parts: n)
+        frames_dir = tmp_path / f"frames-{parts}"
+        frames_dir.mkdir()
+        lines: list[str] = []
+        sampled = sample_video(video, 0.5, frames_dir, lines.append)
+        assert f"in {parts} segment(s)" in lines[0]
+        runs.append(sampled)
+    one, three = runs
+    assert one.sources == three.sources and one.frames_decoded == three.frames_decoded
+    assert all((a == b).all() for a, b in zip(one.sequence(), three.sequence(), strict=True))
+    pages = [path.read_bytes() for path in one.frame_paths]
+    assert pages == [path.read_bytes() for path in three.frame_paths]

@@ -11,7 +11,7 @@ import pytest
 from rvault_contracts import writer
 from rvault_testkit.video_extraction.synthetic import TalkSpec, distinct_slides, timeline
 from rvault_video_extraction import cli as video_cli
-from rvault_video_extraction import sampling
+from rvault_video_extraction import frame_sink
 from rvault_video_extraction.extract import output_names
 
 SCRIPT = "rvault-video"
@@ -61,7 +61,7 @@ def test_full_disk_is_io_error_exit_2_and_loses_nothing(
         raise OSError(errno.ENOSPC, "No space left on device")
 
     if where == "intermediate_frames":
-        monkeypatch.setattr(sampling, "open", no_space, raising=False)
+        monkeypatch.setattr(frame_sink, "open", no_space, raising=False)
     else:
         monkeypatch.setattr(writer, "_write_all", no_space)
     # a different rate, so that the bundle really has new bytes to write

@@ -11,8 +11,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 from rvault_testkit.video_extraction.synthetic import Slide, render_slide
+from rvault_video_extraction.frame_sink import thumbnail
 from rvault_video_extraction.perceptual import FrameComparator, hamming, phash
-from rvault_video_extraction.sampling import thumbnail
 
 
 def phash64(gray: np.ndarray) -> np.ndarray:

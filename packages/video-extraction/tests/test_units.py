@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import cv2
@@ -20,6 +21,7 @@ from rvault_video_extraction.analysis import decide_crop
 from rvault_video_extraction.api import validate_manifest
 from rvault_video_extraction.manifest import ManifestInputs, build_manifest
 from rvault_video_extraction.pdf_writer import JpegPage, write_jpeg_pdf
+from rvault_video_extraction.segment_decode import progress_line
 
 
 def test_sub_samples_are_half_an_interval_apart() -> None:
@@ -30,11 +32,8 @@ def test_sub_samples_are_half_an_interval_apart() -> None:
     assert sampling.sub_sample_frame(3, 10.0, 2.0) == 8
 
 
-def test_progress_reports_frames_samples_and_eta(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_progress_reports_frames_samples_and_eta(tmp_path: Path) -> None:
     video = write_mp4v(TalkSpec(segments=timeline(distinct_slides(2), 7.0)), tmp_path / "talk.mp4")
-    monkeypatch.setattr(sampling, "PROGRESS_INTERVAL_S", 0.0)
     frames_dir = tmp_path / "frames"
     frames_dir.mkdir()
     lines: list[str] = []
@@ -43,10 +42,10 @@ def test_progress_reports_frames_samples_and_eta(
     assert sampled.sample_count == 28 and len(sampled.halves) == 28
     # 12-frame GOPs: each is decoded only up to its last sub-sample, none wholly skipped.
     assert sampled.frames_decoded < 140 and sampled.gop_treatments["full"] == 12
-    assert any(
-        "decoded 128/" in line and "planned packets of 140" in line and "ETA" in line
-        for line in lines
-    ), lines
+    assert re.fullmatch(r"decoding 1[0-3]\d of 140 packets in 1 segment\(s\)", lines[0]), lines
+    assert lines[-1].startswith(f"decoded {sampled.frames_decoded} of 140 frames"), lines
+    assert progress_line(64, 130, 140, 2.0) == "decoded 64/130 planned packets of 140, ETA 0m02s"
+    assert progress_line(0, 130, 140, 0.0).endswith("ETA 0m00s")
     (frames_dir / "keep.txt").write_text("not ours")
     sampling.remove_frames(frames_dir)
     assert sorted(p.name for p in frames_dir.iterdir()) == ["keep.txt"]

@@ -27,6 +27,7 @@ the sampler must keep; they cost 25-40 % more decoding CPU on H.264.
 from __future__ import annotations
 
 import bisect
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,6 +50,7 @@ class Gop:
     end: int  # one past its last packet
     treatment: str
     feed_end: int  # one past the last packet fed to the decoder
+    targets: tuple[int, int] = (0, 0)  # indices [first, end) of the targets it serves
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,25 @@ class DecodePlan:
 
     def count(self, treatment: str) -> int:
         return sum(1 for gop in self.gops if gop.treatment == treatment)
+
+    def segments(self, parts: int) -> list[tuple[int, int]]:
+        """Up to ``parts`` contiguous GOP ranges ``[first, end)`` with similar work.
+
+        Work is the number of fed packets. GOPs are independent decoding units,
+        so each range can go to its own decoder; every range holds at least
+        one decoded GOP, and together they cover every GOP in order.
+        """
+        work = [gop.feed_end - gop.start for gop in self.gops]
+        total = sum(work)
+        parts = max(1, min(parts, sum(1 for size in work if size)))
+        bounds: list[int] = [0]
+        done = 0
+        for index, size in enumerate(work):
+            done += size
+            if len(bounds) < parts and total * len(bounds) / parts <= done < total:
+                bounds.append(index + 1)
+        bounds.append(len(work))
+        return list(itertools.pairwise(bounds))
 
 
 def _anchors(packets: list[Packet]) -> np.ndarray:
@@ -99,21 +120,18 @@ def plan_decoding(packets: list[Packet], targets: list[float], tolerance: float)
     gops: list[Gop] = []
     for number, start in enumerate(starts):
         end = bounds[number + 1]
-        if not packets[start].keyframe:
-            gops.append(Gop(start, end, FULL, end))
-            continue
         first = packets[start].time if number else -np.inf
         following = packets[end].time if end < len(packets) else np.inf
         # targets t with first <= t + tolerance < following (targets ascend)
-        inside = targets[
-            bisect.bisect_left(targets, first - tolerance) : bisect.bisect_left(
-                targets, following - tolerance
-            )
-        ]
-        if not inside:
-            gops.append(Gop(start, end, SKIP, start))
+        low = bisect.bisect_left(targets, first - tolerance)
+        high = bisect.bisect_left(targets, following - tolerance)
+        if not packets[start].keyframe:
+            gops.append(Gop(start, end, FULL, end, (low, high)))
             continue
-        latest = inside[-1] + tolerance
+        if low == high:
+            gops.append(Gop(start, end, SKIP, start, (low, high)))
+            continue
+        latest = targets[high - 1] + tolerance
         needed = max(i for i in range(start, end) if packets[i].time <= latest or i == start)
-        gops.append(Gop(start, end, FULL, needed + 1))
+        gops.append(Gop(start, end, FULL, needed + 1, (low, high)))
     return DecodePlan(gops)

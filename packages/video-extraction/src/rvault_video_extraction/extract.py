@@ -32,17 +32,11 @@ from rvault_video_extraction.contact_sheet import (
     render_contact_sheet,
 )
 from rvault_video_extraction.errors import VideoExtractionError
+from rvault_video_extraction.frame_sink import JPEG_QUALITY, NO_SPACE_ERRNOS, io_failure
 from rvault_video_extraction.manifest import ManifestInputs, build_manifest
 from rvault_video_extraction.pdf_writer import JpegPage, write_jpeg_pdf
 from rvault_video_extraction.region import to_pixels
-from rvault_video_extraction.sampling import (
-    JPEG_QUALITY,
-    NO_SPACE_ERRNOS,
-    SampledVideo,
-    io_failure,
-    remove_frames,
-    sample_video,
-)
+from rvault_video_extraction.sampling import SampledVideo, remove_frames, sample_video
 from rvault_video_extraction.vault_paths import (
     locate_in_vault,
     make_directories,

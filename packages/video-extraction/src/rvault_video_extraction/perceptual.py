@@ -45,6 +45,24 @@ def phash(gray: np.ndarray) -> np.ndarray:
     return coefficients > median
 
 
+def grey_offset(difference: np.ndarray) -> int:
+    """``int(np.median(difference))`` of grey-level differences, by counting.
+
+    The differences of two 8-bit thumbnails lie in -255..255, so a 511-bin
+    histogram finds the middle value(s) in one linear pass; ``np.median``
+    partially sorts instead and was a tenth of a 3-minute extraction. The
+    result is the same number: the mean of the two middle values for an even
+    count, truncated toward zero like ``int()``.
+    """
+    counts = np.cumsum(np.bincount(difference + 255, minlength=511))
+    size = int(counts[-1])
+    upper = int(np.searchsorted(counts, size // 2 + 1)) - 255
+    if size % 2:
+        return upper
+    lower = int(np.searchsorted(counts, size // 2)) - 255
+    return int((lower + upper) / 2)
+
+
 def hamming(first: np.ndarray, second: np.ndarray) -> int:
     return int(np.count_nonzero(first != second))
 
@@ -104,7 +122,7 @@ class FrameComparator:
         kept = difference[self.keep]
         if kept.size == 0:
             return Verdict(distance, 0, False)
-        offset = int(np.median(kept))
+        offset = grey_offset(kept)
         residual = np.abs(kept - offset)
         changed = int(np.count_nonzero(residual > PIXEL_DELTA))
         if changed >= self.min_changed:

@@ -7,11 +7,12 @@ per GOP whether to skip it or decode it up to the last frame a sub-sample
 needs; then for decoding exactly those packets with PyAV. Inside decoded
 GOPs the decoder skips B-frames (``skip_frame = BIDIR`` when a both-ways
 check shows no I/P frame depends on them, as with x264, else ``NONREF``:
-only the B-frames nothing refers to) and decodes with frame and slice
-threads; a sub-sample takes the latest decoded frame at or before its time
-(at most a few frames early). Colour conversion, the thumbnail and the JPEG
-of a sample are computed once per decoded frame even when two sub-samples
-fall on the same one.
+only the B-frames nothing refers to). The planned GOPs are decoded in a few
+contiguous segments on parallel decoders (``segment_decode``); a sub-sample
+takes the latest decoded frame of its own GOP at or before its time (at most
+a few frames early). The thumbnail and the JPEG of a sample are computed
+once per decoded frame even when two sub-samples fall on the same one, the
+JPEG beside the decoder (``frame_sink``).
 
 Sub-sampling: besides the nominal samples at ``k / fps`` seconds we take one
 "half" sample at ``(k + 0.5) / fps``. The merged sequence has a frame every
@@ -27,7 +28,6 @@ count a frame compared with itself as "no motion".
 from __future__ import annotations
 
 import contextlib
-import errno
 import math
 import os
 import time
@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import Any
 
 import av
-import cv2
 import numpy as np
 
 from rvault_video_extraction.decode_plan import (
@@ -50,11 +49,9 @@ from rvault_video_extraction.decode_plan import (
     plan_decoding,
 )
 from rvault_video_extraction.errors import VideoExtractionError
+from rvault_video_extraction.segment_decode import Partial, Timing, decode_segments, open_video
 
-THUMB_WIDTH = 320
-JPEG_QUALITY = 92
 PROGRESS_INTERVAL_S = 2.0
-NO_SPACE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 
 
 @dataclass
@@ -73,6 +70,17 @@ class SampledVideo:
     packets_total: int = 0
     gop_treatments: dict[str, int] = field(default_factory=dict)
     skip_frame: str = "NONREF"
+
+    def merge(self, partials: list[Partial]) -> None:
+        """Append segments' sub-samples (in target order) and their frame counts."""
+        for partial in partials:
+            if not self.width and partial.width:
+                self.width, self.height = partial.width, partial.height
+            self.frames_decoded += partial.frames_decoded
+            self.samples += partial.samples
+            self.halves += partial.halves
+            self.frame_paths += partial.frame_paths
+            self.sources += partial.sources
 
     @property
     def sample_count(self) -> int:
@@ -94,48 +102,9 @@ class SampledVideo:
         return list(range(len(self.samples) + len(self.halves)))
 
 
-def thumbnail(frame: np.ndarray) -> np.ndarray:
-    """Grayscale thumbnail, THUMB_WIDTH wide (never upscaled).
-
-    INTER_AREA averages blocks of pixels and a small Gaussian blur follows,
-    which together suppress compression and sensor noise while keeping lines
-    of slide text visible as blobs.
-    """
-    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    height, width = gray.shape
-    if width > THUMB_WIDTH:
-        new_height = max(1, round(height * THUMB_WIDTH / width))
-        gray = cv2.resize(gray, (THUMB_WIDTH, new_height), interpolation=cv2.INTER_AREA)
-    return cv2.GaussianBlur(gray, (5, 5), 0)
-
-
 def sub_sample_frame(index: int, video_fps: float, fps: float) -> int:
     """Frame number of sub-sample ``index`` (even = nominal sample index/2)."""
     return math.floor(index * video_fps / (2.0 * fps) + 0.5)
-
-
-def _format_eta(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    return f"{seconds // 60}m{seconds % 60:02d}s"
-
-
-def io_failure(exc: OSError, what: str, path: Path | str) -> VideoExtractionError:
-    """A failed write as a refusal: a full disk or quota is ``io_error`` (exit 2), not a crash."""
-    reason = "no space left on the device" if exc.errno in NO_SPACE_ERRNOS else exc.strerror
-    return VideoExtractionError("io_error", f"cannot write {what}: {reason or exc}", str(path))
-
-
-def _open(video: Path) -> Any:
-    try:
-        container = av.open(str(video), mode="r")
-    except (av.FFmpegError, OSError, ValueError):
-        raise VideoExtractionError(
-            "video_unreadable", "FFmpeg (PyAV) cannot open the video", str(video)
-        ) from None
-    if not container.streams.video:
-        container.close()
-        raise VideoExtractionError("video_unreadable", "the file has no video stream", str(video))
-    return container
 
 
 def _frame_rate(stream: Any) -> float:
@@ -147,9 +116,9 @@ def _frame_rate(stream: Any) -> float:
     return 0.0
 
 
-def index_packets(video: Path) -> tuple[list[Packet], float, Fraction]:
-    """Demux without decoding: (packets in decode order, frame rate, time base)."""
-    container = _open(video)
+def index_packets(video: Path) -> tuple[list[Packet], Timing]:
+    """Demux without decoding: packets in decode order, and how their times are computed."""
+    container = open_video(video)
     try:
         stream = container.streams.video[0]
         rate = _frame_rate(stream)
@@ -168,9 +137,10 @@ def index_packets(video: Path) -> tuple[list[Packet], float, Fraction]:
             raw.append((stamp, packet.size, bool(packet.is_keyframe)))
         if raw and origin is None:
             origin = min(pts for pts, _, _ in raw)
+        timing = Timing(rate, base, origin or 0)
         for pts, size, keyframe in raw:
-            packets.append(Packet(float((pts - (origin or 0)) * base), size, keyframe))
-        return packets, rate, base
+            packets.append(Packet(timing.seconds(pts), size, keyframe))
+        return packets, timing
     except av.FFmpegError:
         raise VideoExtractionError(
             "video_decode_failed", "the video cannot be demuxed", str(video)
@@ -179,24 +149,12 @@ def index_packets(video: Path) -> tuple[list[Packet], float, Fraction]:
         container.close()
 
 
-def to_bgr(frame: Any) -> np.ndarray:
-    """A decoded frame as BGR pixels.
-
-    For the usual 4:2:0 frames the planes are taken as they are and OpenCV's
-    vectorised I420 conversion is used: about 4x faster than PyAV's own
-    ``bgr24`` reformat (libswscale), which was a fifth of the sampling time.
-    """
-    if frame.format.name == "yuv420p" and frame.width % 2 == 0 and frame.height % 2 == 0:
-        return cv2.cvtColor(frame.to_ndarray(), cv2.COLOR_YUV2BGR_I420)
-    return frame.to_ndarray(format="bgr24")
-
-
 CHECK_PACKETS = 64
 
 
 def _decode_prefix(video: Path, start: int, stop: int, skip: str) -> dict[int, bytes]:
     """Frames (pts -> raw planes) of packets ``start..stop`` decoded with ``skip``."""
-    container = _open(video)
+    container = open_video(video)
     frames: dict[int, bytes] = {}
     try:
         stream = container.streams.video[0]
@@ -245,45 +203,6 @@ def discard_level(video: Path, packets: list[Packet], plan: DecodePlan) -> str:
     return "BIDIR" if exact else "NONREF"
 
 
-class _SampleSink:
-    """Turns decoded frames into sub-samples: thumbnails, JPEGs, sources."""
-
-    def __init__(self, result: SampledVideo, frames_dir: Path) -> None:
-        self.result = result
-        self.frames_dir = frames_dir
-        self.source: int | None = None
-        self.thumb: np.ndarray | None = None
-        self.bgr: np.ndarray | None = None
-        self.path: Path | None = None
-
-    def take(self, index: int, frame: Any, source: int) -> None:
-        if source != self.source:
-            self.source, self.path = source, None
-            self.bgr = to_bgr(frame)
-            self.thumb = thumbnail(self.bgr)
-            if not self.result.width:
-                self.result.height, self.result.width = self.bgr.shape[:2]
-        assert self.thumb is not None and self.bgr is not None
-        self.result.sources.append(source)
-        if index % 2:
-            self.result.halves.append(self.thumb)
-            return
-        if self.path is None:
-            self.path = self.frames_dir / f"sample-{index // 2:06d}.jpg"
-            ok, encoded = cv2.imencode(".jpg", self.bgr, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
-            if not ok:
-                raise VideoExtractionError(
-                    "jpeg_encode_failed", "a sample could not be encoded", str(self.path)
-                )
-            try:
-                with open(self.path, "xb") as handle:
-                    handle.write(encoded.tobytes())
-            except OSError as exc:
-                raise io_failure(exc, "an intermediate frame", self.path) from None
-        self.result.frame_paths.append(self.path)
-        self.result.samples.append(self.thumb)
-
-
 def sample_video(
     video: Path,
     fps: float,
@@ -296,7 +215,8 @@ def sample_video(
     ``video_no_frame_rate``, ``fps_exceeds_video_rate``, ``video_no_frames``,
     ``video_decode_failed`` or ``io_error``.
     """
-    packets, video_fps, base = index_packets(video)
+    packets, timing = index_packets(video)
+    video_fps = timing.video_fps
     if not math.isfinite(video_fps) or video_fps <= 0:
         raise VideoExtractionError(
             "video_no_frame_rate", "the video reports no frame rate", str(video)
@@ -318,7 +238,6 @@ def sample_video(
         targets.append(frame_number)
     tolerance = 0.5 / video_fps
     plan = plan_decoding(packets, [number / video_fps for number in targets], tolerance)
-    fed = plan.fed()
     result = SampledVideo(
         width=0,
         height=0,
@@ -328,76 +247,14 @@ def sample_video(
         packets_total=len(packets),
         gop_treatments={name: plan.count(name) for name in (SKIP, FULL)},
     )
-    sink = _SampleSink(result, frames_dir)
     started = time.monotonic()
-    last_report = started
-    to_feed = sum(fed)
     try:
         skip = discard_level(video, packets, plan)
     except av.FFmpegError:
         skip = "NONREF"
     result.skip_frame = skip
-    container = _open(video)
-    try:
-        stream = container.streams.video[0]
-        stream.thread_type = "AUTO"
-        stream.codec_context.skip_frame = skip
-        origin = stream.start_time
-        pending = 0  # next target to serve
-        previous: tuple[Any, int] | None = None
-        position = 0
-        sent = 0
-
-        def serve(frame: Any, number: int) -> None:
-            nonlocal pending, previous
-            while pending < len(targets) and targets[pending] < number and previous is not None:
-                sink.take(pending, previous[0], previous[1])
-                pending += 1
-            previous = (frame, number)
-
-        for packet in container.demux(stream):
-            if packet.size == 0:
-                continue  # same packets, same order as index_packets
-            position += 1
-            if not fed[position - 1]:
-                continue
-            sent += 1
-            for frame in stream.codec_context.decode(packet):
-                if frame.pts is None:
-                    continue
-                result.frames_decoded += 1
-                seconds = float((frame.pts - (origin or 0)) * base)
-                number = round(seconds * video_fps)
-                if previous is not None and number <= previous[1]:
-                    continue
-                serve(frame, number)
-            if progress is not None and sent % 64 == 0:
-                now = time.monotonic()
-                if now - last_report >= PROGRESS_INTERVAL_S:
-                    last_report = now
-                    rate = sent / max(now - started, 1e-9)
-                    eta = _format_eta((to_feed - sent) / rate)
-                    progress(
-                        f"decoded {sent}/{to_feed} planned packets of {len(packets)}, "
-                        f"{len(result.samples)} samples, ETA {eta}"
-                    )
-        for frame in stream.codec_context.decode(None):
-            if frame.pts is None:
-                continue
-            result.frames_decoded += 1
-            number = round(float((frame.pts - (origin or 0)) * base) * video_fps)
-            if previous is None or number > previous[1]:
-                serve(frame, number)
-        if previous is not None:
-            while pending < len(targets):
-                sink.take(pending, previous[0], previous[1])
-                pending += 1
-    except av.FFmpegError as exc:
-        raise VideoExtractionError(
-            "video_decode_failed", f"decoding failed: {exc}", str(video)
-        ) from None
-    finally:
-        container.close()
+    partials = decode_segments(video, packets, plan, targets, timing, frames_dir, skip, progress)
+    result.merge(partials)
     if not result.samples:
         raise VideoExtractionError(
             "video_no_frames", "the video has no decodable frames", str(video)
