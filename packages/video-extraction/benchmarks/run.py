@@ -320,9 +320,17 @@ def main() -> int:
     parser.add_argument(
         "--repeat", type=int, default=3, help="timed passes per case (best of each is reported)"
     )
+    parser.add_argument(
+        "--case", action="append", default=[], help="run only cases whose name contains this"
+    )
     args = parser.parse_args()
     load = os.getloadavg()[0]
-    rows = [run_case(case, args.workdir, args.repeat) for case in cases(args.quick)]
+    chosen = [
+        case
+        for case in cases(args.quick)
+        if not args.case or any(part in case.name for part in args.case)
+    ]
+    rows = [run_case(case, args.workdir, args.repeat) for case in chosen]
     header = (
         f"{'case':<24} {'dur':>5} {'slides':>6} {'pages':>5} {'recall':>7} {'dups':>5} "
         f"{'motion':>6} {'cv2 s':>6} {'av s':>6} {'wall s':>7} {'ratio':>6} {'round r':>7} "
