@@ -11,7 +11,6 @@ from __future__ import annotations
 from rvault_video_extraction.manifest_validation import (
     ARTIFACT_ID,
     CURRENT_VERSION,
-    ManifestIssue,
     ManifestReport,
     read_manifest,
     validate_manifest,
@@ -25,7 +24,6 @@ __all__ = [
     "CURRENT_VERSION",
     "PIPELINE_VERSION",
     "SCHEMA_VERSION",
-    "ManifestIssue",
     "ManifestReport",
     "PdfProbe",
     "PdfProbeError",

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rvault_contracts.issues import Collector, Issue, render
 from rvault_contracts.schemas import schema_issues
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
@@ -31,16 +32,6 @@ from rvault_video_extraction.versioning import SCHEMA_VERSION
 CURRENT_VERSION = SCHEMA_VERSION
 LEGACY_VERSIONS = (0, 1, 2)
 ARTIFACT_ID = "video-manifest"
-
-
-@dataclass(frozen=True)
-class ManifestIssue:
-    code: str
-    path: str
-    message: str
-
-    def to_dict(self) -> dict[str, str]:
-        return {"code": self.code, "message": self.message, "path": self.path}
 
 
 @dataclass(frozen=True)
@@ -56,7 +47,7 @@ class ManifestReport:
     schema_version: int | None
     usable: bool
     trusted: bool
-    issues: tuple[ManifestIssue, ...] = ()
+    issues: tuple[Issue, ...] = ()
     trusted_slide_region_path: str | None = None
     pdf_sha256: dict[str, str] = field(default_factory=dict)
 
@@ -66,7 +57,7 @@ class ManifestReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "issues": [issue.to_dict() for issue in self.issues],
+            "issues": render(self.issues),
             "pdf_sha256": dict(sorted(self.pdf_sha256.items())),
             "schema_version": self.schema_version,
             "status": self.status,
@@ -74,14 +65,6 @@ class ManifestReport:
             "trusted_slide_region_path": self.trusted_slide_region_path,
             "usable": self.usable,
         }
-
-
-class _Collector:
-    def __init__(self) -> None:
-        self.issues: list[ManifestIssue] = []
-
-    def add(self, code: str, path: str, message: str) -> None:
-        self.issues.append(ManifestIssue(code, path, message))
 
 
 def _version_of(document: dict[str, Any]) -> tuple[str, int | None]:
@@ -99,7 +82,7 @@ def _version_of(document: dict[str, Any]) -> tuple[str, int | None]:
     return "invalid", version
 
 
-def _check_region(doc: dict[str, Any], out: _Collector) -> None:
+def _check_region(doc: dict[str, Any], out: Collector) -> None:
     region = doc["slide_region"]
     applied = doc["slide_region_applied"]
     method = doc["slide_region_method"]
@@ -145,7 +128,7 @@ def _check_region(doc: dict[str, Any], out: _Collector) -> None:
         )
 
 
-def _check_frames(doc: dict[str, Any], out: _Collector) -> None:
+def _check_frames(doc: dict[str, Any], out: Collector) -> None:
     frames = doc["retained_frames"]
     unique = doc["unique_frame_count"]
     total = doc["total_frames_extracted"]
@@ -182,7 +165,7 @@ def _check_frames(doc: dict[str, Any], out: _Collector) -> None:
             )
 
 
-def _check_artifacts(doc: dict[str, Any], out: _Collector) -> dict[str, Any] | None:
+def _check_artifacts(doc: dict[str, Any], out: Collector) -> dict[str, Any] | None:
     artifacts = doc["artifacts"]
     review_required = doc["review_required"]
     method = doc["slide_region_method"]
@@ -275,7 +258,7 @@ def _located_paths(document: dict[str, Any]) -> list[tuple[str, Any]]:
 
 
 def _check_paths(
-    doc: dict[str, Any], out: _Collector, storage_root: Path | None, probe: bool
+    doc: dict[str, Any], out: Collector, storage_root: Path | None, probe: bool
 ) -> dict[str, str]:
     for where, text in _located_paths(doc):
         for code in path_text_issues(text):
@@ -296,7 +279,7 @@ def _check_paths(
         return digests
     for position, artifact in enumerate(doc["artifacts"]):
         where = f"$.artifacts[{position}].path"
-        if any(issue.path == where for issue in out.issues):
+        if any(issue.path == where for issue in out.items):
             continue
         try:
             result = probe_pdf(artifact["path"])
@@ -314,7 +297,7 @@ def _check_paths(
     return digests
 
 
-def _path_text_codes(document: dict[str, Any], out: _Collector) -> None:
+def _path_text_codes(document: dict[str, Any], out: Collector) -> None:
     """Name the path rule a malformed path breaks, even when the shape is invalid."""
     for where, text in _located_paths(document):
         if isinstance(text, str):
@@ -345,18 +328,18 @@ def validate_manifest(
             None,
             False,
             False,
-            (ManifestIssue("not_an_object", "$", "a manifest is a JSON object"),),
+            (Issue("not_an_object", "$", "a manifest is a JSON object"),),
         )
     status, version = _version_of(document)
     if status == "legacy":
-        issue = ManifestIssue(
+        issue = Issue(
             "legacy_manifest",
             "$.schema_version",
             f"schema_version {version} is legacy: readable, never trusted; re-extract",
         )
         return ManifestReport("legacy", version, True, False, (issue,))
     if status == "future":
-        issue = ManifestIssue(
+        issue = Issue(
             "future_manifest",
             "$.schema_version",
             f"schema_version {version} is newer than this reader: "
@@ -364,18 +347,18 @@ def validate_manifest(
         )
         return ManifestReport("future", version, False, False, (issue,))
     if status == "invalid":
-        issue = ManifestIssue(
+        issue = Issue(
             "schema_version_invalid",
             "$.schema_version",
             "schema_version must be a non-negative integer",
         )
         return ManifestReport("invalid", version, False, False, (issue,))
-    out = _Collector()
+    out = Collector()
     for schema_issue in schema_issues(ARTIFACT_ID, CURRENT_VERSION, document):
         out.add("schema_violation", schema_issue.path, schema_issue.message)
-    if out.issues:
+    if out.items:
         _path_text_codes(document, out)
-        return ManifestReport("invalid", version, False, False, tuple(out.issues))
+        return ManifestReport("invalid", version, False, False, tuple(out.items))
     if expected_video_id is not None and document["source_video_id"] != expected_video_id:
         out.add(
             "video_id_mismatch",
@@ -387,7 +370,7 @@ def validate_manifest(
     slide_artifact = _check_artifacts(document, out)
     storage = Path(str(Path(vault_root).resolve())) if vault_root is not None else None
     digests = _check_paths(document, out, storage, probe_pdfs)
-    issues = tuple(out.issues)
+    issues = tuple(out.items)
     valid = not issues
     trusted = bool(
         valid
@@ -484,13 +467,13 @@ def read_manifest_document(
         data = _read_bounded(Path(path))
     except _ManifestReadError as exc:
         return None, ManifestReport(
-            "invalid", None, False, False, (ManifestIssue(exc.code, "$", exc.message),)
+            "invalid", None, False, False, (Issue(exc.code, "$", exc.message),)
         )
     try:
         document = loads_strict(data)
     except StrictJSONError as exc:
         return None, ManifestReport(
-            "invalid", None, False, False, (ManifestIssue(exc.code, exc.path, exc.message),)
+            "invalid", None, False, False, (Issue(exc.code, exc.path, exc.message),)
         )
     return document, validate_manifest(
         document, vault_root=vault_root, expected_video_id=expected_video_id, probe_pdfs=probe_pdfs
