@@ -81,7 +81,9 @@ class Timing:
     origin: int
 
     def seconds(self, pts: int) -> float:
-        return float((pts - self.origin) * self.base)
+        # Integer true division is correctly rounded: the same float as
+        # float((pts - origin) * base), without building a Fraction per frame.
+        return (pts - self.origin) * self.base.numerator / self.base.denominator
 
 
 class _GopServer:
