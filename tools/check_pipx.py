@@ -18,61 +18,38 @@ Usage: ``.venv/bin/python tools/check_pipx.py [OWNER ...]``
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 import tempfile
-import tomllib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from distributions import ROOT, local_dependencies, owner, owners
 
 
-def local_dependencies(owner: str) -> list[str]:
-    project = tomllib.loads((ROOT / "packages" / owner / "pyproject.toml").read_text())["project"]
-    deps = []
-    for requirement in project.get("dependencies", []):
-        name = re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0]
-        if name.startswith("rvault-") and name != "rvault-contracts":
-            dep_dir = name.removeprefix("rvault-")
-            if (ROOT / "packages" / dep_dir).is_dir():
-                deps.append(dep_dir)
-    return deps
-
-
-def script_of(owner: str) -> str:
-    project = tomllib.loads((ROOT / "packages" / owner / "pyproject.toml").read_text())["project"]
-    return next(iter(project["scripts"]))
-
-
-def pipx_line(owner: str, root: str = "$PWD") -> list[str]:
+def pipx_line(owner_name: str, root: str = "$PWD") -> list[str]:
     line = ["pipx", "install", "--preinstall", f"{root}/contracts"]
-    for dep in local_dependencies(owner):
+    for dep in local_dependencies(owner_name):
         line += ["--preinstall", f"{root}/packages/{dep}"]
-    return [*line, f"./packages/{owner}" + ("[media]" if has_media_extra(owner) else "")]
-
-
-def has_media_extra(owner: str) -> bool:
-    project = tomllib.loads((ROOT / "packages" / owner / "pyproject.toml").read_text())["project"]
-    return "media" in project.get("optional-dependencies", {})
+    extras = owner(owner_name).install_extras
+    return [*line, f"./packages/{owner_name}" + (f"[{','.join(extras)}]" if extras else "")]
 
 
 def tree_megabytes(path: Path) -> float:
     return sum(p.lstat().st_size for p in path.rglob("*") if not p.is_symlink()) / 1e6
 
 
-def check(owner: str) -> tuple[bool, str, float]:
+def check(owner_name: str) -> tuple[bool, str, float]:
     with tempfile.TemporaryDirectory() as home:
         env = dict(os.environ, PIPX_HOME=f"{home}/pipx", PIPX_BIN_DIR=f"{home}/bin")
         pipx = str(Path(sys.executable).with_name("pipx"))
-        line = pipx_line(owner, str(ROOT))
+        line = pipx_line(owner_name, str(ROOT))
         installed = subprocess.run(
             [pipx, *line[1:]], cwd=ROOT, env=env, capture_output=True, text=True, check=False
         )
         if installed.returncode != 0:
             return False, installed.stderr.strip().splitlines()[-1], 0.0
         version = subprocess.run(
-            [f"{home}/bin/{script_of(owner)}", "--version"],
+            [f"{home}/bin/{owner(owner_name).script}", "--version"],
             capture_output=True,
             text=True,
             check=False,
@@ -82,14 +59,14 @@ def check(owner: str) -> tuple[bool, str, float]:
 
 
 def main(argv: list[str]) -> int:
-    owners = argv or sorted(p.parent.name for p in (ROOT / "packages").glob("*/pyproject.toml"))
+    names = argv or [d.owner for d in owners()]
     failures = 0
     print(f"{'owner':<22} {'ok':<4} {'MB':>6}  result / command")
-    for owner in owners:
-        ok, detail, size = check(owner)
+    for name in names:
+        ok, detail, size = check(name)
         failures += not ok
-        print(f"{owner:<22} {'yes' if ok else 'NO':<4} {size:>6.0f}  {detail}")
-        print(f"{'':<27} {' '.join(pipx_line(owner))}")
+        print(f"{name:<22} {'yes' if ok else 'NO':<4} {size:>6.0f}  {detail}")
+        print(f"{'':<27} {' '.join(pipx_line(name))}")
     return 1 if failures else 0
 
 
