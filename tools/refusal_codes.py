@@ -16,11 +16,11 @@ package (importing would need every media library and run module code). An
 - coded exceptions, any other exception class whose ``__init__`` takes a
   ``code`` (``VideoExtractionError``, ``ReceiptError``...; kind ``error``: a
   command turns them into a refusal, a reader into a status);
-- value classes with a ``code`` field (``Issue``, ``ManifestIssue``,
+- value classes with a ``code`` field (``rvault_contracts.issues.Issue``,
   ``Finding``...; kind ``issue``: an entry of a report);
 - every function or method that forwards one of its parameters as the code of
   another emitter, or into a ``{"code": ...}`` dict (``Collector.add``,
-  ``Issues.fatal``, ``_refuse``, ``failure_envelope``...), found to a fixpoint,
+  ``Collector.warn``, ``_refuse``, ``failure_envelope``...), found to a fixpoint,
   with the kind of what it forwards to (a ``{"code", "message"}`` or
   ``{"code", "path"}`` dict is an issue, a refusal under ``"error"`` or
   ``"refusal"``; a ``{"path", "reason"}`` skip record is an issue).
@@ -44,7 +44,7 @@ table instead of in every row.
 Calls are matched by name (and, for wrappers, by arity), not by type: a
 function of another module that shares a wrapper's name and takes as many
 arguments would be read as that wrapper. ``set.add(x)`` is not mistaken for
-``Collector.add(path, code, message)`` because it takes one argument.
+``Collector.add(code, path, message)`` because it takes one argument.
 """
 
 from __future__ import annotations

@@ -7,7 +7,13 @@ from typing import Any
 
 import pytest
 from rvault_contracts.issues import ERROR, ISSUE_KEYS, WARNING, Collector, Issue, render
-from rvault_contracts.schemas import load_schema, registry
+from rvault_contracts.schemas import (
+    SCHEMA_ISSUE_KEYS,
+    SCHEMA_VIOLATION,
+    load_schema,
+    registry,
+    schema_issues,
+)
 
 
 def test_one_argument_order_code_path_message() -> None:
@@ -17,7 +23,7 @@ def test_one_argument_order_code_path_message() -> None:
         '$["talks"][0]',
         "talk requires 'filename'",
     )
-    assert issue.severity == ERROR and issue.is_error and issue.keyword is None
+    assert issue.severity == ERROR and issue.is_error and issue.validator is None
     with pytest.raises(TypeError):
         Issue("a", "$", "m", WARNING)  # type: ignore[misc]  # extras are keyword-only
 
@@ -28,12 +34,12 @@ def test_the_collector_keeps_order_and_separates_severities() -> None:
     issues.warn("invalid_visual_evidence", "$.b", "receipt is malformed")
     assert issues and not issues.has_errors and issues.warnings == tuple(issues)
     issues.add("wrong_type", "$.a", "a must be an object")
-    issues.add("schema_violation", "$.c", "'x' is not of type 'integer'", keyword="type")
+    issues.add("schema_violation", "$.c", "'x' is not of type 'integer'", validator="type")
     assert [i.code for i in issues] == ["invalid_visual_evidence", "wrong_type", "schema_violation"]
     assert issues.has_errors
     assert [i.code for i in issues.errors] == ["wrong_type", "schema_violation"]
     assert [i.code for i in issues.warnings] == ["invalid_visual_evidence"]
-    assert issues.items[2].keyword == "type"
+    assert issues.items[2].validator == "type"
 
 
 def test_ordered_is_each_distinct_issue_once_by_path_code_message() -> None:
@@ -53,7 +59,7 @@ def test_ordered_is_each_distinct_issue_once_by_path_code_message() -> None:
 
 
 def test_rendering_is_the_contract_keys_and_nothing_else() -> None:
-    issue = Issue("claim_invalid", "$[0].queue_claim", "bad", severity=WARNING, keyword="type")
+    issue = Issue("claim_invalid", "$[0].queue_claim", "bad", severity=WARNING, validator="type")
     expected = {"code": "claim_invalid", "message": "bad", "path": "$[0].queue_claim"}
     assert issue.to_dict() == expected
     assert issue.to_dict([*ISSUE_KEYS, "severity"])["severity"] == "warning"
@@ -93,3 +99,19 @@ def test_every_registered_issue_object_is_the_rendered_shape() -> None:
         assert node.get("additionalProperties") is False, where
         assert set(node["properties"]) == set(rendered) == set(ISSUE_KEYS), where
         assert set(node["required"]) == set(rendered), where
+
+
+def test_schema_issues_are_issues_with_the_failed_keyword() -> None:
+    problems = schema_issues("cli-failure", 1, {"ok": False, "error": {"code": "X", "path": 3}})
+    assert all(isinstance(p, Issue) and p.code == SCHEMA_VIOLATION for p in problems)
+    assert [(p.path, p.validator) for p in problems] == [
+        ('$["error"]', "required"),
+        ('$["error"]["code"]', "pattern"),
+        ('$["error"]["path"]', "type"),
+    ]
+    # The refusal-context shape schema issues have always had.
+    assert problems[2].to_dict(SCHEMA_ISSUE_KEYS) == {
+        "message": "3 is not of type 'string', 'null'",
+        "path": '$["error"]["path"]',
+        "validator": "type",
+    }

@@ -27,7 +27,7 @@ KNOWN = {
         "pptx_batch_entry_limit": "issue",  # _Scan.skip(path, reason)
     },
     "returns-persistence": {
-        "queue_generation_mismatch": "issue",  # Collector.add(path, code, message)
+        "queue_generation_mismatch": "issue",  # ctx.add(code, path, message) -> Collector.add
         "not_evaluable_missing": "issue",
         "translation_required": "issue",
         "database_unreadable": "refusal",  # mapped, message = "...", ... (tuple assignment)
@@ -41,7 +41,7 @@ KNOWN = {
         "invalid_video_id": "refusal",
     },
     "video-extraction": {
-        "path_missing": "issue",  # a function's returned list, fed to _Collector.add
+        "path_missing": "issue",  # a function's returned list, fed to Collector.add
         "path_contains_nul": "issue",  # appended to a returned local list
         "invalid_fps": "error",  # VideoExtractionError(code, ...)
     },

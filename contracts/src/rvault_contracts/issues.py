@@ -12,8 +12,9 @@ A check never raises on bad data: it adds an issue and goes on, so a report
 can explain every problem while a refusal names the first one. ``severity``
 separates what makes an input unusable (``error``) from what a report must
 mention but must not refuse on (``warning``: the spec's per-record evidence
-trouble). ``keyword`` is the JSON Schema keyword a schema issue broke
-(``rvault_contracts.schemas.schema_issues``), for messages that name it.
+trouble). ``validator`` is the JSON Schema keyword a schema issue broke
+(jsonschema's name for it; see ``rvault_contracts.schemas.schema_issues``),
+for messages and refusal context that name it.
 
 The JSON shape of an issue is whatever its artifact's schema gives its issue
 object; today every registered one is ``{"code", "message", "path"}``
@@ -56,7 +57,7 @@ class Issue:
     path: str
     message: str
     severity: Severity = field(default=ERROR, kw_only=True)
-    keyword: str | None = field(default=None, kw_only=True)
+    validator: str | None = field(default=None, kw_only=True)
 
     def to_dict(self, keys: Iterable[str] = ISSUE_KEYS) -> dict[str, Any]:
         """The issue object of a contract whose issue object has ``keys``."""
@@ -103,9 +104,9 @@ class Collector:
         message: str,
         *,
         severity: Severity = ERROR,
-        keyword: str | None = None,
+        validator: str | None = None,
     ) -> None:
-        self.items.append(Issue(code, path, message, severity=severity, keyword=keyword))
+        self.items.append(Issue(code, path, message, severity=severity, validator=validator))
 
     def warn(self, code: str, path: str, message: str) -> None:
         self.add(code, path, message, severity=WARNING)

@@ -22,6 +22,7 @@ from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from rvault_contracts.issues import Issue
 from rvault_contracts.strict_json import json_path
 
 SCHEMA_ID_PREFIX = "urn:rvault:"
@@ -151,27 +152,31 @@ def validator(artifact: str, version: int) -> Draft202012Validator:
     )
 
 
-@dataclass(frozen=True)
-class SchemaIssue:
-    path: str
-    message: str
-    validator: str
-
-    def to_dict(self) -> dict[str, str]:
-        return {"path": self.path, "message": self.message, "validator": self.validator}
+# The code of every schema issue, and the keys a list of them has always been
+# reported with as refusal context (``Issue.to_dict(SCHEMA_ISSUE_KEYS)``).
+SCHEMA_VIOLATION = "schema_violation"
+SCHEMA_ISSUE_KEYS = ("message", "path", "validator")
 
 
 def _json_path(error: ValidationError) -> str:
     return json_path("$", *error.absolute_path)
 
 
-def schema_issues(artifact: str, version: int, document: Any) -> list[SchemaIssue]:
-    """Every schema violation, sorted by path, for field-by-field reports."""
+def schema_issues(artifact: str, version: int, document: Any) -> list[Issue]:
+    """Every schema violation, sorted by path, for field-by-field reports.
+
+    Each is the one shared :class:`~rvault_contracts.issues.Issue` (code
+    ``schema_violation``, ``validator`` the failed keyword), so an owner adds
+    schema findings to its own checks' collector unchanged.
+    """
     errors = sorted(
         validator(artifact, version).iter_errors(document),
         key=lambda e: (_json_path(e), e.validator, e.message),
     )
-    return [SchemaIssue(_json_path(e), e.message, str(e.validator)) for e in errors]
+    return [
+        Issue(SCHEMA_VIOLATION, _json_path(e), e.message, validator=str(e.validator))
+        for e in errors
+    ]
 
 
 def is_valid(artifact: str, version: int, document: Any) -> bool:

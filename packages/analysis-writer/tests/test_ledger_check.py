@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from analysis_testdata import make_return, persisted_talk
 from rvault_analysis_writer import ledger_check
-from rvault_contracts.schemas import is_valid, schema_issues
+from rvault_contracts.schemas import SCHEMA_ISSUE_KEYS, is_valid, schema_issues
 
 
 def talks(count: int, broken: set[int]) -> list[tuple[str, dict]]:
@@ -183,7 +183,9 @@ def test_a_fast_refusal_is_worded_by_python_jsonschema() -> None:
     name, talk = talks(1, {0})[0]
     assert not ledger_check.fast_accepts(*ARTIFACT, talk["pattern_observations"])
     found = ledger_check.ledger_issues([(name, talk)])
-    expected = [i.to_dict() for i in schema_issues(*ARTIFACT, talk["pattern_observations"])]
+    expected = [
+        i.to_dict(SCHEMA_ISSUE_KEYS) for i in schema_issues(*ARTIFACT, talk["pattern_observations"])
+    ]
     assert found == {name: expected[: ledger_check.MAX_ISSUES]}
 
 

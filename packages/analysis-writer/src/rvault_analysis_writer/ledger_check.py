@@ -30,7 +30,14 @@ from functools import cache
 from typing import Any
 
 import jsonschema_rs
-from rvault_contracts.schemas import ecma_to_python, load_schema, schema_issues, validator
+from rvault_contracts.issues import render
+from rvault_contracts.schemas import (
+    SCHEMA_ISSUE_KEYS,
+    ecma_to_python,
+    load_schema,
+    schema_issues,
+    validator,
+)
 
 #: Persisted evidence ledgers with a registered contract (v1 is the archival v4 shape).
 LEDGER_SCHEMAS = {2: "pattern-observations"}
@@ -120,7 +127,7 @@ def fast_accepts(artifact: str, version: int, ledger: Any) -> bool:
 def _check(index: int) -> tuple[str, list[dict[str, str]]]:
     name, artifact, version, ledger = _JOBS[index]
     issues = schema_issues(artifact, version, ledger)[:MAX_ISSUES]
-    return name, [issue.to_dict() for issue in issues]
+    return name, render(issues, SCHEMA_ISSUE_KEYS)
 
 
 def ledger_issues(

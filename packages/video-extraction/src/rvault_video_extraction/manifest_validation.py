@@ -354,8 +354,7 @@ def validate_manifest(
         )
         return ManifestReport("invalid", version, False, False, (issue,))
     out = Collector()
-    for schema_issue in schema_issues(ARTIFACT_ID, CURRENT_VERSION, document):
-        out.add("schema_violation", schema_issue.path, schema_issue.message)
+    out.extend(schema_issues(ARTIFACT_ID, CURRENT_VERSION, document))
     if out.items:
         _path_text_codes(document, out)
         return ManifestReport("invalid", version, False, False, tuple(out.items))

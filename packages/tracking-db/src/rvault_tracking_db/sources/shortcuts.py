@@ -29,7 +29,8 @@ from typing import Any
 
 from rvault_contracts.canonical import sha256_bytes
 from rvault_contracts.cli import Refusal
-from rvault_contracts.schemas import schema_issues
+from rvault_contracts.issues import render
+from rvault_contracts.schemas import SCHEMA_ISSUE_KEYS, schema_issues
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
 from rvault_tracking_db.apply_protocol import Session
@@ -298,7 +299,7 @@ def _extraction(data: bytes) -> dict[str, Any]:
             "extraction_invalid",
             f"the extraction is not a valid pptx-extraction v4 document: {issues[0].message}",
             issues[0].path,
-            issues=[i.to_dict() for i in issues[:20]],
+            issues=render(issues[:20], SCHEMA_ISSUE_KEYS),
             hint="re-extract the deck with the installed rvault-pptx",
         )
     return document
