@@ -1,7 +1,7 @@
 """Accuracy and speed benchmark of ``rvault-video extract``.
 
 Generates 1280x720 30 fps talk videos with known slide sequences
-(``rvault_video_extraction.synthetic``) in two codecs: H.264 from FFmpeg
+(``rvault_testkit.video_extraction.synthetic``) in two codecs: H.264 from FFmpeg
 libx264 (``-preset veryfast -crf 23``: B-frames with b-pyramid and x264's
 default 250-frame GOP, what a 720p download usually is) and MPEG-4 Part 2
 from OpenCV's ``mp4v`` writer (12-frame GOPs, no B-frames). Per case:
