@@ -46,9 +46,15 @@ FIGURES: dict[str, dict[str, Any]] = {}
 
 @cache
 def documented_codes(package: str) -> frozenset[str]:
-    """Every snake_case string literal in an owner's source: its stable codes live there."""
+    """Every snake_case string literal in an owner's source and in contracts.
+
+    An owner's stable codes live in its source, and the codes every owner
+    shares (``schema_violation`` of ``rvault_contracts.schemas``, the strict
+    JSON and writer codes) in ``contracts/src``.
+    """
     codes: set[str] = set()
-    for path in (ROOT / package).rglob("*.py"):
+    sources = [*(ROOT / package).rglob("*.py"), *(ROOT / "contracts" / "src").rglob("*.py")]
+    for path in sources:
         for node in ast.walk(ast.parse(path.read_text())):
             value = node.value if isinstance(node, ast.Constant) else None
             if isinstance(value, str) and re.fullmatch(r"[a-z][a-z0-9_]*", value):
