@@ -144,7 +144,15 @@ def segment_count(plan: DecodePlan) -> int:
     """Segments for this machine: one per core (at most ``MAX_SEGMENTS``), none tiny."""
     work = sum(gop.feed_end - gop.start for gop in plan.gops if gop.treatment == FULL)
     by_size = max(1, work // MIN_SEGMENT_PACKETS)
-    return max(1, min(MAX_SEGMENTS, os.cpu_count() or 1, by_size))
+    return max(1, min(MAX_SEGMENTS, usable_cores(), by_size))
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (its affinity mask, not the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
 
 
 @dataclass(frozen=True)
