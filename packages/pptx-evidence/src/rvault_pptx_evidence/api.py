@@ -16,6 +16,12 @@ may be used, instead of re-deriving the version rules:
 
 A v4 record with a non-empty ``archive_recovery`` is valid but *degraded*:
 it is not permission to score the surviving slides.
+
+A consumer holding a native deck audit (a worker return carries one) reads it
+with :func:`native_deck_audit_issues` against :func:`recompute_extraction` of
+the current deck and :func:`probe_rendered_pdf` of the current rendered PDF:
+coded ``rvault_contracts.issues.Issue`` values, empty when the audit still
+describes both.
 """
 
 from __future__ import annotations
@@ -28,10 +34,15 @@ from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
 from rvault_pptx_evidence.audit import native_deck_audit, receipt_projection
 from rvault_pptx_evidence.audit_match import (
+    AUDIT_MISMATCH,
+    AUDIT_OBSOLETE,
+    INSPECTION_INVALID,
+    RENDERED_PDF_MISMATCH,
     RecomputationRefused,
     audit_issues,
     inspection_issues,
     match_native_deck_audit,
+    native_deck_audit_issues,
     probe_rendered_pdf,
     recompute_extraction,
 )
@@ -59,11 +70,15 @@ from rvault_pptx_evidence.visual_evidence import (
 )
 
 __all__ = [
+    "AUDIT_MISMATCH",
+    "AUDIT_OBSOLETE",
     "CURRENT",
     "INCOMPLETE_REASON_CODES",
+    "INSPECTION_INVALID",
     "INVALID",
     "NEEDS_REEXTRACTION",
     "POLICY_SKIP_REASON_CODES",
+    "RENDERED_PDF_MISMATCH",
     "ROOT_REASON_CODES",
     "TEXT_BEARING_IMAGE_AREA_RATIO",
     "TIMING_UNKNOWN",
@@ -81,6 +96,7 @@ __all__ = [
     "inspection_issues",
     "match_native_deck_audit",
     "native_deck_audit",
+    "native_deck_audit_issues",
     "probe_rendered_pdf",
     "read_extraction",
     "receipt_problems",

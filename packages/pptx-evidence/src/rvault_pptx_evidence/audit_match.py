@@ -4,8 +4,9 @@ Persistence holds an audit from a worker return and must prove it still
 describes the current deck and PDF. It re-extracts the deck in the bounded
 worker (:func:`recompute_extraction`, the console module in a subprocess,
 so importing this never loads python-pptx) and matches the receipt with
-:func:`match_native_deck_audit`: every field of the recomputed audit must be
-equal, and a rendered-page inspection must recompute its own binding, its
+:func:`native_deck_audit_issues` (coded ``rvault_contracts.issues.Issue``
+values; :func:`match_native_deck_audit` is its messages): every field of the
+recomputed audit must be equal, and a rendered-page inspection must recompute its own binding, its
 covered slides and ``complete`` from the fresh audit, and, when the caller
 probed the current PDF (:func:`probe_rendered_pdf`), name that PDF's digest,
 size and page count, so a same-size replacement cannot inherit the receipt.
@@ -18,9 +19,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rvault_contracts.strict_json import StrictJSONError, loads_strict
+from rvault_contracts.issues import Issue
+from rvault_contracts.schemas import schema_issues
+from rvault_contracts.strict_json import StrictJSONError, json_path, loads_strict
 
 from rvault_pptx_evidence.audit import inspection_binding, native_deck_audit
+from rvault_pptx_evidence.versions import NATIVE_DECK_AUDIT_SCHEMA_VERSION
+
+AUDIT_ARTIFACT_ID = "pptx-native-deck-audit"
 
 RECOMPUTE_TIMEOUT_SECONDS = 600.0
 
@@ -34,27 +40,144 @@ class RecomputationRefused(Exception):
         self.message = message
 
 
-def inspection_issues(inspection: dict[str, Any], audit: dict[str, Any]) -> list[str]:
+# Stable codes of a held audit that does not describe the current deck or PDF.
+AUDIT_MISMATCH = "native_deck_audit_mismatch"
+AUDIT_OBSOLETE = "native_deck_audit_obsolete"
+INSPECTION_INVALID = "rendered_page_inspection_invalid"
+RENDERED_PDF_MISMATCH = "rendered_pdf_mismatch"
+
+# Audit fields naming the extractor generation rather than the deck: a difference
+# means the receipt came from another extractor (re-extract), not another deck.
+GENERATION_FIELDS = ("schema_version", "extraction_schema_version", "extraction_pipeline_version")
+# The probe record's fields, each against the inspection field that must equal it.
+PDF_FIELDS = (
+    ("pdf_sha256", "rendered_pdf_sha256"),
+    ("size_bytes", "rendered_pdf_size_bytes"),
+    ("page_count", "rendered_page_count"),
+)
+
+
+def _inspection_findings(
+    inspection: dict[str, Any], audit: dict[str, Any], path: str
+) -> list[Issue]:
     """An inspection's own bindings against the (recomputed) audit it sits in."""
-    issues = []
     required = audit["render_required_slide_numbers"]
     ranges = inspection["inspected_page_ranges"]
     covered = [n for n in required if any(a <= n <= b for a, b in ranges)]
-    if inspection["source_pptx_sha256"] != audit["source_pptx_sha256"]:
-        issues.append("rendered_page_inspection names another deck")
-    if inspection["rendered_page_count"] != audit["slide_count"]:
-        issues.append("rendered_page_inspection page count differs from the slide count")
-    if any(b > inspection["rendered_page_count"] or a > b for a, b in ranges):
-        issues.append("rendered_page_inspection ranges leave the rendered PDF")
-    if inspection["inspected_required_slide_numbers"] != covered:
-        issues.append("rendered_page_inspection covered slides are not recomputable")
-    if inspection["complete"] != (covered == required):
-        issues.append("rendered_page_inspection.complete is not recomputable")
-    if inspection["binding_sha256"] != inspection_binding(
-        inspection, audit["extraction_receipt_sha256"]
-    ):
-        issues.append("rendered_page_inspection.binding_sha256 does not recompute")
+    checks = (
+        (
+            inspection["source_pptx_sha256"] != audit["source_pptx_sha256"],
+            "source_pptx_sha256",
+            "rendered_page_inspection names another deck",
+        ),
+        (
+            inspection["rendered_page_count"] != audit["slide_count"],
+            "rendered_page_count",
+            "rendered_page_inspection page count differs from the slide count",
+        ),
+        (
+            any(b > inspection["rendered_page_count"] or a > b for a, b in ranges),
+            "inspected_page_ranges",
+            "rendered_page_inspection ranges leave the rendered PDF",
+        ),
+        (
+            inspection["inspected_required_slide_numbers"] != covered,
+            "inspected_required_slide_numbers",
+            "rendered_page_inspection covered slides are not recomputable",
+        ),
+        (
+            inspection["complete"] != (covered == required),
+            "complete",
+            "rendered_page_inspection.complete is not recomputable",
+        ),
+        (
+            inspection["binding_sha256"]
+            != inspection_binding(inspection, audit["extraction_receipt_sha256"]),
+            "binding_sha256",
+            "rendered_page_inspection.binding_sha256 does not recompute",
+        ),
+    )
+    return [
+        Issue(INSPECTION_INVALID, json_path(path, key), message)
+        for failed, key, message in checks
+        if failed
+    ]
+
+
+def native_deck_audit_issues(
+    audit: Any,
+    fresh: dict[str, Any],
+    *,
+    pdf_probe: dict[str, Any] | None = None,
+    path: str = "$",
+) -> list[Issue]:
+    """Why a held audit does not describe a fresh extraction of the deck (empty: it does).
+
+    The reader a consumer holding an audit uses (returns-persistence reads the
+    one a worker return carries): ``fresh`` is :func:`recompute_extraction` of
+    the current deck, ``pdf_probe`` :func:`probe_rendered_pdf` of the current
+    rendered PDF, ``path`` the JSON path of ``audit`` in the caller's document,
+    so every issue names the field that differs. Codes: ``schema_violation``
+    (not a ``pptx-native-deck-audit`` v1 record; nothing else is compared),
+    ``native_deck_audit_obsolete`` (another audit or extractor schema, or
+    another pipeline, than the fresh extraction's: checked first, since such a
+    record is not held to this generation's schema),
+    ``native_deck_audit_mismatch`` (another deck, or a receipt that is not this
+    deck's extraction), ``rendered_page_inspection_invalid`` (its covered
+    slides, ``complete`` or ``binding_sha256`` do not recompute from the fresh
+    audit) and ``rendered_pdf_mismatch`` (the inspection names another PDF
+    than the probed one: digest, size or page count).
+    """
+    expected = native_deck_audit(fresh)
+    if isinstance(audit, dict):
+        obsolete = [
+            Issue(
+                AUDIT_OBSOLETE,
+                json_path(path, key),
+                f"native_deck_audit.{key} is {audit[key]!r}, not the current {expected[key]!r};"
+                " re-extract the deck",
+            )
+            for key in GENERATION_FIELDS
+            if key in audit and audit[key] != expected[key]
+        ]
+        if obsolete:  # another generation's record: this generation's schema does not apply
+            return obsolete
+    problems = schema_issues(AUDIT_ARTIFACT_ID, NATIVE_DECK_AUDIT_SCHEMA_VERSION, audit)
+    if problems:
+        return [
+            Issue(i.code, path + i.path[1:], i.message, validator=i.validator) for i in problems
+        ]
+    issues = [
+        Issue(
+            AUDIT_MISMATCH,
+            json_path(path, key),
+            f"native_deck_audit.{key} does not match the extraction",
+        )
+        for key, value in expected.items()
+        if audit.get(key) != value
+    ]
+    inspection = audit.get("rendered_page_inspection")
+    if inspection is not None:
+        where = json_path(path, "rendered_page_inspection")
+        issues += _inspection_findings(inspection, expected, where)
+        differing = [
+            held for probed, held in PDF_FIELDS if pdf_probe is not None
+            and pdf_probe[probed] != inspection[held]
+        ]  # fmt: skip
+        if differing:
+            issues.append(
+                Issue(
+                    RENDERED_PDF_MISMATCH,
+                    json_path(where, differing[0]),
+                    "rendered_page_inspection does not name the current rendered PDF",
+                )
+            )
     return issues
+
+
+def inspection_issues(inspection: dict[str, Any], audit: dict[str, Any]) -> list[str]:
+    """An inspection's own bindings against the (recomputed) audit it sits in (messages)."""
+    return [i.message for i in _inspection_findings(inspection, audit, "$")]
 
 
 def audit_issues(document: dict[str, Any]) -> list[str]:
@@ -65,27 +188,12 @@ def audit_issues(document: dict[str, Any]) -> list[str]:
 def match_native_deck_audit(
     audit: dict[str, Any], fresh: dict[str, Any], *, pdf_probe: dict[str, Any] | None = None
 ) -> list[str]:
-    """Issues (empty: match) between a held audit and a fresh extraction of the deck."""
-    expected = native_deck_audit(fresh)
-    issues = [
-        f"native_deck_audit.{key} does not match the extraction"
-        for key, value in expected.items()
-        if audit.get(key) != value
-    ]
-    inspection = audit.get("rendered_page_inspection")
-    if inspection is not None:
-        issues += inspection_issues(inspection, expected)
-        if pdf_probe is not None and (
-            pdf_probe["pdf_sha256"],
-            pdf_probe["size_bytes"],
-            pdf_probe["page_count"],
-        ) != (
-            inspection["rendered_pdf_sha256"],
-            inspection["rendered_pdf_size_bytes"],
-            inspection["rendered_page_count"],
-        ):
-            issues.append("rendered_page_inspection does not name the current rendered PDF")
-    return issues
+    """The messages of :func:`native_deck_audit_issues` (empty: match).
+
+    Kept for the extraction reader (``binding_issues`` reports free text); a
+    consumer that refuses on the result reads the coded issues instead.
+    """
+    return [i.message for i in native_deck_audit_issues(audit, fresh, pdf_probe=pdf_probe)]
 
 
 def _owner_tool(arguments: list[str], timeout: float) -> dict[str, Any]:
