@@ -164,6 +164,7 @@ def _derived_slide_source(found: TalkArtifacts, manifest: dict[str, Any] | None)
 def _trusted_stored_manifest(vault_root: Path, talk: dict[str, Any]) -> dict[str, Any] | None:
     """``slides-rebuild/{id}/{id}.video-extraction.json`` when the video owner trusts it."""
     from rvault_contracts.strict_json import StrictJSONError, loads_strict
+    from rvault_video_extraction.api import manifest_path
 
     from rvault_returns_persistence.artifacts import _regular_file
     from rvault_returns_persistence.video_manifest import assess
@@ -171,7 +172,7 @@ def _trusted_stored_manifest(vault_root: Path, talk: dict[str, Any]) -> dict[str
     youtube_id = talk.get("youtube_id")
     if not isinstance(youtube_id, str) or not youtube_id:
         return None
-    relative = f"slides-rebuild/{youtube_id}/{youtube_id}.video-extraction.json"
+    relative = manifest_path(youtube_id)
     path = _regular_file(vault_root, relative)
     if path is None:
         return None

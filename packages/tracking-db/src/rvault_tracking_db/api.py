@@ -37,6 +37,7 @@ from rvault_tracking_db.queue.claims import (
 )
 from rvault_tracking_db.reader import DatabaseRefusal, ReadResult, read_database
 from rvault_tracking_db.rejections import match_rejection
+from rvault_tracking_db.talk_media import talk_duration_seconds, talk_video_id
 from rvault_tracking_db.terminal import TERMINAL_SKIP_STATUSES, terminal_skip_issues
 
 __all__ = [
@@ -64,6 +65,8 @@ __all__ = [
     "read_database",
     "resolve",
     "source_capabilities",
+    "talk_duration_seconds",
+    "talk_video_id",
     "terminal_skip_issues",
     "youtube_id",
 ]

@@ -16,7 +16,7 @@ from rvault_video_extraction.manifest_validation import (
     validate_manifest,
 )
 from rvault_video_extraction.pdf_probe import PdfProbe, PdfProbeError, probe_pdf
-from rvault_video_extraction.vault_paths import path_text_issues
+from rvault_video_extraction.vault_paths import manifest_path, path_text_issues
 from rvault_video_extraction.versioning import PIPELINE_VERSION, SCHEMA_VERSION
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "ManifestReport",
     "PdfProbe",
     "PdfProbeError",
+    "manifest_path",
     "path_text_issues",
     "probe_pdf",
     "read_manifest",

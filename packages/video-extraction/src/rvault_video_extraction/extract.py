@@ -38,6 +38,7 @@ from rvault_video_extraction.pdf_writer import JpegPage, write_jpeg_pdf
 from rvault_video_extraction.region import to_pixels
 from rvault_video_extraction.sampling import SampledVideo, remove_frames, sample_video
 from rvault_video_extraction.vault_paths import (
+    CONTRACT_DIR,
     locate_in_vault,
     make_directories,
     remove_created,
@@ -135,9 +136,6 @@ def _configured_root(request: ExtractRequest) -> Path:
         "pass --vault-root (OUTDIR is not {vault_root}/slides-rebuild/{id})",
         str(request.outdir),
     )
-
-
-CONTRACT_DIR = "slides-rebuild"
 
 
 def _check_contract_paths(video_id: str, video: Path, outdir: Path, storage: Path) -> None:

@@ -18,6 +18,19 @@ from pathlib import Path
 
 from rvault_video_extraction.errors import VideoExtractionError
 
+CONTRACT_DIR = "slides-rebuild"
+
+
+def manifest_path(video_id: str) -> str:
+    """Vault-relative path of a video's manifest, where every reader looks for it.
+
+    ``slides-rebuild/{id}/{id}.video-extraction.json`` beside the video
+    (``{id}.mp4``) and its PDFs; status, scaffold and the vault report must
+    agree on it, so they ask this owner instead of spelling it.
+    """
+    return f"{CONTRACT_DIR}/{video_id}/{video_id}.video-extraction.json"
+
+
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
