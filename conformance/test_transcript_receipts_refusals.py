@@ -12,8 +12,9 @@ vtt-cleanup, ``_persist_producer.claimed_owner_vault``: the refusal must leave
 the vault as it was) and the timing receipt in ``rvault-returns validate``
 of the same batch with one ``timed_transcript`` citation (the only citation
 that needs timing).
-The fetch result (vtt-cleanup's stdout) has no reader in tracking-db; its
-case runs the one public reader, ``api.validate_fetch_result``.
+tracking-db reads the fetch result (vtt-cleanup's stdout, saved to a file)
+in ``rvault-db register-transcript --fetch-result``, through the transcript
+owner's ``api.read_fetch_result``: the refusal must leave the vault as it was.
 """
 
 from __future__ import annotations
@@ -41,14 +42,7 @@ COVERS = [
 ]
 REFUSALS = {
     ("transcript-fetch-result", "transcript", "tracking-db"): [
-        (
-            "invalid_fetch_result",
-            ["word_count"],
-            -5,
-            "tracking-db is a registered consumer of transcript-fetch-result but nothing in it "
-            "reads one; the only public reader, rvault_transcript.api.validate_fetch_result, "
-            "returns schema messages without a stable code",
-        ),
+        ("invalid_fetch_result", ["word_count"], -5),
     ],
     ("transcript-timing", "transcript", "tracking-db"): [
         ("schema_violation", ["segments", 0, "start_seconds"], -1),
@@ -152,12 +146,27 @@ def _status_transcript(db: Path) -> dict[str, Any]:
     return row["transcript"]
 
 
+def _register_fetched(db: Path, document: Path) -> Any:
+    return run_cli(
+        "rvault-db", "register-transcript", db, "--talk", "2024-01-01-talk.md",
+        "--fetch-result", document,
+    )  # fmt: skip
+
+
 def test_produced_receipts_are_current_for_both_consumers(
-    produced: tuple[Path, Path, dict[str, Any]],
+    produced: tuple[Path, Path, dict[str, Any]], tmp_path: Path
 ) -> None:
     db, out, fetch = produced
     assert schema_issues("transcript-fetch-result", 1, fetch) == []
     assert api.validate_fetch_result(fetch) == []
+    # the control of the fetch-result case: the unchanged document registers (the path it
+    # names is the one the talk already has, so the dry run changes nothing)
+    document = tmp_path / "fetch.json"
+    document.write_text(json.dumps(fetch), encoding="utf-8")
+    registered = _register_fetched(db, document)
+    assert registered.returncode == 0, registered.stdout + registered.stderr
+    (change,) = registered.json["changes"]
+    assert (change["after"], change["changed"]) == ("transcripts/talk.txt", False)
     assert (
         schema_issues("transcript-timing", 2, json.loads(api.timing_path_for(out).read_bytes()))
         == []
@@ -182,12 +191,16 @@ def test_consumer_refuses_one_invalid_field(
     claimed: tuple[Path, Path],
     timed: Path,
     case: RefusalCase,
+    tmp_path: Path,
 ) -> None:
     db, out, fetch = produced
     if case.artifact == "transcript-fetch-result":
-        problems = api.validate_fetch_result(mutated(fetch, case))
-        assert problems, "the reader must at least see the invalid field"
-        assert_refused(case, [])  # what it names: messages only, no code
+        document = tmp_path / "fetch.json"
+        document.write_text(json.dumps(mutated(fetch, case)), encoding="utf-8")
+        before = tree_state(db.parent)
+        result = _register_fetched(db, document)
+        assert tree_state(db.parent) == before
+        assert_refused(case, cli_codes(result))
         return
     if case.consumer == "returns-persistence":
         vault_db, returns = claimed

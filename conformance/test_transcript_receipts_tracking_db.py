@@ -4,14 +4,19 @@ The database owner maps the fetch result's method to ``transcript_source``
 (never backfilling a guess for ``existing``) and counts a local transcript
 as a capability only when its quality receipt is current. This runs the
 real ``rvault-transcript vtt-cleanup`` console script and reads its output
-and receipts through ``rvault_transcript.api``.
+and receipts through ``rvault_transcript.api``; and the database owner's own
+consumer path: ``rvault-db register-transcript --fetch-result`` takes that
+printed output (dry run, then ``--apply`` bound to the reviewed digest) and
+registers the transcript it names, after reading its receipts on disk.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from rvault_contracts.schemas import is_valid
+from _support import write_current_database
+from rvault_contracts.schemas import is_valid, schema_issues
 from rvault_testkit.plugin import run_cli
 from rvault_transcript import api
 
@@ -65,3 +70,34 @@ def test_missing_or_broken_quality_is_not_a_capability(tmp_path: Path) -> None:
     quality.unlink()
     assert api.read_quality(out).status == "missing"
     assert not api.read_evidence(out).plain_quote
+
+
+def test_register_transcript_takes_the_printed_fetch_result(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    transcripts = vault / "transcripts"
+    transcripts.mkdir(parents=True)
+    talk = {"schema_version": 5, "filename": "2024-05-01-infoq.md", "status": "pending"}
+    db = write_current_database(vault, [talk])
+    (transcripts / "source.en.vtt").write_text(caption_file(70))
+    produced = run_cli(
+        "rvault-transcript", "vtt-cleanup", transcripts / "source.en.vtt",
+        transcripts / "infoq-talk.txt",
+    )  # fmt: skip
+    assert produced.returncode == 0, produced.stderr
+    printed = tmp_path / "fetch.json"
+    printed.write_text(produced.stdout, encoding="utf-8")  # `... > fetch.json`, as printed
+    args = ("register-transcript", db, "--talk", "2024-05-01-infoq.md", "--fetch-result", printed)
+    dry = run_cli("rvault-db", *args)
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    applied = run_cli("rvault-db", *args, "--apply", "--expected-sha256", dry.json["input_sha256"])
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert schema_issues("db-source-report", 1, applied.json) == []
+    (stored,) = json.loads(db.read_bytes())["talks"]
+    assert stored["transcript_path"] == "transcripts/infoq-talk.txt"
+    assert "transcript_source" not in stored  # a vtt result carries no provenance claim
+    status = run_cli("rvault-db", "status", db, "--format", "json")
+    (row,) = status.json["talks"]
+    assert (row["transcript"]["state"], row["transcript"]["quality"]) == (
+        "valid",
+        "quality_current",
+    )

@@ -7,6 +7,11 @@ without following symlinks, applies the same validators the writer used,
 binds the receipt to the caller's owner context (YouTube id, exact media
 digest, owner duration) and reports a stable status code instead of raising,
 so a stale or forged receipt can only ever make evidence unavailable.
+
+The fetch result (what ``fetch`` / ``vtt-cleanup`` print) is read here too:
+:func:`read_fetch_result` returns its claims or raises ``invalid_fetch_result``
+with every finding as an :class:`~rvault_contracts.issues.Issue`; the claims
+are no evidence until the receipts they name are read with the readers above.
 """
 
 from __future__ import annotations
@@ -19,10 +24,17 @@ from pathlib import Path
 from typing import Any
 
 from rvault_contracts.canonical import sha256_bytes
-from rvault_contracts.schemas import schema_issues
+from rvault_contracts.issues import Issue
 from rvault_contracts.strict_json import StrictJSONError, loads_strict_any
 from rvault_contracts.writer import WriterError, read_snapshot
 
+from rvault_transcript.fetch_result import (
+    INVALID_FETCH_RESULT,
+    FetchResult,
+    FetchResultError,
+    fetch_result_issues,
+    read_fetch_result,
+)
 from rvault_transcript.policy import durations_match
 from rvault_transcript.receipts import (
     QualityReceipt,
@@ -33,35 +45,27 @@ from rvault_transcript.receipts import (
     validate_quality,
     validate_timing,
 )
+from rvault_transcript.sidecars import quality_path_for, timing_path_for
 
 __all__ = [
+    "INVALID_FETCH_RESULT",
     "EvidenceReport",
+    "FetchResult",
+    "FetchResultError",
     "OwnerContext",
     "QualityReading",
     "ReceiptError",
     "Segment",
     "TimingReading",
+    "fetch_result_issues",
     "quality_path_for",
     "read_evidence",
+    "read_fetch_result",
     "read_quality",
     "read_timing",
     "timing_path_for",
     "validate_fetch_result",
 ]
-
-FETCH_RESULT_ARTIFACT = "transcript-fetch-result"
-
-
-def timing_path_for(transcript_path: str | os.PathLike[str]) -> Path:
-    """``transcripts/{id}.txt`` -> ``transcripts/{id}.segments.json``."""
-    path = Path(transcript_path)
-    return path.with_name(path.stem + ".segments.json")
-
-
-def quality_path_for(transcript_path: str | os.PathLike[str]) -> Path:
-    """``transcripts/{id}.txt`` -> ``transcripts/{id}.quality.json``."""
-    path = Path(transcript_path)
-    return path.with_name(path.stem + ".quality.json")
 
 
 @dataclass(frozen=True)
@@ -129,6 +133,22 @@ class EvidenceReport:
     def timed_quote(self) -> bool:
         """A timed quote needs current quality and current, owner-bound v2 timing."""
         return self.plain_quote and self.timing.usable
+
+    @property
+    def state(self) -> str:
+        """One word for a person: the transcript's status, else valid, unverified or invalid.
+
+        A quality receipt bound to media the caller's context does not name
+        (local Whisper on the speaker's own recording, no duration or video
+        id in the database) cannot be checked here, so it is ``unverified``:
+        neither trusted nor invalid. ``rvault-db status`` and the vault
+        report both show this word.
+        """
+        if self.transcript_status != "valid":
+            return self.transcript_status
+        if self.quality.status == "missing" or self.quality.code == "owner_context_missing":
+            return "unverified"
+        return "valid" if self.quality.usable else "invalid"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -335,9 +355,12 @@ def read_evidence(
     return EvidenceReport(str(path), sha256_bytes(data), "valid", quality, timing, word_count)
 
 
-def validate_fetch_result(document: Any) -> list[str]:
-    """Schema problems of a fetch / vtt-cleanup result document (empty when valid)."""
-    return [
-        f"{issue.path}: {issue.message}"
-        for issue in schema_issues(FETCH_RESULT_ARTIFACT, 1, document)
-    ]
+def validate_fetch_result(document: Any) -> list[Issue]:
+    """Every problem of a fetch / vtt-cleanup result document (empty when valid).
+
+    Schema findings (``schema_violation``) and the checks a schema cannot
+    say, each with its stable code (:mod:`rvault_transcript.fetch_result`).
+    Without a vault root, so the transcript's location is not judged; a
+    consumer that acts on the document calls :func:`read_fetch_result`.
+    """
+    return fetch_result_issues(document)

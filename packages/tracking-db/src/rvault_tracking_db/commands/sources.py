@@ -66,15 +66,33 @@ def register(subparsers: Any) -> None:
         subparsers,
         "register-transcript",
         help="register a talk's vault-relative transcript (e.g. a non-YouTube talk)",
-        description="Builds a register_transcript source plan for one talk and runs it.",
+        description=(
+            "Builds a register_transcript source plan for one talk and runs it. The transcript "
+            "is PATH, or the one named by the JSON that rvault-transcript fetch / vtt-cleanup "
+            "printed (PATH with --fetch-result, - for stdin): that document is read by the "
+            "transcript owner's reader, its receipts must be current on disk, and its "
+            "transcript_source (when the fetch knows one) is recorded."
+        ),
         handler="run_register_transcript",
         arguments=[
-            _path("transcripts/NAME.txt"),
+            _arg(
+                "path",
+                metavar="PATH",
+                help="transcripts/NAME.txt (vault-relative, or absolute inside the vault); with "
+                "--fetch-result the fetch result JSON file instead (- for stdin)",
+            ),
             _TALK,
+            _arg(
+                "--fetch-result",
+                action="store_true",
+                help="PATH is the JSON that rvault-transcript fetch or vtt-cleanup printed: the "
+                "transcript, checked against its receipts, is taken from it",
+            ),
             _arg(
                 "--source",
                 choices=TRANSCRIPT_SOURCES,
-                help="how the transcript was obtained (omit when unknown: it is never guessed)",
+                help="how the transcript was obtained (omit when unknown: it is never guessed; "
+                "with --fetch-result only where the fetch does not say)",
             ),
         ],
     )

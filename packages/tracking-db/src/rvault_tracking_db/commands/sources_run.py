@@ -7,11 +7,12 @@ import argparse
 from rvault_contracts.cli import emit, finish
 
 from rvault_tracking_db.apply_protocol import ApplyRequest
-from rvault_tracking_db.plan_input import read_plan_bytes
+from rvault_tracking_db.plan_input import FETCH_RESULT, read_plan_bytes
 from rvault_tracking_db.sources.plan import decode_source_plan
 from rvault_tracking_db.sources.run import PlanBuilder, SourcePlan, run_sources
 from rvault_tracking_db.sources.shortcuts import (
     DeckRequest,
+    FetchedTranscriptRequest,
     SlidesRequest,
     TalkRequest,
     TranscriptRequest,
@@ -28,6 +29,10 @@ def run_plan(args: argparse.Namespace) -> int:
 
 
 def run_register_transcript(args: argparse.Namespace) -> int:
+    if args.fetch_result:
+        data = read_plan_bytes(args.path, FETCH_RESULT)
+        fetched = FetchedTranscriptRequest(args.talk, data, args.source)
+        return _run(args, fetched.build, "register-transcript")
     request = TranscriptRequest(args.talk, args.path, args.source)
     return _run(args, request.build, "register-transcript")
 

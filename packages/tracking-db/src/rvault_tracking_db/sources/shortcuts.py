@@ -7,7 +7,9 @@ change and ``--apply --expected-sha256`` binds it to those bytes.
 
 - ``register-transcript``: a non-YouTube talk's transcript (the worker
   instructions: register its vault-relative ``transcript_path`` before the
-  talk is claimed).
+  talk is claimed), typed as PATH or taken from the fetch result that
+  ``rvault-transcript fetch`` / ``vtt-cleanup`` printed (``--fetch-result``,
+  :mod:`rvault_tracking_db.sources.fetched`).
 - ``register-slides``: the ``slides/{id}.pdf`` that ``rvault-video promote``
   installed, as ``slides_local_path``.
 - ``record-deck``: a ``pptx_catalog`` v2 receipt built from a pptx-extraction
@@ -42,6 +44,7 @@ from rvault_tracking_db.capabilities import (
     check_local,
     open_under_root,
 )
+from rvault_tracking_db.sources import fetched
 from rvault_tracking_db.sources.plan import (
     ADD_TALK,
     MISSING_MARKER,
@@ -126,6 +129,26 @@ class TranscriptRequest:
         return _plan(
             lane(session, REGISTER_TRANSCRIPT, self.talk, "transcript_path", value, **extra)
         )
+
+
+@dataclass(frozen=True)
+class FetchedTranscriptRequest:
+    """``register-transcript --fetch-result``: the path and provenance from the fetch result."""
+
+    talk: str
+    data: bytes
+    transcript_source: str | None = None
+
+    def build(self, session: Session) -> dict[str, Any]:
+        api = fetched.transcript_reader()
+        claim = fetched.read_claim(api, self.data, session.vault_root)
+        fetched.verify_claim(api, claim, _talk(session, self.talk), session.vault_root)
+        source = fetched.transcript_source(claim, self.transcript_source)
+        extra = {} if source is None else {"transcript_source": source}
+        change = lane(
+            session, REGISTER_TRANSCRIPT, self.talk, "transcript_path", claim.vault_path, **extra
+        )
+        return _plan(change)
 
 
 @dataclass(frozen=True)
