@@ -94,9 +94,7 @@ def test_a_same_size_replacement_pdf_is_rendered_pdf_mismatch(
     probe = api.probe_rendered_pdf(replaced)
     assert probe["size_bytes"] == held["probe"]["size_bytes"]
     issues = _issues(held, held["audit"], pdf_probe=probe)
-    assert _codes(issues) == [
-        (api.RENDERED_PDF_MISMATCH, f'{INSPECTION}["rendered_pdf_sha256"]')
-    ]
+    assert _codes(issues) == [(api.RENDERED_PDF_MISMATCH, f'{INSPECTION}["rendered_pdf_sha256"]')]
     assert issues[0].message == "rendered_page_inspection does not name the current rendered PDF"
 
 

@@ -61,6 +61,50 @@ def write_vtt_transcript(root: Path, youtube_id: str, cues: int) -> Path:
     return out
 
 
+def write_extracted_deck(root: Path, filename: str, slides: int) -> dict[str, Any]:
+    """A python-pptx deck at ``Conf/talk.pptx`` below ``root``, extracted by the installed
+    ``rvault-pptx extract`` into ``pptx-extractions/talk.json``; returns its
+    ``pptx_catalog`` v2 record (the extraction artifact's digest bound, as tracking-db
+    records it)."""
+    import hashlib
+    import json
+
+    from pptx import Presentation
+
+    deck = Presentation()
+    for n in range(1, slides + 1):
+        slide = deck.slides.add_slide(deck.slide_layouts[1])
+        slide.shapes.title.text = f"Step {n}"
+    (root / "Conf").mkdir()
+    deck.save(str(root / "Conf" / "talk.pptx"))
+    (root / "pptx-extractions").mkdir()
+    out = root / "pptx-extractions" / "talk.json"
+    result = run_cli(
+        "rvault-pptx", "extract", "Conf/talk.pptx", "--no-ocr", "--out", out,
+        "--source-root", ".", cwd=root,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    extraction = json.loads(out.read_text())
+    return {
+        "schema_version": 2,
+        "pptx_path": "Conf/talk.pptx",
+        "talk_filename": filename,
+        "matched": True,
+        "slide_count": extraction["slide_count"],
+        "visual_extracted": True,
+        "visual_evidence": {
+            "outcome": "succeeded",
+            "extractor_schema_version": 4,
+            "pipeline_version": extraction["pipeline_version"],
+            "source_fingerprint": extraction["input_fingerprint"],
+            "artifact": {
+                "path": "pptx-extractions/talk.json",
+                "sha256": hashlib.sha256(out.read_bytes()).hexdigest(),
+            },
+        },
+    }
+
+
 def write_database(root: Path, db: dict[str, Any]) -> Path:
     path = root / "tracking-database.json"
     path.write_bytes(artifact_bytes(db))

@@ -9,7 +9,6 @@ downloaded delivery video sits at its video-extraction path.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from persist_vault import (
     quote,
     read_talk,
     write_database,
+    write_extracted_deck,
     write_vtt_transcript,
     write_youtube_transcript,
 )
@@ -28,48 +28,10 @@ from rvault_contracts.canonical import artifact_bytes
 from rvault_contracts.cli import Refusal
 from rvault_contracts.schemas import schema_issues
 from rvault_returns_persistence.persist import PersistRequest, persist
-from rvault_testkit.plugin import run_cli
 
 NAME = "2024-05-01-all-sources.md"
 YID = "allsrc00001"
 SLIDES = 8
-
-
-def _deck(root: Path) -> dict[str, Any]:
-    from pptx import Presentation
-
-    deck = Presentation()
-    for n in range(1, SLIDES + 1):
-        slide = deck.slides.add_slide(deck.slide_layouts[1])
-        slide.shapes.title.text = f"Step {n}"
-    (root / "Conf").mkdir()
-    deck.save(str(root / "Conf" / "talk.pptx"))
-    (root / "pptx-extractions").mkdir()
-    out = root / "pptx-extractions" / "talk.json"
-    result = run_cli(
-        "rvault-pptx", "extract", "Conf/talk.pptx", "--no-ocr", "--out", out,
-        "--source-root", ".", cwd=root,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stdout + result.stderr
-    extraction = json.loads(out.read_text())
-    return {
-        "schema_version": 2,
-        "pptx_path": "Conf/talk.pptx",
-        "talk_filename": NAME,
-        "matched": True,
-        "slide_count": extraction["slide_count"],
-        "visual_extracted": True,
-        "visual_evidence": {
-            "outcome": "succeeded",
-            "extractor_schema_version": 4,
-            "pipeline_version": extraction["pipeline_version"],
-            "source_fingerprint": extraction["input_fingerprint"],
-            "artifact": {
-                "path": "pptx-extractions/talk.json",
-                "sha256": hashlib.sha256(out.read_bytes()).hexdigest(),
-            },
-        },
-    }
 
 
 @pytest.fixture
@@ -85,7 +47,9 @@ def vault(tmp_path: Path) -> Path:
         slide_source="both",
         _queue_claim=claim_v5([NAME]),
     )
-    return write_database(tmp_path, database([record], [_deck(tmp_path)]))
+    return write_database(
+        tmp_path, database([record], [write_extracted_deck(tmp_path, NAME, SLIDES)])
+    )
 
 
 def _return(db: Path) -> dict[str, Any]:

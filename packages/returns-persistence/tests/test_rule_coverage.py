@@ -30,6 +30,10 @@ DEDICATED = {
     "claim_version_unknown",
     "wrong_type",
     "schema_violation",
+    # test_deck_audit.py: a held native deck audit against a real deck and PDF
+    "native_deck_artifact_unverified",
+    "rendered_page_ranges_mismatch",
+    "rendered_pdf_unverified",
 }
 
 

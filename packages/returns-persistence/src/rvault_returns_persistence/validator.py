@@ -24,6 +24,7 @@ from rvault_tracking_db import api as tracking
 from rvault_returns_persistence import artifacts as vault_artifacts
 from rvault_returns_persistence import scoring_generation
 from rvault_returns_persistence.catalog import Catalog
+from rvault_returns_persistence.checks_deck_audit import check_deck_audit
 from rvault_returns_persistence.checks_envelope import (
     check_clear_fields,
     check_processed_date,
@@ -189,8 +190,21 @@ def return_context(
         deck_slides=db.deck_slides(talk),
         return_pdf=ret.get("slides_local_path"),
     )
+    roots = tracking.SourceRoots.from_config(vault_root, db.root.get("config"))
     return ReturnContext(
-        path, ret, version, status, talk, claim, catalog, found, manifest, issues, vault_root
+        path,
+        ret,
+        version,
+        status,
+        talk,
+        claim,
+        catalog,
+        found,
+        manifest,
+        issues,
+        vault_root,
+        pptx_record=db.talk_deck(talk),
+        pptx_root=roots.pptx_source_dir,
     )
 
 
@@ -280,6 +294,7 @@ def validate_return(
     check_provenance(ctx)
     check_clear_fields(ctx)
     check_structured(ctx)
+    check_deck_audit(ctx)
     check_verbatim(ctx)
     check_video_extraction(ctx)
     check_pattern_observations(ctx)

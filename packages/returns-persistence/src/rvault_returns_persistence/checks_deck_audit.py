@@ -1,0 +1,126 @@
+"""The native deck audit a return carries, re-proven against the current deck and PDF.
+
+A worker copies ``native_deck_audit`` (``pptx-native-deck-audit`` v1, with its
+optional ``rendered_page_inspection``) from ``rvault-pptx extract
+--rendered-pdf --inspected-pages`` into ``structured_data``. It is a receipt
+about bytes, so it is believed only after the owner has recomputed it: the
+talk's recorded deck (its ``pptx_catalog`` record, below the configured
+``pptx_source_dir`` or the vault) is re-extracted in the pptx-evidence bounded
+worker, the talk's authored slide PDF is probed again, and the owner's reader
+(``rvault_pptx_evidence.api.native_deck_audit_issues``) names every field that
+no longer describes them with a stable code. The inspected pages must also be
+the static-slide ranges the same return reports, because persistence binds the
+receipt to exactly those persisted ranges.
+
+Validation runs this and persistence re-runs validation under the writer lock,
+so one rule refuses both: a report issue, or a ``returns_invalid`` refusal that
+writes nothing. v4/v5 returns only (the versions with source receipts);
+replay versions keep their historical snapshot semantics.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rvault_contracts.strict_json import json_path as child
+
+from rvault_returns_persistence.artifacts import _regular_file
+from rvault_returns_persistence.context import ReturnContext
+
+AUDIT_KEY = "native_deck_audit"
+INSPECTION_KEY = "rendered_page_inspection"
+DECK_UNVERIFIED = "native_deck_artifact_unverified"
+RENDERED_PDF_UNVERIFIED = "rendered_pdf_unverified"
+RANGES_MISMATCH = "rendered_page_ranges_mismatch"
+
+
+def recorded_deck(ctx: ReturnContext) -> Path | None:
+    """The talk's recorded deck file below its root (no symlink, no escape), else None."""
+    record = ctx.pptx_record
+    relative = record.get("pptx_path") if isinstance(record, dict) else None
+    if not isinstance(relative, str):
+        return None
+    root = ctx.pptx_root if ctx.pptx_root is not None else ctx.vault_root
+    return _regular_file(root, relative)
+
+
+def _static_ranges(ret: dict[str, Any]) -> Any:
+    """The page ranges of the return's static_slides receipt (None: no such receipt)."""
+    po = ret.get("pattern_observations")
+    records = po.get("source_inspection") if isinstance(po, dict) else None
+    for record in records if isinstance(records, list) else ():
+        if isinstance(record, dict) and record.get("source") == "static_slides":
+            return record.get("page_ranges")
+    return None
+
+
+def check_deck_audit(ctx: ReturnContext) -> None:
+    structured = ctx.ret.get("structured_data")
+    if ctx.version < 4 or not isinstance(structured, dict) or AUDIT_KEY not in structured:
+        return
+    from rvault_pptx_evidence import api as pptx  # a subprocess owner; only when an audit is held
+
+    audit = structured[AUDIT_KEY]
+    path = child(ctx.path, "structured_data", AUDIT_KEY)
+    deck = recorded_deck(ctx)
+    if deck is None:
+        ctx.add(
+            DECK_UNVERIFIED,
+            path,
+            "the return carries a native_deck_audit but the talk's recorded deck (its "
+            "pptx_catalog record) is not a readable file below its root, so the audit "
+            "cannot be recomputed",
+        )
+        return
+    try:
+        fresh = pptx.recompute_extraction(deck)
+    except pptx.RecomputationRefused as refused:
+        ctx.add(
+            DECK_UNVERIFIED,
+            path,
+            f"pptx-evidence could not re-extract the recorded deck to recompute the audit: "
+            f"{refused.code}: {refused.message}",
+        )
+        return
+    inspection = audit.get(INSPECTION_KEY) if isinstance(audit, dict) else None
+    probe = None
+    if inspection is not None:
+        probe = _probe(ctx, child(path, INSPECTION_KEY))
+        if probe is None:
+            return
+    issues = pptx.native_deck_audit_issues(audit, fresh, pdf_probe=probe, path=path)
+    ctx.issues.extend(issues)
+    if not issues and isinstance(inspection, dict):
+        ranges = _static_ranges(ctx.ret)
+        if ranges is not None and ranges != inspection["inspected_page_ranges"]:
+            ctx.add(
+                RANGES_MISMATCH,
+                child(path, INSPECTION_KEY, "inspected_page_ranges"),
+                f"the rendered pages inspected {inspection['inspected_page_ranges']} are not "
+                f"the static_slides page_ranges {ranges} this return reports",
+            )
+
+
+def _probe(ctx: ReturnContext, path: str) -> dict[str, Any] | None:
+    """The bounded probe of the talk's authored slide PDF, or an issue and None."""
+    from rvault_pptx_evidence import api as pptx
+
+    relative = ctx.artifacts.pdf_path
+    if relative is None or ctx.artifacts.pdf_is_video_extracted:
+        ctx.add(
+            RENDERED_PDF_UNVERIFIED,
+            path,
+            "the audit carries a rendered_page_inspection but the vault holds no authored "
+            "slide PDF for the talk (a video-extracted PDF is not a render of the deck)",
+        )
+        return None
+    try:
+        return pptx.probe_rendered_pdf(ctx.vault_root / relative)
+    except pptx.RecomputationRefused as refused:
+        ctx.add(
+            RENDERED_PDF_UNVERIFIED,
+            path,
+            f"pptx-evidence could not probe {relative}: {refused.code}: {refused.message}",
+        )
+        return None
