@@ -13,6 +13,9 @@ registers the transcript it names, after reading its receipts on disk.
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import wave
 from pathlib import Path
 
 from _support import write_current_database
@@ -101,3 +104,45 @@ def test_register_transcript_takes_the_printed_fetch_result(tmp_path: Path) -> N
         "valid",
         "quality_current",
     )
+
+
+def test_a_local_whisper_fetch_piped_into_register_transcript(tmp_path: Path) -> None:
+    """``fetch LABEL --audio`` (real Whisper on espeak-ng speech) | ``register-transcript -``."""
+    assert shutil.which("espeak-ng"), "espeak-ng is required"
+    vault = tmp_path / "vault"
+    (vault / "transcripts").mkdir(parents=True)
+    talk = {"schema_version": 5, "filename": "2024-05-01-meetup.md", "status": "pending"}
+    db = write_current_database(vault, [talk])
+    speech = tmp_path / "talk.wav"
+    spoken = (
+        "Good morning. Today I will talk about the history of public speaking. Every speaker "
+        "needs a clear opening, a strong middle and a memorable closing."
+    )
+    subprocess.run(["espeak-ng", "-s", "150", "-w", str(speech), spoken], check=True)
+    with wave.open(str(speech)) as audio:
+        seconds = audio.getnframes() / audio.getframerate()
+    fetched = run_cli(
+        "rvault-transcript", "fetch", "meetup", "--audio", speech,
+        "--out", vault / "transcripts" / "meetup.txt", "--existing-source", "unknown",
+        "--duration-seconds", f"{seconds:.3f}",
+    )  # fmt: skip
+    assert fetched.returncode == 0, fetched.stdout + fetched.stderr
+    assert fetched.json["method"] == "whisper" and fetched.json["source"]["kind"] == "local_media"
+    args = ("register-transcript", db, "--talk", "2024-05-01-meetup.md", "--fetch-result", "-")
+    piped = fetched.stdout.encode("utf-8")
+    dry = run_cli("rvault-db", *args, input_bytes=piped)
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    applied = run_cli(
+        "rvault-db", *args, "--apply", "--expected-sha256", dry.json["input_sha256"],
+        input_bytes=piped,
+    )  # fmt: skip
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    (stored,) = json.loads(db.read_bytes())["talks"]
+    assert (stored["transcript_path"], stored["transcript_source"]) == (
+        "transcripts/meetup.txt",
+        "whisper",
+    )
+    # the receipts bind media the database does not name: status can read them, not bind them
+    status = run_cli("rvault-db", "status", db, "--format", "json")
+    (row,) = status.json["talks"]
+    assert row["transcript"]["state"] == "unverified", row
