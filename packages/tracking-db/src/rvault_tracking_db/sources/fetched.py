@@ -29,7 +29,6 @@ not depend on the transcript package, and without it this is
 from __future__ import annotations
 
 import importlib
-import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -38,7 +37,7 @@ from rvault_contracts.cli import Refusal
 from rvault_contracts.issues import render
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
-from rvault_tracking_db.ids import youtube_id
+from rvault_tracking_db.talk_media import talk_duration_seconds, talk_video_id
 
 TRANSCRIPT_API = "rvault_transcript.api"
 INVALID_FETCH_RESULT = "invalid_fetch_result"
@@ -89,24 +88,9 @@ def read_claim(api: Any, data: bytes, vault_root: Path) -> Any:
         ) from None
 
 
-def _video_id(talk: Mapping[str, Any] | None) -> str | None:
-    value = talk.get("youtube_id") if talk is not None else None
-    if isinstance(value, str) and youtube_id(f"https://youtu.be/{value}") == value:
-        return value
-    return None
-
-
-def _duration(talk: Mapping[str, Any] | None) -> float | None:
-    """The talk's recorded duration (``source_identity``), the owner context ``status`` uses."""
-    identity = talk.get("source_identity") if talk is not None else None
-    seconds = identity.get("duration_seconds") if isinstance(identity, Mapping) else None
-    usable = isinstance(seconds, int | float) and not isinstance(seconds, bool)
-    return float(seconds) if usable and math.isfinite(seconds) and seconds > 0 else None
-
-
 def verify_claim(api: Any, claim: Any, talk: Mapping[str, Any] | None, vault_root: Path) -> None:
     """The receipts on disk support what the fetch result says, for this talk."""
-    video = _video_id(talk)
+    video = talk_video_id(talk)
     if claim.video_id is not None and video is not None and claim.video_id != video:
         raise Refusal(
             "fetch_result_owner_mismatch",
@@ -117,7 +101,7 @@ def verify_claim(api: Any, claim: Any, talk: Mapping[str, Any] | None, vault_roo
     owner = api.OwnerContext(
         video_id=video or claim.video_id,
         media_sha256=claim.media_sha256,
-        duration_seconds=_duration(talk),
+        duration_seconds=talk_duration_seconds(talk),
     )
     evidence = api.read_evidence(vault_root / claim.vault_path, owner=owner)
     if evidence.transcript_status != "valid":
