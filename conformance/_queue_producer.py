@@ -16,6 +16,7 @@ from typing import Any
 
 from _support import pending_talk, write_current_database
 from rvault_testkit.plugin import run_cli
+from rvault_testkit.tracking_db.samples import example_ledger
 
 FP = "f" * 64
 
@@ -30,10 +31,11 @@ def _processed(name: str, score: int, identity: str, outcome: str) -> dict[str, 
         "pattern_scoring_generation_reasons": [],
         "pattern_scoring_schema_version": 5,
         "pattern_catalog_fingerprint": FP,
+        # A contract-valid ledger v2 (the owner read validates it) with this
+        # talk's score, outcome and identity.
         "pattern_observations": {
-            "evidence_schema_version": 2,
+            **example_ledger([{"pattern_id": "p", "outcome": outcome}]),
             "pattern_score": score,
-            "pattern_outcomes": [{"pattern_id": "p", "outcome": outcome}],
             "opportunity_coverage_identity": identity,
         },
     }

@@ -113,11 +113,9 @@ REFUSALS = {
             9,
         ),
         (
-            "invalid_value",
+            "ledger_schema_violation",
             ["talks", 0, "pattern_observations", "pattern_outcomes", 0, "outcome"],
             "bogus",
-            "rvault-db read accepts a persisted ledger whose outcome is outside the "
-            "pattern-observations v2 enum (db-talk v5 does not $ref the ledger schema)",
         ),
     ],
     ("pattern-catalog-entry", "returns-persistence", "analysis-writer"): [

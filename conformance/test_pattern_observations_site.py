@@ -5,9 +5,10 @@ read and renders each ledger's outcome matrix, canonical citations and the
 completed-claim receipt. This runs the persisted vault of ``_persist_producer``
 through the installed console script and checks every persisted row arrives;
 a ledger changed in one field so that it breaks its contract is refused
-(``pattern_observations_invalid``, the site's own check against the
-registered schema, or the owner read's ``unsupported_schema_version``) and no
-site is written.
+by the owner read the site goes through (``ledger_schema_violation``: the
+tracking-db assessment validates every ledger v2 against the registered
+schema, ahead of the site's own ``pattern_observations_invalid`` check; or
+``unsupported_schema_version``) and no site is written.
 """
 
 from __future__ import annotations
@@ -25,10 +26,10 @@ from rvault_tracking_db import api
 COVERS = [("pattern-observations", "returns-persistence", "analysis-writer")]
 REFUSALS = {
     ("pattern-observations", "returns-persistence", "analysis-writer"): [
-        ("pattern_observations_invalid", ["pattern_outcomes"], "x"),
-        ("pattern_observations_invalid", ["opportunity_coverage_identity"], "not-a-digest"),
+        ("ledger_schema_violation", ["pattern_outcomes"], "x"),
+        ("ledger_schema_violation", ["opportunity_coverage_identity"], "not-a-digest"),
         (
-            "pattern_observations_invalid",
+            "ledger_schema_violation",
             ["patterns_detected", 0, "evidence_citations", 0, "line_start"],
             0,
         ),

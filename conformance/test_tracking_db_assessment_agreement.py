@@ -135,8 +135,20 @@ def _claim_member(database: dict[str, Any]) -> None:
     database["talks"][0]["_queue_claim"]["adherence_baseline"]["excluded_filenames"] = ["other.md"]
 
 
+def _ledger_outcome(database: dict[str, Any]) -> None:
+    database["talks"][0]["pattern_observations"]["pattern_outcomes"][0]["outcome"] = "bogus"
+
+
 # Rules that compare two values or an outside fact: (mutator, owner code, path).
+# The ledger rule is another contract's: db-talk v5 constrains only the
+# ledger's version, and the owner validates the ledger against the
+# pattern-observations schema that version names.
 BEYOND_SCHEMA = [
+    (
+        _ledger_outcome,
+        "ledger_schema_violation",
+        '$["talks"][0]["pattern_observations"]["pattern_outcomes"][0]["outcome"]',
+    ),
     (_dup, "duplicate_talk_filename", '$["talks"][1]["filename"]'),
     (_qr_mirror, "qr_png_rel_path_mismatch", '$["qr_codes"][0]["qr_png_rel_path"]'),
     (_float_version, "invalid_schema_version", '$["resources"][0]["schema_version"]'),

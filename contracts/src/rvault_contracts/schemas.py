@@ -22,6 +22,7 @@ from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from rvault_contracts.ecma_regex import ecma_to_python
 from rvault_contracts.issues import Issue
 from rvault_contracts.strict_json import json_path
 
@@ -87,43 +88,6 @@ def _resource_registry() -> Registry:
                 (schema["$id"], Resource(contents=schema, specification=DRAFT202012))
             )
     return Registry().with_resources(resources_list)
-
-
-def ecma_to_python(pattern: str) -> str:
-    """A Python regex with the ECMA-262 meaning JSON Schema gives ``pattern``.
-
-    python-jsonschema hands patterns to ``re.search`` as they are, and two
-    Python readings differ from ECMA-262 in ways that let bad values through:
-    ``$`` also matches before a final newline (so ``"<64 hex>\\n"`` passed
-    every digest pattern), and ``\\d`` matches any Unicode digit. Outside
-    character classes ``$`` becomes ``\\Z``; ``\\d``/``\\D`` become ``[0-9]``/
-    ``[^0-9]`` (inside a class ``\\d`` becomes ``0-9``). Everything else is
-    copied; escapes are kept as they are.
-    """
-    out: list[str] = []
-    in_class = False
-    index = 0
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\" and index + 1 < len(pattern):
-            escaped = pattern[index + 1]
-            if escaped == "d":
-                out.append("0-9" if in_class else "[0-9]")
-            elif escaped == "D" and not in_class:
-                out.append("[^0-9]")
-            else:
-                out.append(char + escaped)
-            index += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-        elif char == "$":
-            char = "\\Z"
-        out.append(char)
-        index += 1
-    return "".join(out)
 
 
 @cache

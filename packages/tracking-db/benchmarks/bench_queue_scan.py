@@ -2,8 +2,10 @@
 
 * claim a batch of 5 from a 10,000-talk database with a realistic processed
   history: 9,800 processed v5 talks (60 exhaustive outcome rows, an evidence
-  ledger, two closed claim generations each with their frozen baseline) and
-  200 pending talks whose transcripts exist on disk. Target <= 2.0 s wall.
+  ledger that is a valid ``pattern-observations`` v2 document, since the owner
+  read validates every one, two closed claim generations each with their
+  frozen baseline) and 200 pending talks whose transcripts exist on disk.
+  Target <= 2.0 s wall.
 * scan a 2,000-page shownotes site (YAML, TOML and JSON frontmatter, labeled
   links) against a 1,000-talk database, dry-run and --apply. Target <= 3.0 s.
 
@@ -106,9 +108,13 @@ def _processed(index: int) -> dict[str, Any]:
                     "line_ranges": [[1, 240]],
                     "line_count": 240,
                     "coverage_complete": True,
+                    "absence_capability_complete": True,
+                    "absence_capability_reason": "authorized_transcript",
                     "artifact_root": "vault",
                     "artifact_path": "transcripts/dQw4w9WgXcQ.txt",
                     "artifact_sha256": "b" * 64,
+                    "quality_artifact_path": "transcripts/dQw4w9WgXcQ.quality.json",
+                    "quality_artifact_sha256": "c" * 64,
                 }
             ],
             "pattern_ids": [],

@@ -14,6 +14,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from rvault_testkit.tracking_db.samples import example_ledger
+
 FP = "a" * 64
 ID_A = "c" * 64
 ID_B = "d" * 64
@@ -65,12 +67,13 @@ def processed_talk(
         "pattern_scoring_generation_reasons": [],
         "pattern_scoring_schema_version": 5,
         "pattern_catalog_fingerprint": fingerprint,
+        # A contract-valid ledger v2 (the owner read validates it) carrying
+        # this talk's score, outcomes and identity.
         "pattern_observations": {
-            "evidence_schema_version": 2,
+            **example_ledger(
+                [{"pattern_id": f"p{i}", "outcome": outcome} for i, outcome in enumerate(outcomes)]
+            ),
             "pattern_score": score,
-            "pattern_outcomes": [
-                {"pattern_id": f"p{i}", "outcome": outcome} for i, outcome in enumerate(outcomes)
-            ],
             "opportunity_coverage_identity": identity,
         },
     }

@@ -643,7 +643,11 @@ def test_claim_reports_current_talks_left_out_of_the_baseline(tmp_path: Path) ->
     no_observations = qb.processed_talk("2022-01-01-noobs.md", 7)
     del no_observations["pattern_observations"]
     no_identity = qb.processed_talk("2022-02-01-noid.md", 7)
+    # A ledger that declares no evidence_schema_version has no contract to be
+    # checked against, so the read accepts it and the baseline leaves it out
+    # (a ledger v2 without its identity refuses the read: the next test).
     del no_identity["pattern_observations"]["opportunity_coverage_identity"]
+    del no_identity["pattern_observations"]["evidence_schema_version"]
     db = _vault(tmp_path, [no_observations, no_identity])
     result = _claim(db, "--talk", "2024-01-01-a.md", console=True)
     assert result.returncode == 0, result.stdout
@@ -657,3 +661,20 @@ def test_claim_reports_current_talks_left_out_of_the_baseline(tmp_path: Path) ->
         report["adherence_baseline"]["eligible_talk_count"],
         report["adherence_baseline"]["pattern_score_sum"],
     ) == (4, 10)
+
+
+def test_claim_refuses_a_ledger_that_breaks_its_contract(tmp_path: Path, snapshot_file) -> None:
+    """The claim shares the read's assessment: a v2 ledger without its identity is fatal."""
+    broken = qb.processed_talk("2022-02-01-noid.md", 7)
+    del broken["pattern_observations"]["opportunity_coverage_identity"]
+    db = _vault(tmp_path, [broken])
+    before = snapshot_file(db)
+    result = _claim(db, "--talk", "2024-01-01-a.md", console=True)
+    assert result.returncode == 2, result.stdout
+    error = result.json["error"]
+    assert (error["code"], error["path"]) == (
+        "ledger_schema_violation",
+        '$["talks"][8]["pattern_observations"]',
+    )
+    assert "opportunity_coverage_identity" in error["message"]
+    assert snapshot_file(db) == before

@@ -5,7 +5,9 @@ interpret, and migration must preserve them. What is checked is every field
 the toolkit interprets, ``transcript_source`` absent-vs-enum (never null),
 the source-rejection records, and the embedded generations that must not be
 read with an older identity: queue claims v1-v5, adherence baselines v1/v2,
-source identity v1, evidence ledgers v1/v2 and scoring schema <= 5.
+source identity v1, evidence ledgers v1/v2 and scoring schema <= 5. A ledger
+whose version has a registered contract (v2) is also validated against it
+(:mod:`rvault_tracking_db.assessment.ledger`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 from rvault_contracts.issues import Collector
 
 from rvault_tracking_db.assessment import checks, shapes
+from rvault_tracking_db.assessment.ledger import assess_ledger
 from rvault_tracking_db.assessment.model import child, is_int
 from rvault_tracking_db.assessment.records import assess_source_rejection
 
@@ -235,6 +238,8 @@ def _assess_scoring_axes(talk: dict[str, Any], path: str, issues: Collector, ver
         issues.add(checks.INVALID_VALUE, vpath, "talk v5 carries evidence ledger v2")
     elif version == 4 and value != 1:
         issues.add(checks.INVALID_VALUE, vpath, "talk v4 keeps evidence ledger v1")
+    else:
+        assess_ledger(observations, child(path, "pattern_observations"), issues, value)
 
 
 def _one_component(filename: str) -> bool:

@@ -4,7 +4,12 @@ The spec's structural example (with its ``_comment_*`` keys) is the one
 database every reader must accept, so tests, the conformance corpus and the
 benchmark build from it instead of inventing shapes. Placeholder prose in the
 example ("64 lowercase hex characters", enum alternatives) is replaced by a
-concrete valid value; everything else is kept as published.
+concrete valid value; everything else is kept as published, except the
+evidence ledger: the example's ``pattern_observations`` is a sketch (its
+inspection row has no quality receipt or absence capability, its citations
+no line numbers), and the owner read checks a ledger v2 against its
+registered ``pattern-observations`` contract, so the ledger here is the shape
+``rvault-returns persist`` writes (:func:`example_ledger`).
 """
 
 from __future__ import annotations
@@ -90,6 +95,71 @@ def example_claim(filename: str = EXAMPLE_FILENAME) -> dict[str, Any]:
             "average_pattern_score": 6.8,
         },
         "state": "claimed",
+    }
+
+
+def example_ledger(
+    pattern_outcomes: list[dict[str, str]], *, youtube_id: str = "dQw4w9WgXcQ"
+) -> dict[str, Any]:
+    """A ``pattern-observations`` v2 ledger as persist writes it, over ``pattern_outcomes``.
+
+    Transcript-only: one complete, absence-capable inspection row bound to
+    the transcript and its quality receipt, one canonical (line-located)
+    citation per detection.
+    """
+    transcript = f"transcripts/{youtube_id}.txt"
+    detected = [o["pattern_id"] for o in pattern_outcomes if o["outcome"] == "detected"]
+    return {
+        "evidence_schema_version": 2,
+        "evidence_sources": ["transcript"],
+        "source_inspection": [
+            {
+                "source": "transcript",
+                "line_ranges": [[1, 240]],
+                "line_count": 240,
+                "coverage_complete": True,
+                "absence_capability_complete": True,
+                "absence_capability_reason": "authorized_transcript",
+                "artifact_root": "vault",
+                "artifact_path": transcript,
+                "artifact_sha256": HEX_B,
+                "quality_artifact_path": f"transcripts/{youtube_id}.quality.json",
+                "quality_artifact_sha256": HEX_C,
+            }
+        ],
+        "pattern_ids": detected,
+        "antipattern_ids": [],
+        "not_evaluable_ids": [
+            o["pattern_id"] for o in pattern_outcomes if o["outcome"] == "not_evaluable"
+        ],
+        "pattern_score": len(detected),
+        "patterns_detected": [
+            {
+                "pattern_id": pid,
+                "confidence": "strong",
+                "dimensions": ["Opening Pattern"],
+                "evidence": "The speaker names the failure before the thesis.",
+                "evidence_source": "transcript",
+                "evidence_citations": [
+                    {
+                        "source": "transcript",
+                        "channel": "transcript",
+                        "artifact_root": "vault",
+                        "artifact_path": transcript,
+                        "artifact_sha256": HEX_B,
+                        "line_start": 12,
+                        "line_end": 12,
+                        "quote": "the worst deploy of my life",
+                    }
+                ],
+            }
+            for pid in detected
+        ],
+        "antipatterns_detected": [],
+        "applicability_assessments": [],
+        "pattern_outcomes": sorted(pattern_outcomes, key=lambda o: o["pattern_id"]),
+        "opportunity_coverage_identity": HEX_D,
+        "not_evaluable": [],
     }
 
 
@@ -182,46 +252,7 @@ def example_talk(
         "pattern_scoring_generation_reasons": [],
         "pattern_scoring_schema_version": 5,
         "pattern_catalog_fingerprint": HEX_A,
-        "pattern_observations": {
-            "evidence_schema_version": 2,
-            "evidence_sources": ["transcript"],
-            "source_inspection": [
-                {
-                    "source": "transcript",
-                    "line_ranges": [[1, 240]],
-                    "line_count": 240,
-                    "coverage_complete": True,
-                    "artifact_root": "vault",
-                    "artifact_path": f"transcripts/{youtube_id}.txt",
-                    "artifact_sha256": HEX_B,
-                }
-            ],
-            "pattern_ids": detected,
-            "antipattern_ids": [],
-            "not_evaluable_ids": [
-                o["pattern_id"] for o in pattern_outcomes if o["outcome"] == "not_evaluable"
-            ],
-            "pattern_score": len(detected),
-            "patterns_detected": [
-                {
-                    "pattern_id": pid,
-                    "evidence": "The speaker names the failure before the thesis.",
-                    "evidence_citations": [
-                        {
-                            "source": "transcript",
-                            "channel": "transcript",
-                            "quote": "the worst deploy of my life",
-                        }
-                    ],
-                }
-                for pid in detected
-            ],
-            "antipatterns_detected": [],
-            "applicability_assessments": [],
-            "pattern_outcomes": sorted(pattern_outcomes, key=lambda o: o["pattern_id"]),
-            "opportunity_coverage_identity": HEX_D,
-            "not_evaluable": [],
-        },
+        "pattern_observations": example_ledger(pattern_outcomes, youtube_id=youtube_id),
     }
     if claimed:
         talk["status"] = "reprocessing-inflight"
