@@ -61,22 +61,27 @@ def write_vtt_transcript(root: Path, youtube_id: str, cues: int) -> Path:
     return out
 
 
-def write_extracted_deck(root: Path, filename: str, slides: int) -> dict[str, Any]:
-    """A python-pptx deck at ``Conf/talk.pptx`` below ``root``, extracted by the installed
-    ``rvault-pptx extract`` into ``pptx-extractions/talk.json``; returns its
-    ``pptx_catalog`` v2 record (the extraction artifact's digest bound, as tracking-db
-    records it)."""
+def write_extracted_deck(
+    root: Path, filename: str, slides: int, deck_bytes: bytes | None = None
+) -> dict[str, Any]:
+    """A deck at ``Conf/talk.pptx`` below ``root`` (``deck_bytes``, else ``slides`` python-pptx
+    title slides), extracted by the installed ``rvault-pptx extract`` into
+    ``pptx-extractions/talk.json``; returns its ``pptx_catalog`` v2 record (the extraction
+    artifact's digest bound, as tracking-db records it)."""
     import hashlib
     import json
 
-    from pptx import Presentation
-
-    deck = Presentation()
-    for n in range(1, slides + 1):
-        slide = deck.slides.add_slide(deck.slide_layouts[1])
-        slide.shapes.title.text = f"Step {n}"
     (root / "Conf").mkdir()
-    deck.save(str(root / "Conf" / "talk.pptx"))
+    if deck_bytes is not None:
+        (root / "Conf" / "talk.pptx").write_bytes(deck_bytes)
+    else:
+        from pptx import Presentation
+
+        deck = Presentation()
+        for n in range(1, slides + 1):
+            slide = deck.slides.add_slide(deck.slide_layouts[1])
+            slide.shapes.title.text = f"Step {n}"
+        deck.save(str(root / "Conf" / "talk.pptx"))
     (root / "pptx-extractions").mkdir()
     out = root / "pptx-extractions" / "talk.json"
     result = run_cli(

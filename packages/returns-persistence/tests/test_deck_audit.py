@@ -33,6 +33,7 @@ from rvault_returns_persistence.database import load_database
 from rvault_returns_persistence.persist import PersistRequest, persist
 from rvault_returns_persistence.validator import validate_batch
 from rvault_testkit.plugin import run_cli
+from rvault_testkit.pptx_evidence import sample_decks
 
 NAME = "2024-06-01-audited-deck.md"
 YID = "audit000001"
@@ -40,10 +41,10 @@ SLIDES = 8
 AUDIT = '$[0]["structured_data"]["native_deck_audit"]'
 INSPECTION = f'{AUDIT}["rendered_page_inspection"]'
 PDF = "slides/drive9.pdf"
+DETECT = ("narrative-arc", "bookends")
 
 
-@pytest.fixture
-def vault(tmp_path: Path) -> Path:
+def _vault(tmp_path: Path, deck_bytes: bytes | None = None) -> Path:
     write_youtube_transcript(tmp_path, YID, 120)
     write_pdf(tmp_path / PDF, SLIDES)
     record = talk(
@@ -54,21 +55,34 @@ def vault(tmp_path: Path) -> Path:
         slide_source="both",
         _queue_claim=claim_v5([NAME]),
     )
-    deck = write_extracted_deck(tmp_path, NAME, SLIDES)
+    deck = write_extracted_deck(tmp_path, NAME, SLIDES, deck_bytes)
     return write_database(tmp_path, database([record], [deck]))
 
 
-def _worker_audit(root: Path, pages: str = f"1-{SLIDES}") -> dict[str, Any]:
-    result = run_cli("rvault-pptx", "extract", "Conf/talk.pptx", "--no-ocr",
-                     "--rendered-pdf", PDF, "--inspected-pages", pages, cwd=root)  # fmt: skip
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    """Eight title slides: nothing needs a render."""
+    return _vault(tmp_path)
+
+
+@pytest.fixture
+def rich_vault(tmp_path: Path) -> Path:
+    """The testkit's rich deck: slides 3, 4 and 7 need a rendered page."""
+    return _vault(tmp_path, sample_decks.rich_deck())
+
+
+def _worker_audit(root: Path, pages: str | None = f"1-{SLIDES}") -> dict[str, Any]:
+    """The audit of ``rvault-pptx extract``; with ``pages``, bound to the PDF pages inspected."""
+    render = ("--rendered-pdf", PDF, "--inspected-pages", pages) if pages is not None else ()
+    result = run_cli("rvault-pptx", "extract", "Conf/talk.pptx", "--no-ocr", *render, cwd=root)
     assert result.returncode == 0, result.stdout + result.stderr
     audit: dict[str, Any] = result.json["native_deck_audit"]
-    assert "rendered_page_inspection" in audit
+    assert ("rendered_page_inspection" in audit) is (pages is not None)
     return audit
 
 
-def _return(db: Path, audit: Any) -> dict[str, Any]:
-    ret = complete_return(read_talk(db, NAME), db.parent, deck_slides=SLIDES)
+def _return(db: Path, audit: Any, detect: tuple[str, ...] = DETECT) -> dict[str, Any]:
+    ret = complete_return(read_talk(db, NAME), db.parent, deck_slides=SLIDES, detect=detect)
     po = ret["pattern_observations"]
     for lane in ("patterns_detected", "antipatterns_detected", "applicability_assessments"):
         for row in po[lane]:
@@ -203,3 +217,46 @@ def test_the_cli_refuses_with_the_code_and_writes_nothing(
     assert persisted.json["error"]["code"] == "returns_invalid"
     assert "native_deck_audit_mismatch" in persisted.json["error"]["message"]
     assert snapshot_file(vault) == before
+
+
+def _cite_native(ret: dict[str, Any], slides: list[int]) -> str:
+    """Point the native_deck slide_sequence citation at ``slides``; its slide_numbers path."""
+    po = ret["pattern_observations"]
+    for index, row in enumerate(po["patterns_detected"]):
+        for number, cit in enumerate(row["evidence_citations"]):
+            if cit["source"] == "native_deck" and "slide_numbers" in cit:
+                cit["slide_numbers"] = slides
+                return (
+                    f'$[0]["pattern_observations"]["patterns_detected"][{index}]'
+                    f'["evidence_citations"][{number}]["slide_numbers"]'
+                )
+    raise AssertionError("the return has no native_deck slide citation")
+
+
+def test_render_required_slides_need_the_rendered_inspection(rich_vault: Path) -> None:
+    """Without a rendered inspection, a citation of slide 3 or 4 and a design summary are
+    refused; a citation of clean slides stays usable."""
+    audit = _worker_audit(rich_vault.parent, pages=None)
+    assert audit["render_required_slide_numbers"] == [3, 4, 7]
+    clean = _return(rich_vault, audit, (*DETECT, "composite-animation"))
+    _cite_native(clean, [1, 2])
+    assert _errors(rich_vault, clean) == []
+    ret = _return(rich_vault, audit, (*DETECT, "composite-animation"))
+    where = _cite_native(ret, [2, 3, 4])
+    ret["structured_data"]["slide_design_style"] = "comic panels"
+    assert sorted(_errors(rich_vault, ret)) == [
+        (
+            "authored_visual_fields_render_incomplete",
+            '$[0]["structured_data"]["slide_design_style"]',
+        ),
+        ("native_citation_render_required", where),
+    ]
+
+
+def test_a_complete_inspection_covers_citations_and_summaries(rich_vault: Path) -> None:
+    audit = _worker_audit(rich_vault.parent)
+    assert audit["rendered_page_inspection"]["complete"] is True
+    ret = _return(rich_vault, audit, (*DETECT, "composite-animation"))
+    _cite_native(ret, [3, 4, 5])
+    ret["structured_data"]["slide_design_style"] = "comic panels"
+    assert _errors(rich_vault, ret) == []

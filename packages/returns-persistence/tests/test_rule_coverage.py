@@ -31,6 +31,8 @@ DEDICATED = {
     "wrong_type",
     "schema_violation",
     # test_deck_audit.py: a held native deck audit against a real deck and PDF
+    "authored_visual_fields_render_incomplete",
+    "native_citation_render_required",
     "native_deck_artifact_unverified",
     "rendered_page_ranges_mismatch",
     "rendered_pdf_unverified",

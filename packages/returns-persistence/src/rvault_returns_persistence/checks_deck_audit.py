@@ -10,7 +10,10 @@ worker, the talk's authored slide PDF is probed again, and the owner's reader
 (``rvault_pptx_evidence.api.native_deck_audit_issues``) names every field that
 no longer describes them with a stable code. The inspected pages must also be
 the static-slide ranges the same return reports, because persistence binds the
-receipt to exactly those persisted ranges.
+receipt to exactly those persisted ranges. Once the audit is proven, its
+render-required slides gate what the return may say about them: a native_deck
+citation of such a slide needs it covered by the rendered inspection, and an
+authored visual summary field needs every one of them covered.
 
 Validation runs this and persistence re-runs validation under the writer lock,
 so one rule refuses both: a report issue, or a ``returns_invalid`` refusal that
@@ -23,16 +26,24 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rvault_contracts.strict_json import is_integer as is_int
 from rvault_contracts.strict_json import json_path as child
 
 from rvault_returns_persistence.artifacts import _regular_file
 from rvault_returns_persistence.context import ReturnContext
+from rvault_returns_persistence.vocabulary import AUTHORED_SLIDE_FIELDS
 
 AUDIT_KEY = "native_deck_audit"
 INSPECTION_KEY = "rendered_page_inspection"
 DECK_UNVERIFIED = "native_deck_artifact_unverified"
 RENDERED_PDF_UNVERIFIED = "rendered_pdf_unverified"
 RANGES_MISMATCH = "rendered_page_ranges_mismatch"
+CITATION_NEEDS_RENDER = "native_citation_render_required"
+SUMMARY_NEEDS_RENDER = "authored_visual_fields_render_incomplete"
+CITED_LANES = ("patterns_detected", "antipatterns_detected", "applicability_assessments")
+# Authored visual summaries: judgments of what the slides show. slide_count is native
+# structure (the deck's own count), so it needs no rendered page.
+VISUAL_SUMMARY_FIELDS = tuple(f for f in AUTHORED_SLIDE_FIELDS if f != "slide_count")
 
 
 def recorded_deck(ctx: ReturnContext) -> Path | None:
@@ -53,6 +64,23 @@ def _static_ranges(ret: dict[str, Any]) -> Any:
         if isinstance(record, dict) and record.get("source") == "static_slides":
             return record.get("page_ranges")
     return None
+
+
+def _native_slide_citations(ctx: ReturnContext) -> list[tuple[str, list[Any]]]:
+    """(path of slide_numbers, slide_numbers) of every native_deck slide citation."""
+    found = []
+    po = ctx.ret.get("pattern_observations")
+    for lane in CITED_LANES:
+        rows = po.get(lane) if isinstance(po, dict) else None
+        for index, row in enumerate(rows if isinstance(rows, list) else ()):
+            citations = row.get("evidence_citations") if isinstance(row, dict) else None
+            for number, cit in enumerate(citations if isinstance(citations, list) else ()):
+                numbers = cit.get("slide_numbers") if isinstance(cit, dict) else None
+                if cit.get("source") == "native_deck" and isinstance(numbers, list):
+                    where = child(ctx.path, "pattern_observations", lane, index)
+                    found.append((child(where, "evidence_citations", number, "slide_numbers"),
+                                  numbers))  # fmt: skip
+    return found
 
 
 def check_deck_audit(ctx: ReturnContext) -> None:
@@ -91,7 +119,9 @@ def check_deck_audit(ctx: ReturnContext) -> None:
             return
     issues = pptx.native_deck_audit_issues(audit, fresh, pdf_probe=probe, path=path)
     ctx.issues.extend(issues)
-    if not issues and isinstance(inspection, dict):
+    if issues:
+        return
+    if isinstance(inspection, dict):
         ranges = _static_ranges(ctx.ret)
         if ranges is not None and ranges != inspection["inspected_page_ranges"]:
             ctx.add(
@@ -99,6 +129,47 @@ def check_deck_audit(ctx: ReturnContext) -> None:
                 child(path, INSPECTION_KEY, "inspected_page_ranges"),
                 f"the rendered pages inspected {inspection['inspected_page_ranges']} are not "
                 f"the static_slides page_ranges {ranges} this return reports",
+            )
+    _check_render_coverage(ctx, audit, structured)
+
+
+def _check_render_coverage(
+    ctx: ReturnContext, audit: dict[str, Any], structured: dict[str, Any]
+) -> None:
+    """Render-required slides are judged only from rendered pages (the verified audit's).
+
+    A native_deck citation needs rendered coverage only where its slides overlap the
+    render-required ones (a clean-slide citation stays usable); an explicit authored
+    visual summary needs every render-required slide covered (``complete``).
+    """
+    required = audit["render_required_slide_numbers"]
+    if not required:
+        return
+    inspection = audit.get(INSPECTION_KEY)
+    covered = set(inspection["inspected_required_slide_numbers"]) if inspection else set()
+    reasons = audit["render_required_reasons"]
+    for where, numbers in _native_slide_citations(ctx):
+        cited = {n for n in numbers if is_int(n)}  # the citation rules report the rest
+        missing = sorted(n for n in cited & set(required) if n not in covered)
+        if missing:
+            why = "; ".join(f"{n}: {', '.join(reasons[str(n)])}" for n in missing)
+            ctx.add(
+                CITATION_NEEDS_RENDER,
+                where,
+                f"cited slides {missing} need a rendered page ({why}) that the audit's "
+                "rendered_page_inspection does not cover; render and inspect them "
+                "(rvault-pptx extract --rendered-pdf --inspected-pages)",
+            )
+    if inspection is not None and inspection["complete"]:
+        return
+    for key in VISUAL_SUMMARY_FIELDS:
+        if key in structured:
+            ctx.add(
+                SUMMARY_NEEDS_RENDER,
+                child(ctx.path, "structured_data", key),
+                f"{key} summarizes the authored slides, but render-required slides "
+                f"{sorted(set(required) - covered)} are not covered by the audit's "
+                "rendered_page_inspection; render and inspect every one of them first",
             )
 
 
