@@ -43,6 +43,8 @@ COVERS = [
 REFUSALS = {
     ("transcript-fetch-result", "transcript", "tracking-db"): [
         ("invalid_fetch_result", ["word_count"], -5),
+        ("quality_path_mismatch", ["quality_path"], None),
+        ("fetch_result_stale", ["word_count"], 491),
     ],
     ("transcript-timing", "transcript", "tracking-db"): [
         ("schema_violation", ["segments", 0, "start_seconds"], -1),

@@ -127,6 +127,12 @@ def test_each_rule_has_its_code(
     assert error.path == issues[0].path and issues[0].code in error.message
 
 
+def test_a_transcript_is_a_txt_file(imported: dict[str, Any]) -> None:
+    # talk.md has the same sibling receipt names as talk.txt: only the suffix is wrong
+    renamed = {**imported, "transcript_path": imported["transcript_path"][: -len(".txt")] + ".md"}
+    assert [i.code for i in api.validate_fetch_result(renamed)] == ["transcript_path_not_txt"]
+
+
 def test_a_transcript_outside_the_vault_transcripts_is_refused(
     imported: dict[str, Any], tmp_path: Path
 ) -> None:
@@ -170,6 +176,6 @@ def test_a_youtube_transcript_is_named_for_its_video(
         "quality_path": str(out.with_name("talk.quality.json")),
     }
     assert [i.code for i in api.validate_fetch_result(renamed)] == ["transcript_name_mismatch"]
-    assert [
-        i.code for i in api.validate_fetch_result({**document, "duration_seconds": None})
-    ] == ["min_words_below_floor"]  # 50 words needs the trusted duration
+    assert [i.code for i in api.validate_fetch_result({**document, "duration_seconds": None})] == [
+        "min_words_below_floor"
+    ]  # 50 words needs the trusted duration
