@@ -21,17 +21,16 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from rvault_tracking_db.capabilities import ROOT_PPTX, SourceRoots, open_under_root, resolve
-from rvault_tracking_db.ids import youtube_id
 from rvault_tracking_db.queue.batches import live_claim
 from rvault_tracking_db.queue.claims import CLAIMABLE_STATUSES
 from rvault_tracking_db.reader import ReadResult
+from rvault_tracking_db.talk_media import talk_duration_seconds, talk_video_id
 
 REPORT_VERSION = 1
 READER_UNAVAILABLE = "reader_unavailable"
@@ -45,13 +44,6 @@ def _optional(module: str) -> Any | None:
         return None
 
 
-def _video_id(talk: Mapping[str, Any]) -> str | None:
-    value = talk.get("youtube_id")
-    if isinstance(value, str) and youtube_id(f"https://youtu.be/{value}") == value:
-        return value
-    return None
-
-
 def _transcript(
     talk: Mapping[str, Any], capabilities: list[dict[str, Any]], vault_root: Path, api: Any
 ) -> dict[str, Any]:
@@ -62,44 +54,27 @@ def _transcript(
         return {"path": None, "state": "missing", "quality": None, "timing": None}
     if api is None:
         return {"path": path, "state": READER_UNAVAILABLE, "quality": None, "timing": None}
-    duration = (
-        talk.get("source_identity", {}) if isinstance(talk.get("source_identity"), Mapping) else {}
+    owner = api.OwnerContext(
+        video_id=talk_video_id(talk), duration_seconds=talk_duration_seconds(talk)
     )
-    seconds = duration.get("duration_seconds") if isinstance(duration, Mapping) else None
-    if not (
-        isinstance(seconds, int | float)
-        and not isinstance(seconds, bool)
-        and math.isfinite(seconds)
-        and seconds > 0
-    ):
-        seconds = None
-    owner = api.OwnerContext(video_id=_video_id(talk), duration_seconds=seconds)
     report = api.read_evidence(vault_root / path, owner=owner)
-    if report.transcript_status != "valid":
-        state = report.transcript_status
-    elif report.quality.status == "missing" or report.quality.code == "owner_context_missing":
-        # a receipt bound to media the database does not name (local Whisper on
-        # the speaker's own recording) is not invalid: nothing here can check it
-        state = "unverified"
-    else:
-        state = "valid" if report.quality.usable else "invalid"
     return {
         "path": path,
-        "state": state,
+        "state": report.state,
         "quality": report.quality.code,
         "timing": report.timing.code,
     }
 
 
 def _video(talk: Mapping[str, Any], vault_root: Path, api: Any) -> dict[str, Any]:
-    video = _video_id(talk)
+    video = talk_video_id(talk)
     if video is None:
         return {"manifest": None, "status": "missing", "trusted": False}
-    relative = f"slides-rebuild/{video}/{video}.video-extraction.json"
+    if api is None:
+        return {"manifest": None, "status": READER_UNAVAILABLE, "trusted": False}
+    relative = api.manifest_path(video)
     if not (vault_root / relative).is_file():
         return {"manifest": None, "status": "missing", "trusted": False}
-    if api is None:
-        return {"manifest": relative, "status": READER_UNAVAILABLE, "trusted": False}
     report = api.read_manifest(
         vault_root / relative, vault_root=vault_root, expected_video_id=video
     )

@@ -11,15 +11,14 @@ This module only asks them and records the answers; it never re-decides.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rvault_tracking_db.api import SourceRoots, resolve, youtube_id
+from rvault_tracking_db.api import SourceRoots, resolve, talk_duration_seconds, talk_video_id
 from rvault_transcript.api import OwnerContext, read_evidence
-from rvault_video_extraction.api import read_manifest
+from rvault_video_extraction.api import manifest_path, read_manifest
 
 from rvault_analysis_writer.site.ledger import ledger_issues
 from rvault_analysis_writer.site.vault_files import VaultFiles
@@ -93,25 +92,7 @@ class Evidence:
 
 def owner_context(talk: Mapping[str, Any]) -> OwnerContext:
     """What the database knows about the talk's media, independent of any receipt."""
-    video = _youtube_id(talk)
-    identity = talk.get("source_identity")
-    duration = identity.get("duration_seconds") if isinstance(identity, Mapping) else None
-    usable = (
-        isinstance(duration, int | float)
-        and not isinstance(duration, bool)
-        and math.isfinite(duration)
-        and duration > 0
-    )
-    if not usable:
-        duration = None
-    return OwnerContext(video_id=video, duration_seconds=duration)
-
-
-def _youtube_id(talk: Mapping[str, Any]) -> str | None:
-    value = talk.get("youtube_id")
-    if isinstance(value, str) and youtube_id(f"https://youtu.be/{value}") == value:
-        return value
-    return None
+    return OwnerContext(video_id=talk_video_id(talk), duration_seconds=talk_duration_seconds(talk))
 
 
 def _transcript(
@@ -126,20 +107,9 @@ def _transcript(
             None, "missing", "transcript_missing", "timing_missing", None, False, False
         )
     report = read_evidence(vault_root / path, owner=owner_context(talk))
-    if report.transcript_status != "valid":
-        state = report.transcript_status
-    elif report.quality.status == "missing" or report.quality.code == "owner_context_missing":
-        # a receipt bound to media the database does not name (local Whisper on the
-        # speaker's own recording): nothing here can check it, so it is not trusted
-        # and not invalid either (the same rule as ``rvault-db status``)
-        state = "unverified"
-    elif report.quality.usable:
-        state = "valid"
-    else:
-        state = "invalid"
     return TranscriptState(
         path,
-        state,
+        report.state,
         report.quality.code,
         report.timing.code,
         report.word_count,
@@ -149,10 +119,10 @@ def _transcript(
 
 
 def _manifest(talk: Mapping[str, Any], vault_root: Path) -> ManifestState:
-    video = _youtube_id(talk)
+    video = talk_video_id(talk)
     if video is None:
         return ManifestState(None, "missing", False, (), None, None)
-    relative = f"slides-rebuild/{video}/{video}.video-extraction.json"
+    relative = manifest_path(video)
     if not (vault_root / relative).exists():
         return ManifestState(None, "missing", False, (), None, None)
     report = read_manifest(vault_root / relative, vault_root=vault_root, expected_video_id=video)
