@@ -251,6 +251,15 @@ def test_render_required_slides_need_the_rendered_inspection(rich_vault: Path) -
         ),
         ("native_citation_render_required", where),
     ]
+    row = where.split('["evidence_citations"]')[0]
+    malformed = copy.deepcopy(ret)
+    index = int(row.rsplit("[", 1)[1].rstrip("]"))
+    malformed["pattern_observations"]["patterns_detected"][index]["evidence_citations"] += [
+        "not a citation",
+        {"source": "native_deck", "channel": "slide_sequence", "slide_numbers": [{"n": 3}]},
+    ]
+    codes = {c for c, _ in _errors(rich_vault, malformed)}  # reported, never raised
+    assert {"citation_shape", "slide_numbers_invalid", "native_citation_render_required"} <= codes
 
 
 def test_a_complete_inspection_covers_citations_and_summaries(rich_vault: Path) -> None:

@@ -75,8 +75,10 @@ def _native_slide_citations(ctx: ReturnContext) -> list[tuple[str, list[Any]]]:
         for index, row in enumerate(rows if isinstance(rows, list) else ()):
             citations = row.get("evidence_citations") if isinstance(row, dict) else None
             for number, cit in enumerate(citations if isinstance(citations, list) else ()):
-                numbers = cit.get("slide_numbers") if isinstance(cit, dict) else None
-                if cit.get("source") == "native_deck" and isinstance(numbers, list):
+                if not isinstance(cit, dict) or cit.get("source") != "native_deck":
+                    continue  # shape problems are the citation rules' to report
+                numbers = cit.get("slide_numbers")
+                if isinstance(numbers, list):
                     where = child(ctx.path, "pattern_observations", lane, index)
                     found.append((child(where, "evidence_citations", number, "slide_numbers"),
                                   numbers))  # fmt: skip
