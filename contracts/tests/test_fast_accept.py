@@ -9,12 +9,21 @@ implementation.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
+import jsonschema_rs
 import pytest
-from rvault_contracts.fast_accept import fast_accepts, fast_path_safe, fast_validator
+from rvault_contracts.ecma_regex import ecma_to_python
+from rvault_contracts.fast_accept import (
+    SPACES,
+    fast_accepts,
+    fast_path_safe,
+    fast_validator,
+    rust_pattern,
+)
 from rvault_contracts.schemas import is_valid, load_schema, registry
 
 CASES = Path(__file__).resolve().parents[2] / "conformance" / "cases"
@@ -79,3 +88,71 @@ def test_the_module_stays_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def _patterns(schema: Any, found: set[str]) -> set[str]:
+    if isinstance(schema, dict):
+        if isinstance(schema.get("pattern"), str):
+            found.add(schema["pattern"])
+        for key, value in schema.items():
+            if key not in ("enum", "const", "pattern"):
+                _patterns(value, found)
+    elif isinstance(schema, list):
+        for value in schema:
+            _patterns(value, found)
+    return found
+
+
+REGISTERED_PATTERNS = sorted(
+    {
+        p
+        for artifact, entry in registry().items()
+        for version in entry.versions
+        for p in _patterns(load_schema(artifact, version), set())
+    }
+)
+# Strings the registered patterns match, which the probes then break.
+SEEDS = ("b" * 64, "a0b1c2", "transcripts/a b.txt", "a", "index.html", "abc_1", "x-y.z",
+         "abc_text", "1.2.3", "12:34", "2026-08-01", "2026-08-01T09:00:00+00:00",
+         "2026-08-01T09:00:00.5Z", "talk.md", "one two three four five", "https://x.y/z",
+         "ppt/slides/slide1.xml", "ppt/media/image1.png", "slides/a.pdf", "1280x720",
+         "dQw4w9WgXcQ", "")  # fmt: skip
+PROBE_CHARS = (
+    SPACES + "".join(map(chr, range(128))) + "\ufeff\u200b\u180e\u0660\u00e9\u2060\U0001f600"
+)
+
+
+def _probes() -> list[str]:
+    out = []
+    for seed in SEEDS:
+        out.append(seed)
+        for char in PROBE_CHARS:
+            out += [char, char * 3, char + seed, seed + char, seed[:1] + char + seed[1:]]
+    return out
+
+
+PROBES = _probes()
+
+
+def test_spaces_is_every_code_point_python_calls_whitespace() -> None:
+    assert all(re.match(r"\s", c) for c in SPACES)
+    assert not any(re.match(r"\s", chr(i)) for i in range(0x3001, 0x110000))
+
+
+def test_the_ledger_patterns_run_natively() -> None:
+    """Every pattern of the evidence ledger contract is in the shared grammar."""
+    ledger = _patterns(load_schema("pattern-observations", 2), set())
+    assert ledger and all(rust_pattern(p) is not None for p in ledger)
+    kept = [p for p in REGISTERED_PATTERNS if rust_pattern(p) is None]
+    assert len(kept) < len(REGISTERED_PATTERNS) / 3, kept  # the rest keep the Python regex
+
+
+@pytest.mark.parametrize("pattern", [p for p in REGISTERED_PATTERNS if rust_pattern(p) is not None])
+def test_a_native_pattern_means_what_the_contracts_regex_means(pattern: str) -> None:
+    native = jsonschema_rs.Draft202012Validator(
+        {"type": "string", "pattern": rust_pattern(pattern)}
+    )
+    regex = re.compile(ecma_to_python(pattern))
+    disagree = [p for p in PROBES if native.is_valid(p) != bool(regex.search(p))]
+    assert disagree == []
+    assert any(regex.search(p) for p in PROBES) and not all(regex.search(p) for p in PROBES)

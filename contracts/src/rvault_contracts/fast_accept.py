@@ -11,9 +11,16 @@ python-jsonschema (``schema_issues``), which alone decides and words the
 refusal. Only an acceptance is taken from jsonschema-rs, so the check is never
 weaker than python-jsonschema's where the two agree on what is valid, and the
 keywords they are allowed to meet here are exactly those whose agreement is
-pinned by tests (:data:`FAST_KEYWORDS`). ``pattern`` is evaluated by the
-contracts' own ECMA-262 regex (:mod:`rvault_contracts.ecma_regex`), not by
-Rust's (whose ``\\s`` is not Python's), through a custom keyword.
+pinned by tests (:data:`FAST_KEYWORDS`). ``pattern`` must mean what the
+contracts' own ECMA-262 regex (:mod:`rvault_contracts.ecma_regex`) says, not
+what Rust's would (whose ``\\s`` is not Python's): a pattern written only in
+a small grammar whose meaning is the same in both engines once ``\\s``,
+``\\S``, ``\\d`` and ``\\D`` are spelled out as explicit classes
+(:func:`rust_pattern`: literals, classes, anchors, groups, quantifiers; every
+digest, path and "not blank" pattern of the registry) runs natively in Rust;
+any other (a lookahead, ``.``) runs the contracts' Python regex through a
+custom keyword, ~2 us a call. Tests pin the agreement of every registered
+pattern on probe strings around every whitespace character.
 
 This is in the contracts because every consumer of one artifact must agree on
 which documents are valid: tracking-db's database assessment and
@@ -36,7 +43,14 @@ import jsonschema_rs
 
 from rvault_contracts.ecma_regex import ecma_to_python
 
-__all__ = ["FAST_KEYWORDS", "fast_accepts", "fast_path_safe", "fast_validator"]
+__all__ = [
+    "FAST_KEYWORDS",
+    "SPACES",
+    "fast_accepts",
+    "fast_path_safe",
+    "fast_validator",
+    "rust_pattern",
+]
 
 _PACKAGE = Path(__file__).parent
 
@@ -54,6 +68,91 @@ FAST_KEYWORDS = frozenset(
 )  # fmt: skip
 _SUBSCHEMA = ("additionalProperties", "else", "if", "items", "not", "then")
 _SUBSCHEMA_MAPS = ("$defs", "properties")
+
+
+#: What ``\\s`` matches in the contracts' reading (Python's ``re`` on ``str``):
+#: no code point above U+3000 is whitespace to it (a test scans them all).
+SPACES = "".join(c for c in map(chr, range(0x3001)) if re.match(r"\s", c))
+_ECMA_KEYWORD = "x-rvault-ecma-pattern"
+# Literals that are no metacharacter in either engine, outside and inside a class.
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:/@,= ")
+_CLASS_PLAIN = _PLAIN | frozenset(".+*?()|{}$")
+_ESCAPED = frozenset(".-/\\[](){}+*?^$|")
+
+
+def rust_pattern(pattern: str) -> str | None:
+    """``pattern`` in Rust regex syntax with exactly the contracts' meaning, or ``None``.
+
+    ``None`` when the pattern uses anything outside the shared grammar; then
+    the contracts' Python regex evaluates it.
+    """
+    out: list[str] = []
+    index = 0
+    in_class = False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            if index + 1 == len(pattern):
+                return None
+            escaped = pattern[index + 1]
+            index += 2
+            if escaped == "s":
+                out.append(SPACES if in_class else f"[{SPACES}]")
+            elif escaped == "d":
+                out.append("0-9" if in_class else "[0-9]")
+            elif escaped in "SD" and not in_class:
+                out.append(f"[^{SPACES}]" if escaped == "S" else "[^0-9]")
+            elif escaped == "n":
+                out.append("\\n")
+            elif escaped in _ESCAPED:
+                out.append("\\" + escaped)
+            else:
+                return None
+            continue
+        if in_class:
+            if char == "]":
+                in_class = False
+            elif char == "-":
+                # a range or a literal at the edge; never Rust's "--" set difference
+                if pattern[index + 1 : index + 2] in ("-", "["):
+                    return None
+            elif char not in _CLASS_PLAIN:
+                return None
+        elif char == "[":
+            in_class = True
+            if pattern[index + 1 : index + 2] == "^":
+                out.append("[^")
+                index += 2
+                continue
+        elif char not in _PLAIN and char not in "-^$*+?|(){}":
+            return None
+        elif char == "(" and pattern[index + 1 : index + 2] == "?":
+            return None  # lookaround and other extensions
+        out.append(char)
+        index += 1
+    return None if in_class else "".join(out)
+
+
+def _translated(schema: Any) -> Any:
+    """The schema with each ``pattern`` in Rust syntax, or moved to the custom keyword."""
+    if not isinstance(schema, dict):
+        return schema
+    out = dict(schema)
+    if isinstance(schema.get("pattern"), str):
+        rust = rust_pattern(schema["pattern"])
+        if rust is None:
+            out[_ECMA_KEYWORD] = out.pop("pattern")
+        else:
+            out["pattern"] = rust
+    for key in _SUBSCHEMA:
+        if key in schema:
+            out[key] = _translated(schema[key])
+    if "allOf" in schema:
+        out["allOf"] = [_translated(sub) for sub in schema["allOf"]]
+    for key in _SUBSCHEMA_MAPS:
+        if key in schema:
+            out[key] = {name: _translated(sub) for name, sub in schema[key].items()}
+    return out
 
 
 class _EcmaPattern:
@@ -100,7 +199,12 @@ def fast_validator(artifact: str, version: int) -> Any:
     schema = _schema(artifact, version)
     if not fast_path_safe(schema):
         return None
-    return jsonschema_rs.Draft202012Validator(schema, keywords={"pattern": _EcmaPattern})
+    try:
+        return jsonschema_rs.Draft202012Validator(
+            _translated(schema), keywords={_ECMA_KEYWORD: _EcmaPattern}
+        )
+    except Exception:  # noqa: BLE001 (a pattern Rust cannot compile: no fast path)
+        return None
 
 
 def fast_accepts(artifact: str, version: int, document: Any) -> bool:
