@@ -23,6 +23,7 @@ replay versions keep their historical snapshot semantics.
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -46,14 +47,53 @@ CITED_LANES = ("patterns_detected", "antipatterns_detected", "applicability_asse
 VISUAL_SUMMARY_FIELDS = tuple(f for f in AUTHORED_SLIDE_FIELDS if f != "slide_count")
 
 
-def recorded_deck(ctx: ReturnContext) -> Path | None:
-    """The talk's recorded deck file below its root (no symlink, no escape), else None."""
-    record = ctx.pptx_record
+def carries_audit(ret: Any) -> bool:
+    """A v4/v5 return with a ``structured_data.native_deck_audit`` (what this module checks)."""
+    if not isinstance(ret, dict) or ret.get("return_schema_version") not in (4, 5):
+        return False
+    structured = ret.get("structured_data")
+    return isinstance(structured, dict) and AUDIT_KEY in structured
+
+
+def deck_file(record: Any, pptx_root: Path | None, vault_root: Path) -> Path | None:
+    """The recorded deck file below its root (no symlink, no escape), else None."""
     relative = record.get("pptx_path") if isinstance(record, dict) else None
     if not isinstance(relative, str):
         return None
-    root = ctx.pptx_root if ctx.pptx_root is not None else ctx.vault_root
-    return _regular_file(root, relative)
+    return _regular_file(pptx_root if pptx_root is not None else vault_root, relative)
+
+
+def _recompute(deck: Path) -> dict[str, Any]:
+    from rvault_pptx_evidence import api as pptx  # a subprocess owner; only when an audit is held
+
+    return pptx.recompute_extraction(deck)
+
+
+class Recomputations:
+    """The deck re-extractions one validation needs, started together on a small pool.
+
+    Each audited return costs a re-extraction in a pptx-evidence worker subprocess
+    (about 0.5 s for a 60-slide deck); one after another they dominate a batch. The
+    batch validator starts every one it can foresee (:meth:`start`), the check takes
+    its result (:meth:`result`, which runs it in place when it was not foreseen), and
+    a refusal raised in the worker reaches the check unchanged.
+    """
+
+    def __init__(self, workers: int) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
+        self._runs: dict[Path, Future[dict[str, Any]]] = {}
+
+    def start(self, deck: Path) -> None:
+        if self._pool is not None and deck not in self._runs:
+            self._runs[deck] = self._pool.submit(_recompute, deck)
+
+    def result(self, deck: Path) -> dict[str, Any]:
+        run = self._runs.pop(deck, None)
+        return run.result() if run is not None else _recompute(deck)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _static_ranges(ret: dict[str, Any]) -> Any:
@@ -93,7 +133,7 @@ def check_deck_audit(ctx: ReturnContext) -> None:
 
     audit = structured[AUDIT_KEY]
     path = child(ctx.path, "structured_data", AUDIT_KEY)
-    deck = recorded_deck(ctx)
+    deck = deck_file(ctx.pptx_record, ctx.pptx_root, ctx.vault_root)
     if deck is None:
         ctx.add(
             DECK_UNVERIFIED,
@@ -104,7 +144,7 @@ def check_deck_audit(ctx: ReturnContext) -> None:
         )
         return
     try:
-        fresh = pptx.recompute_extraction(deck)
+        fresh = ctx.recomputations.result(deck) if ctx.recomputations else _recompute(deck)
     except pptx.RecomputationRefused as refused:
         ctx.add(
             DECK_UNVERIFIED,

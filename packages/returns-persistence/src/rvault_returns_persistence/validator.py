@@ -9,6 +9,7 @@ return that cannot be tied to its talk and claim is not checked further
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,12 @@ from rvault_tracking_db import api as tracking
 from rvault_returns_persistence import artifacts as vault_artifacts
 from rvault_returns_persistence import scoring_generation
 from rvault_returns_persistence.catalog import Catalog
-from rvault_returns_persistence.checks_deck_audit import check_deck_audit
+from rvault_returns_persistence.checks_deck_audit import (
+    Recomputations,
+    carries_audit,
+    check_deck_audit,
+    deck_file,
+)
 from rvault_returns_persistence.checks_envelope import (
     check_clear_fields,
     check_processed_date,
@@ -174,6 +180,7 @@ def return_context(
     catalog: Catalog,
     vault_root: Path,
     issues: Collector,
+    recomputations: Recomputations | None = None,
 ) -> ReturnContext:
     """What one return is checked against (persistence rebuilds the same context)."""
     manifest = None
@@ -205,11 +212,19 @@ def return_context(
         vault_root,
         pptx_record=db.talk_deck(talk),
         pptx_root=roots.pptx_source_dir,
+        recomputations=recomputations,
     )
 
 
 def validate_return(
-    path: str, ret: Any, *, db: Database, catalog: Catalog, vault_root: Path, seen: set[str]
+    path: str,
+    ret: Any,
+    *,
+    db: Database,
+    catalog: Catalog,
+    vault_root: Path,
+    seen: set[str],
+    recomputations: Recomputations | None = None,
 ) -> Result:
     issues = Collector()
     if not isinstance(ret, dict):
@@ -276,6 +291,7 @@ def validate_return(
         catalog=catalog,
         vault_root=vault_root,
         issues=issues,
+        recomputations=recomputations,
     )
     check_queue_claim(ctx)
     if status is None or status not in STATUSES:
@@ -409,25 +425,69 @@ def validate_batch(
     (the batch-membership rule becomes a warning: persist still demands the whole batch)."""
     seen: set[str] = set()
     results: list[Result] = []
-    items = iter_batch(document) if member is None else _member_returns(document, member)
-    for path, key, ret in items:
-        result = validate_return(
-            path, ret, db=db, catalog=catalog, vault_root=vault_root, seen=seen
+    items = list(iter_batch(document) if member is None else _member_returns(document, member))
+    recomputations = _start_recomputations(items, db, vault_root)
+    try:
+        for path, key, ret in items:
+            results.append(_checked(path, key, ret, db, catalog, vault_root, seen, recomputations))
+    finally:
+        recomputations.close()
+    return _report(results, db, catalog, catalog_label, member)
+
+
+def _start_recomputations(
+    items: list[tuple[str, str | None, Any]], db: Database, vault_root: Path
+) -> Recomputations:
+    """Start the deck re-extraction of every return that carries a native deck audit."""
+    roots = tracking.SourceRoots.from_config(vault_root, db.root.get("config"))
+    decks = []
+    for _, _, ret in items:
+        talk = db.talk(ret.get("filename")) if carries_audit(ret) else None
+        deck = deck_file(db.talk_deck(talk), roots.pptx_source_dir, vault_root) if talk else None
+        if deck is not None:
+            decks.append(deck)
+    recomputations = Recomputations(min(len(decks), os.cpu_count() or 1, 4))
+    for deck in decks:
+        recomputations.start(deck)
+    return recomputations
+
+
+def _checked(
+    path: str,
+    key: str | None,
+    ret: Any,
+    db: Database,
+    catalog: Catalog,
+    vault_root: Path,
+    seen: set[str],
+    recomputations: Recomputations,
+) -> Result:
+    """One return's result, with the object-batch key rule applied."""
+    result = validate_return(
+        path,
+        ret,
+        db=db,
+        catalog=catalog,
+        vault_root=vault_root,
+        seen=seen,
+        recomputations=recomputations,
+    )
+    if result.filename is not None and key is not None and key != result.filename:
+        issues = [
+            *result.issues,
+            Issue("batch_key_mismatch", path, "an object batch is keyed by each return's filename"),
+        ]
+        generation = scoring_generation.generation(
+            ret, result.version, result.status, False, catalog
         )
-        if result.filename is not None and key is not None and key != result.filename:
-            issues = [
-                *result.issues,
-                Issue(
-                    "batch_key_mismatch", path, "an object batch is keyed by each return's filename"
-                ),
-            ]
-            generation = scoring_generation.generation(
-                ret, result.version, result.status, False, catalog
-            )
-            result = Result(
-                path, result.filename, result.version, result.status, issues, generation
-            )
-        results.append(result)
+        result = Result(path, result.filename, result.version, result.status, issues, generation)
+    return result
+
+
+def _report(
+    results: list[Result], db: Database, catalog: Catalog, catalog_label: str, member: str | None
+) -> dict[str, Any]:
+    """The returns-validation-report of the checked returns plus the batch rules."""
     batch_errors = _batch_issues(db, results)
     batch_warnings: list[Issue] = []
     if member is not None:
