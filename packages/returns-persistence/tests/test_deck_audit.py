@@ -269,3 +269,28 @@ def test_a_complete_inspection_covers_citations_and_summaries(rich_vault: Path) 
     _cite_native(ret, [3, 4, 5])
     ret["structured_data"]["slide_design_style"] = "comic panels"
     assert _errors(rich_vault, ret) == []
+
+
+def test_recomputations_started_together_return_each_deck_or_its_refusal(vault: Path) -> None:
+    """The batch validator's parallel re-extractions: each result is the owner's own, and a
+    refusal raised in a worker thread reaches the check as RecomputationRefused."""
+    from rvault_pptx_evidence import api as pptx
+    from rvault_returns_persistence.checks_deck_audit import Recomputations
+
+    deck = vault.parent / "Conf" / "talk.pptx"
+    broken = vault.parent / "broken.pptx"
+    broken.write_bytes(b"not a zip")
+    runs = Recomputations(2)
+    try:
+        runs.start(deck)
+        runs.start(broken)
+        assert (
+            runs.result(deck)["input_fingerprint"]
+            == pptx.recompute_extraction(deck)["input_fingerprint"]
+        )
+        with pytest.raises(pptx.RecomputationRefused) as refused:
+            runs.result(broken)
+        assert refused.value.code == "not_a_zip"
+        assert runs.result(deck)["slide_count"] == SLIDES  # not foreseen again: runs in place
+    finally:
+        runs.close()

@@ -9,8 +9,10 @@ talk's recorded deck (its ``pptx_catalog`` record, below the configured
 worker, the talk's authored slide PDF is probed again, and the owner's reader
 (``rvault_pptx_evidence.api.native_deck_audit_issues``) names every field that
 no longer describes them with a stable code. The inspected pages must also be
-the static-slide ranges the same return reports, because persistence binds the
-receipt to exactly those persisted ranges. Once the audit is proven, its
+the static-slide ranges the same return reports: the specification binds the
+receipt to exactly the persisted static-slide inspection ranges (the persisted
+inspection rows have no field naming the receipt yet, so this equality is the
+binding). Once the audit is proven, its
 render-required slides gate what the return may say about them: a native_deck
 citation of such a slide needs it covered by the rendered inspection, and an
 authored visual summary field needs every one of them covered.
