@@ -51,6 +51,9 @@ def version_of(
             )
         return missing
     value = record["schema_version"]
+    allowed = set(supported)
+    if is_int(value) and value != 0 and value in allowed:
+        return value  # the common case builds no path
     vpath = child(path, "schema_version")
     if not is_int(value):
         issues.add(
@@ -64,7 +67,7 @@ def version_of(
             ZERO_SENTINEL, vpath, f"{what} schema_version 0 is an explicit sentinel, not a version"
         )
         return None
-    if value not in set(supported):
+    if value not in allowed:
         issues.add(UNSUPPORTED, vpath, f"{what} schema_version {value} is not supported")
         return None
     return value

@@ -211,35 +211,39 @@ def _assess_claim(
 
 
 def _assess_scoring_axes(talk: dict[str, Any], path: str, issues: Collector, version: int) -> None:
+    # Paths are built only for an issue: this runs for every talk of the vault.
     if "pattern_scoring_schema_version" in talk:
         value = talk["pattern_scoring_schema_version"]
-        if value is not None:
-            vpath = child(path, "pattern_scoring_schema_version")
-            if not is_int(value):
-                issues.add(
-                    checks.INVALID_VERSION,
-                    vpath,
-                    "pattern_scoring_schema_version must be an integer",
-                )
-            elif value not in SCORING_SCHEMA_VERSIONS:
-                issues.add(
-                    checks.UNSUPPORTED, vpath, f"pattern scoring schema {value} is not supported"
-                )
+        if value is not None and not is_int(value):
+            issues.add(
+                checks.INVALID_VERSION,
+                child(path, "pattern_scoring_schema_version"),
+                "pattern_scoring_schema_version must be an integer",
+            )
+        elif value is not None and value not in SCORING_SCHEMA_VERSIONS:
+            issues.add(
+                checks.UNSUPPORTED,
+                child(path, "pattern_scoring_schema_version"),
+                f"pattern scoring schema {value} is not supported",
+            )
     observations = talk.get("pattern_observations")
     if not isinstance(observations, dict) or "evidence_schema_version" not in observations:
         return
     value = observations["evidence_schema_version"]
-    vpath = child(child(path, "pattern_observations"), "evidence_schema_version")
+    lpath = child(path, "pattern_observations")
+    problem = None
     if not is_int(value):
-        issues.add(checks.INVALID_VERSION, vpath, "evidence_schema_version must be an integer")
+        problem = checks.INVALID_VERSION, "evidence_schema_version must be an integer"
     elif value not in EVIDENCE_LEDGER_VERSIONS:
-        issues.add(checks.UNSUPPORTED, vpath, f"evidence ledger v{value} is not supported")
+        problem = checks.UNSUPPORTED, f"evidence ledger v{value} is not supported"
     elif version == 5 and value != 2:
-        issues.add(checks.INVALID_VALUE, vpath, "talk v5 carries evidence ledger v2")
+        problem = checks.INVALID_VALUE, "talk v5 carries evidence ledger v2"
     elif version == 4 and value != 1:
-        issues.add(checks.INVALID_VALUE, vpath, "talk v4 keeps evidence ledger v1")
+        problem = checks.INVALID_VALUE, "talk v4 keeps evidence ledger v1"
+    if problem is not None:
+        issues.add(problem[0], child(lpath, "evidence_schema_version"), problem[1])
     else:
-        assess_ledger(observations, child(path, "pattern_observations"), issues, value)
+        assess_ledger(observations, lpath, issues, value)
 
 
 def _one_component(filename: str) -> bool:
