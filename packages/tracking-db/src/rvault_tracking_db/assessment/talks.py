@@ -231,17 +231,30 @@ def _assess_scoring_axes(talk: dict[str, Any], path: str, issues: Collector, ver
         return
     value = observations["evidence_schema_version"]
     lpath = child(path, "pattern_observations")
-    problem = None
     if not is_int(value):
-        problem = checks.INVALID_VERSION, "evidence_schema_version must be an integer"
+        issues.add(
+            checks.INVALID_VERSION,
+            child(lpath, "evidence_schema_version"),
+            "evidence_schema_version must be an integer",
+        )
     elif value not in EVIDENCE_LEDGER_VERSIONS:
-        problem = checks.UNSUPPORTED, f"evidence ledger v{value} is not supported"
+        issues.add(
+            checks.UNSUPPORTED,
+            child(lpath, "evidence_schema_version"),
+            f"evidence ledger v{value} is not supported",
+        )
     elif version == 5 and value != 2:
-        problem = checks.INVALID_VALUE, "talk v5 carries evidence ledger v2"
+        issues.add(
+            checks.INVALID_VALUE,
+            child(lpath, "evidence_schema_version"),
+            "talk v5 carries evidence ledger v2",
+        )
     elif version == 4 and value != 1:
-        problem = checks.INVALID_VALUE, "talk v4 keeps evidence ledger v1"
-    if problem is not None:
-        issues.add(problem[0], child(lpath, "evidence_schema_version"), problem[1])
+        issues.add(
+            checks.INVALID_VALUE,
+            child(lpath, "evidence_schema_version"),
+            "talk v4 keeps evidence ledger v1",
+        )
     else:
         assess_ledger(observations, lpath, issues, value)
 
