@@ -23,12 +23,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from distributions import ROOT, local_dependencies, owner, owners
+from distributions import ROOT, owner, owners, preinstall_order
 
 
 def pipx_line(owner_name: str, root: str = "$PWD") -> list[str]:
     line = ["pipx", "install", "--preinstall", f"{root}/contracts"]
-    for dep in local_dependencies(owner_name):
+    for dep in preinstall_order(owner_name):
         line += ["--preinstall", f"{root}/packages/{dep}"]
     extras = owner(owner_name).install_extras
     return [*line, f"./packages/{owner_name}" + (f"[{','.join(extras)}]" if extras else "")]

@@ -101,6 +101,26 @@ def local_dependencies(owner_name: str, root: Path = ROOT) -> list[str]:
     return [present[n] for n in owner(owner_name, root).rvault_dependencies() if n in present]
 
 
+def preinstall_order(owner_name: str, root: Path = ROOT) -> list[str]:
+    """Every owner ``owner_name`` needs, directly or through another, dependencies first.
+
+    pipx installs each ``--preinstall`` on its own from a checkout, so one
+    whose own rvault dependency is not installed yet fails (the index has no
+    rvault distributions): the list is the transitive closure, in an order
+    where each owner comes after everything it depends on.
+    """
+    ordered: list[str] = []
+
+    def visit(name: str) -> None:
+        for dependency in sorted(local_dependencies(name, root)):
+            if dependency not in ordered:
+                visit(dependency)
+                ordered.append(dependency)
+
+    visit(owner_name)
+    return ordered
+
+
 def build_wheelhouse(directory: Path, root: Path = ROOT) -> dict[str, Path]:
     """Wheels of contracts and every owner in ``directory``, keyed by distribution name."""
     directory.mkdir(parents=True, exist_ok=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import install_table
-from distributions import local_dependencies, owners
+from distributions import local_dependencies, owners, preinstall_order
 
 
 def test_readme_install_lines_match_the_declared_dependencies() -> None:
@@ -25,3 +25,13 @@ def test_every_tool_has_a_line_preinstalling_each_rvault_dependency() -> None:
         assert '--preinstall "$PWD/contracts"' in row
         for dependency in local_dependencies(dist.owner):
             assert f'--preinstall "$PWD/packages/{dependency}"' in row
+
+
+def test_preinstalls_come_after_what_they_depend_on() -> None:
+    """pipx installs each pre-install alone: its own rvault dependencies must be there first."""
+    for dist in owners():
+        order = preinstall_order(dist.owner)
+        assert dist.owner not in order
+        for position, name in enumerate(order):
+            assert set(local_dependencies(name)) <= set(order[:position]), (dist.owner, order)
+        assert set(local_dependencies(dist.owner)) <= set(order)
