@@ -229,10 +229,14 @@ def transcript_stages(demo: Demo) -> None:
         )  # fmt: skip
         print(f"    Whisper ({result.get('language')}): {result.get('word_count')} words, "
               f"source {result.get('transcript_source')}")  # fmt: skip
-        _, applied = demo.apply("rvault-db", "register-transcript", db,
-                                f"transcripts/{SPOKEN_ID}.txt", "--talk", SPOKEN_TALK,
-                                "--source", "whisper")  # fmt: skip
-        print(f"    registered for {SPOKEN_TALK}: {applied['durability_state']}")
+        # The fetch result as printed is the claim the database owner checks
+        # against the receipts on disk (no path or source typed again).
+        fetched = demo.home / "media" / f"{SPOKEN_ID}.fetch-result.json"
+        fetched.write_bytes(artifact_bytes(result))
+        _, applied = demo.apply("rvault-db", "register-transcript", db, fetched,
+                                "--fetch-result", "--talk", SPOKEN_TALK)  # fmt: skip
+        print(f"    registered for {SPOKEN_TALK} from the fetch result: "
+              f"{applied['durability_state']}")  # fmt: skip
 
     demo.stage("transcript", "transcribe the second talk's speech with local Whisper",
                "rvault-transcript", "fetch", whisper)  # fmt: skip
