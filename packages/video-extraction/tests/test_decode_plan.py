@@ -179,3 +179,46 @@ def test_samples_do_not_depend_on_the_number_of_decoding_segments(
     assert all((a == b).all() for a, b in zip(one.sequence(), three.sequence(), strict=True))
     pages = [path.read_bytes() for path in one.frame_paths]
     assert pages == [path.read_bytes() for path in three.frame_paths]
+
+
+def test_gop_server_serves_the_same_frames_for_any_split_and_skips_leading_pictures() -> None:
+    """Frames as a decoder of each segment would return them, including the leading
+    pictures of an open GOP (shown just before its keyframe) that only a decoder which
+    fed the previous GOP's packets would produce."""
+    import math
+    import threading
+
+    from rvault_video_extraction.segment_decode import Timing, _GopServer, _Job
+
+    fps = 30.0
+    packets = gop_packets(30 * 12, fps, 60)  # six 2-s GOPs
+    targets = [round(k * fps) for k in range(12)]  # a sub-sample each second
+    plan = plan_decoding(packets, [t / fps for t in targets], 0.5 / fps)
+    starts = [packets[g.start].time if n else -math.inf for n, g in enumerate(plan.gops)]
+    limits = [max(packets[i].time for i in range(g.start, g.feed_end)) for g in plan.gops]
+    job = _Job(
+        Path("unused"), plan, starts, limits, targets, plan.fed(), Timing(fps, 1, 0),
+        Path("unused"), "NONREF", False, [0], threading.Event(),
+    )  # fmt: skip
+
+    def frames_of(gop: Any, leading: bool) -> list[int]:
+        numbers = list(range(gop.start, gop.feed_end))
+        # an open GOP's leading pictures: shown before its keyframe, after the GOP before
+        return ([gop.start - 2, gop.start - 1] if leading and gop.start else []) + numbers
+
+    def serve(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        taken: list[tuple[int, int]] = []
+        for first, end in spans:
+            server = _GopServer(job, (first, end))
+            for number, gop in enumerate(plan.gops[first:end]):
+                for frame in frames_of(gop, leading=number > 0 or first > 0):
+                    server.frame(frame, frame / fps, frame, lambda i, f, n: taken.append((i, n)))
+            assert server.finish(lambda i, f, n: taken.append((i, n)))
+        return taken
+
+    whole = serve([(0, len(plan.gops))])
+    assert [index for index, _ in whole] == list(range(len(targets)))
+    assert whole == serve(plan.segments(2)) == serve(plan.segments(3))
+    fed_frames = {i for g in plan.gops for i in range(g.start, g.feed_end)}
+    assert all(number in fed_frames for _, number in whole)  # never a leading picture
+    assert all(number <= targets[index] for index, number in whole)

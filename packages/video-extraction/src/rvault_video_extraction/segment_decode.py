@@ -14,7 +14,9 @@ frame *of its own GOP* at or before its time, else that GOP's first decoded
 frame (the decoder only ever runs late by a rounding of half a frame).
 Frames are assigned to GOPs by their presentation time against the GOPs'
 keyframe times, not by when the decoder returns them, so frame threading
-and reordering delays change nothing. Only a GOP that yields no frame at all
+and reordering delays change nothing. A frame shown after everything fed of
+its GOP is a leading picture of the next, open GOP (decoded or not depending
+on where a segment starts) and is never used. Only a GOP that yields no frame at all
 (a damaged stream) borrows the nearest earlier frame of its segment, or the
 nearest later one; a segment that yields none is ``video_decode_failed``.
 """
@@ -89,20 +91,24 @@ class Timing:
 class _GopServer:
     """Hands each target of a segment the frame the GOP-local rule picks."""
 
-    def __init__(
-        self, plan: DecodePlan, span: tuple[int, int], starts: list[float], targets: list[int]
-    ) -> None:
-        self.gops = plan.gops[span[0] : span[1]]
-        self.starts = starts[span[0] : span[1]]
-        self.targets = targets
+    def __init__(self, job: _Job, span: tuple[int, int]) -> None:
+        self.gops = job.plan.gops[span[0] : span[1]]
+        self.starts = job.starts[span[0] : span[1]]
+        self.limits = job.limits[span[0] : span[1]]
+        self.targets = job.targets
         self.pending = self.gops[0].targets[0]
         self.end = self.gops[-1].targets[1]
         self.current = -1
         self.previous: tuple[Any, int] | None = None
-        self.takes: list[tuple[int, Any, int]] = []
 
     def frame(self, frame: Any, seconds: float, number: int, take: Callable) -> None:
         gop = max(0, bisect.bisect_right(self.starts, seconds) - 1)
+        if seconds > self.limits[gop]:
+            # Shown before the next keyframe but later than anything fed of this GOP:
+            # a leading picture of the next (open) GOP, which only a decoder that was
+            # also fed this GOP returns. With intact keyframes it could never serve a
+            # target anyway; ignoring it keeps that true when a keyframe is damaged.
+            return
         if gop != self.current:
             # Targets of earlier GOPs still unserved yielded no frame of their own.
             self._serve_until(self.gops[gop].targets[0], self.previous or (frame, number), take)
@@ -162,6 +168,7 @@ class _Job:
     video: Path
     plan: DecodePlan
     starts: list[float]  # keyframe time of each GOP (-inf for the first)
+    limits: list[float]  # latest time among each GOP's fed packets (-inf if none)
     targets: list[int]
     fed: list[bool]
     timing: Timing
@@ -174,7 +181,7 @@ class _Job:
 
 def _decode_segment(job: _Job, span: tuple[int, int], slot: int) -> Partial:
     partial = Partial()
-    server = _GopServer(job.plan, span, job.starts, job.targets)
+    server = _GopServer(job, span)
     first, end = job.plan.gops[span[0]].start, job.plan.gops[span[1] - 1].end
     timing = job.timing
     container = open_video(job.video)
@@ -240,6 +247,10 @@ def decode_segments(
         video=video,
         plan=plan,
         starts=[packets[g.start].time if n else -math.inf for n, g in enumerate(plan.gops)],
+        limits=[
+            max((packets[i].time for i in range(g.start, g.feed_end)), default=-math.inf)
+            for g in plan.gops
+        ],
         targets=targets,
         fed=fed,
         timing=timing,
