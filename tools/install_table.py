@@ -12,16 +12,16 @@ block between the ``install-table`` markers of the root README.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from check_pipx import pipx_line
 from distributions import ROOT, owners
+from readme_block import replace_block, table_main
 
 README = ROOT / "README.md"
-START, END = "<!-- install-table:start -->", "<!-- install-table:end -->"
+BLOCK = "install-table"
 
 
 def _shell_word(word: str) -> str:
@@ -37,20 +37,11 @@ def table() -> str:
 
 
 def render_readme(text: str) -> str:
-    before, rest = text.split(START, 1)
-    _, after = rest.split(END, 1)
-    return f"{before}{START}\n{table()}\n{END}{after}"
+    return replace_block(text, BLOCK, table())
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write", action="store_true", help="update README.md in place")
-    args = parser.parse_args(argv)
-    if args.write:
-        README.write_text(render_readme(README.read_text(encoding="utf-8")), encoding="utf-8")
-    else:
-        sys.stdout.write(table() + "\n")
-    return 0
+    return table_main(__doc__.splitlines()[0], README, BLOCK, table, argv)
 
 
 if __name__ == "__main__":

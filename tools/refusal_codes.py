@@ -57,10 +57,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from readme_block import markers, replace_block
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES_DIR = ROOT / "packages"
 CONTRACTS_SRC = ROOT / "contracts/src"
-START, END = "<!-- refusal-codes:start -->", "<!-- refusal-codes:end -->"
+BLOCK = "refusal-codes"
+START, END = markers(BLOCK)
 HEADING = "## Refusal and issue codes (generated)"
 
 REFUSAL, ERROR, ISSUE = "refusal", "error", "issue"
@@ -714,12 +717,7 @@ def table(package: str, shared: Iterable[str] | None = None) -> str:
 
 
 def render_readme(text: str, package: str, shared: Iterable[str] | None = None) -> str:
-    block = f"{START}\n{table(package, shared)}\n{END}"
-    if START not in text:
-        return f"{text.rstrip()}\n\n{HEADING}\n\n{block}\n"
-    before, rest = text.split(START, 1)
-    _, after = rest.split(END, 1)
-    return f"{before}{block}{after}"
+    return replace_block(text, BLOCK, table(package, shared), append_under=HEADING)
 
 
 def main(argv: list[str] | None = None) -> int:
