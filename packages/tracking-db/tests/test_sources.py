@@ -6,8 +6,6 @@ bytes and inode unchanged (``snapshot_file``).
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import sys
 from pathlib import Path
@@ -18,36 +16,12 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _queue_builders as qb
-from rvault_contracts.schemas import schema_issues
-from rvault_tracking_db.cli import main
+from _sources_cli import apply as _apply
+from _sources_cli import refused as _refused
+from _sources_cli import run as _run
 
 M = {"$missing": True}
 YT = "dQw4w9WgXcQ"
-
-
-def _run(*args: str | Path) -> tuple[int, dict[str, Any]]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        code = main([str(a) for a in args])
-    return code, json.loads(out.getvalue())
-
-
-def _apply(*args: str | Path) -> dict[str, Any]:
-    code, dry = _run(*args)
-    assert code == 0, dry
-    code, applied = _run(*args, "--apply", "--expected-sha256", dry["input_sha256"])
-    assert code == 0, applied
-    assert applied["output_sha256"] == dry["output_sha256"]
-    assert schema_issues("db-source-report", 1, applied) == []
-    return applied
-
-
-def _refused(result: tuple[int, dict[str, Any]], code: str) -> dict[str, Any]:
-    exit_code, document = result
-    assert exit_code == 2, document
-    assert document["error"]["code"] == code, document
-    assert schema_issues("cli-failure", 1, document) == []
-    return document
 
 
 def _plan(tmp_path: Path, *mutations: dict[str, Any]) -> Path:

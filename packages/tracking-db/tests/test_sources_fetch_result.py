@@ -9,8 +9,6 @@ database's bytes and inode unchanged (``snapshot_file``).
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import sys
 from pathlib import Path
@@ -21,55 +19,15 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _queue_builders as qb
-from rvault_contracts.schemas import schema_issues
+from _sources_cli import apply as _apply
+from _sources_cli import refused as _refused
+from _sources_cli import run as _run
 from rvault_testkit.plugin import run_cli
-from rvault_tracking_db.cli import main
 from rvault_tracking_db.sources import fetched
 
 TALK = "2024-01-01-infoq.md"
 YT = "dQw4w9WgXcQ"
 OTHER_YT = "9bZkp7q19f0"
-
-
-def _run(*args: str | Path, stdin: bytes | None = None) -> tuple[int, dict[str, Any]]:
-    out = io.StringIO()
-    with contextlib.ExitStack() as stack:
-        stack.enter_context(contextlib.redirect_stdout(out))
-        stack.enter_context(contextlib.redirect_stderr(io.StringIO()))
-        if stdin is not None:
-            stream = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
-            stack.enter_context(_patched(sys, "stdin", stream))
-        code = main([str(a) for a in args])
-    return code, json.loads(out.getvalue())
-
-
-@contextlib.contextmanager
-def _patched(owner: Any, name: str, value: Any) -> Any:
-    saved = getattr(owner, name)
-    setattr(owner, name, value)
-    try:
-        yield value
-    finally:
-        setattr(owner, name, saved)
-
-
-def _apply(*args: str | Path, stdin: bytes | None = None) -> dict[str, Any]:
-    code, dry = _run(*args, stdin=stdin)
-    assert code == 0, dry
-    assert dry["mode"] == "dry-run" and dry["database_written"] is False
-    code, applied = _run(*args, "--apply", "--expected-sha256", dry["input_sha256"], stdin=stdin)
-    assert code == 0, applied
-    assert applied["output_sha256"] == dry["output_sha256"]
-    assert schema_issues("db-source-report", 1, applied) == []
-    return applied
-
-
-def _refused(result: tuple[int, dict[str, Any]], code: str) -> dict[str, Any]:
-    exit_code, document = result
-    assert exit_code == 2, document
-    assert document["error"]["code"] == code, document
-    assert schema_issues("cli-failure", 1, document) == []
-    return document
 
 
 def _caption_file(cues: int) -> str:
