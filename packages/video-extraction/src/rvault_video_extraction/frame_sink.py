@@ -22,8 +22,9 @@ import errno
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import cv2
 import numpy as np
@@ -39,15 +40,31 @@ NO_SPACE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 _VIDEO_TO_FULL_RANGE = np.clip(np.round((np.arange(256) - 16) * 255 / 219), 0, 255).astype(np.uint8)
 
 
-class Sampled(Protocol):
-    """What the sink fills in (``sampling.SampledVideo``)."""
+@dataclass
+class SubSamples:
+    """What a sink fills in: the sub-samples of a run of targets, in target order.
 
-    width: int
-    height: int
-    samples: list[np.ndarray]
-    halves: list[np.ndarray]
-    frame_paths: list[Path]
-    sources: list[int]
+    One segment's decoder fills one; ``sampling.SampledVideo`` extends it
+    with the run's facts and appends the segments' in order.
+    """
+
+    width: int = 0
+    height: int = 0
+    frames_decoded: int = 0
+    samples: list[np.ndarray] = field(default_factory=list)
+    halves: list[np.ndarray] = field(default_factory=list)
+    frame_paths: list[Path] = field(default_factory=list)
+    sources: list[int] = field(default_factory=list)
+
+    def extend(self, other: SubSamples) -> None:
+        """Append ``other``'s sub-samples (which come after these) and frame count."""
+        if not self.width and other.width:
+            self.width, self.height = other.width, other.height
+        self.frames_decoded += other.frames_decoded
+        self.samples += other.samples
+        self.halves += other.halves
+        self.frame_paths += other.frame_paths
+        self.sources += other.sources
 
 
 def io_failure(exc: OSError, what: str, path: Path | str) -> VideoExtractionError:
@@ -124,7 +141,7 @@ class SampleSink:
 
     def __init__(
         self,
-        result: Sampled,
+        result: SubSamples,
         frames_dir: Path,
         write: Callable[[Any, Path], None] = write_page_jpeg,
     ) -> None:

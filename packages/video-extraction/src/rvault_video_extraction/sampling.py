@@ -49,38 +49,21 @@ from rvault_video_extraction.decode_plan import (
     plan_decoding,
 )
 from rvault_video_extraction.errors import VideoExtractionError
-from rvault_video_extraction.segment_decode import Partial, Timing, decode_segments, open_video
+from rvault_video_extraction.frame_sink import SubSamples
+from rvault_video_extraction.segment_decode import Timing, decode_segments, open_video
 
 PROGRESS_INTERVAL_S = 2.0
 
 
-@dataclass
-class SampledVideo:
-    """Everything the analysis needs from the decode pass."""
+@dataclass(kw_only=True)
+class SampledVideo(SubSamples):
+    """Everything the analysis needs from the decode pass: the sub-samples and the run."""
 
-    width: int
-    height: int
     video_fps: float
     fps_used: float
-    frames_decoded: int
-    samples: list[np.ndarray] = field(default_factory=list)
-    halves: list[np.ndarray] = field(default_factory=list)
-    frame_paths: list[Path] = field(default_factory=list)
-    sources: list[int] = field(default_factory=list)
     packets_total: int = 0
     gop_treatments: dict[str, int] = field(default_factory=dict)
     skip_frame: str = "NONREF"
-
-    def merge(self, partials: list[Partial]) -> None:
-        """Append segments' sub-samples (in target order) and their frame counts."""
-        for partial in partials:
-            if not self.width and partial.width:
-                self.width, self.height = partial.width, partial.height
-            self.frames_decoded += partial.frames_decoded
-            self.samples += partial.samples
-            self.halves += partial.halves
-            self.frame_paths += partial.frame_paths
-            self.sources += partial.sources
 
     @property
     def sample_count(self) -> int:
@@ -239,11 +222,8 @@ def sample_video(
     tolerance = 0.5 / video_fps
     plan = plan_decoding(packets, [number / video_fps for number in targets], tolerance)
     result = SampledVideo(
-        width=0,
-        height=0,
         video_fps=video_fps,
         fps_used=fps,
-        frames_decoded=0,
         packets_total=len(packets),
         gop_treatments={name: plan.count(name) for name in (SKIP, FULL)},
     )
@@ -253,8 +233,8 @@ def sample_video(
     except av.FFmpegError:
         skip = "NONREF"
     result.skip_frame = skip
-    partials = decode_segments(video, packets, plan, targets, timing, frames_dir, skip, progress)
-    result.merge(partials)
+    for part in decode_segments(video, packets, plan, targets, timing, frames_dir, skip, progress):
+        result.extend(part)
     if not result.samples:
         raise VideoExtractionError(
             "video_no_frames", "the video has no decodable frames", str(video)

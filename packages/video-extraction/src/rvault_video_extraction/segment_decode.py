@@ -30,17 +30,16 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import av
-import numpy as np
 
 from rvault_video_extraction.decode_plan import FULL, DecodePlan, Packet
 from rvault_video_extraction.errors import VideoExtractionError
-from rvault_video_extraction.frame_sink import SampleSink
+from rvault_video_extraction.frame_sink import SampleSink, SubSamples
 
 MAX_SEGMENTS = 4
 MIN_SEGMENT_PACKETS = 96
@@ -59,19 +58,6 @@ def open_video(video: Path) -> Any:
         container.close()
         raise VideoExtractionError("video_unreadable", "the file has no video stream", str(video))
     return container
-
-
-@dataclass
-class Partial:
-    """One segment's sub-samples, in target order (see ``frame_sink.Sampled``)."""
-
-    width: int = 0
-    height: int = 0
-    frames_decoded: int = 0
-    samples: list[np.ndarray] = field(default_factory=list)
-    halves: list[np.ndarray] = field(default_factory=list)
-    frame_paths: list[Path] = field(default_factory=list)
-    sources: list[int] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -179,8 +165,8 @@ class _Job:
     cancel: threading.Event
 
 
-def _decode_segment(job: _Job, span: tuple[int, int], slot: int) -> Partial:
-    partial = Partial()
+def _decode_segment(job: _Job, span: tuple[int, int], slot: int) -> SubSamples:
+    partial = SubSamples()
     server = _GopServer(job, span)
     first, end = job.plan.gops[span[0]].start, job.plan.gops[span[1] - 1].end
     timing = job.timing
@@ -239,7 +225,7 @@ def decode_segments(
     frames_dir: Path,
     skip: str,
     progress: Callable[[str], None] | None = None,
-) -> list[Partial]:
+) -> list[SubSamples]:
     """Every target's sub-sample, as per-segment partials in target order."""
     spans = plan.segments(segment_count(plan))
     fed = plan.fed()
