@@ -52,8 +52,6 @@ from rvault_video_extraction.errors import VideoExtractionError
 from rvault_video_extraction.frame_sink import SubSamples
 from rvault_video_extraction.segment_decode import Timing, decode_segments, open_video
 
-PROGRESS_INTERVAL_S = 2.0
-
 
 @dataclass(kw_only=True)
 class SampledVideo(SubSamples):
