@@ -144,7 +144,17 @@ def test_member_that_is_a_folder_of_others_is_refused(picture_deck: Path) -> Non
 
 @pytest.mark.parametrize(
     "name",
-    ["ppt/media/image%31.png", "ppt/media/image9.png?x=1", "ppt/media/image9.png.", "ppt/m#/a.png"],
+    [
+        "ppt/media/image%31.png",  # an encoded unreserved character: a second spelling
+        "ppt/media/%2Falias.png",  # an encoded '/' would move the part
+        "ppt/media/%5calias.png",  # an encoded '\\'
+        "ppt/media/bad%ZZ.png",  # not a percent-encoding
+        "ppt/media/trailing%2",
+        "ppt/media/image%FF.png",  # does not decode to UTF-8
+        "ppt/media/image9.png?x=1",
+        "ppt/media/image9.png.",
+        "ppt/m#/a.png",
+    ],
 )
 def test_non_canonical_member_names_are_refused(picture_deck: Path, name: str) -> None:
     members = _members(picture_deck)

@@ -240,25 +240,31 @@ def test_unreadable_member_header_is_truncated_archive(picture_deck: Path) -> No
 # -- member contents -----------------------------------------------------------
 
 
-def test_uninflatable_media_is_recovered_as_decompression_failed(
-    picture_deck: Path, tmp_path: Path, snapshot_file: Any, schema_valid: Any
+@pytest.mark.parametrize(
+    "damage", [sample_decks.corrupt_member_stream, sample_decks.flip_member_payload_byte]
+)
+def test_damaged_media_payload_is_recovered_as_crc_mismatch(
+    picture_deck: Path, tmp_path: Path, snapshot_file: Any, schema_valid: Any, damage: Any
 ) -> None:
+    """A payload the inflater rejects and one whose inflated bytes differ are
+    the same fault: the spec's ``crc_mismatch`` receipt, never
+    ``decompression_failed``."""
     package = picture_deck.read_bytes()
     member = sample_decks.first_media_member(package)
     damaged = tmp_path / "damaged.pptx"
-    damaged.write_bytes(sample_decks.corrupt_member_stream(package, member))
+    damaged.write_bytes(damage(package, member))
     before = snapshot_file(damaged)
     doc = extract_path(damaged, "damaged.pptx", ocr_mode=OCR_DISABLED)
     assert snapshot_file(damaged) == before
     schema_valid(doc)
     assert [(r["part_name"], r["error_type"]) for r in doc["archive_recovery"]] == [
-        (member, "decompression_failed")
+        (member, "crc_mismatch")
     ]
     assert doc["archive_recovery"][0]["replacement_sha256"] == PLACEHOLDER_SHA256
     assert doc["corrupt_assets"] == [
         {
             "part_name": member,
-            "error_type": "decompression_failed",
+            "error_type": "crc_mismatch",
             "status": "recovered_with_placeholder",
         }
     ]
@@ -274,7 +280,8 @@ def test_uninflatable_structural_member_refuses(picture_deck: Path) -> None:
     with pytest.raises(Refusal) as refused:
         open_archive(damaged)
     assert (refused.value.code, refused.value.path) == ("structural_member_corrupt", member)
-    assert "decompression_failed" in refused.value.message
+    assert "crc_mismatch" in refused.value.message
+    assert "deflate stream is corrupt" in refused.value.message
 
 
 @pytest.mark.parametrize("theme", [b"<a:theme", b""])

@@ -30,6 +30,9 @@ OLE_CFB_SIGNATURE = bytes.fromhex("d0cf11e0a1b11ae1")
 ZIP_LOCAL_SIGNATURE = b"PK\x03\x04"
 MEDIA_PREFIX = "ppt/media/"
 CONTENT_TYPES = "[Content_Types].xml"
+# The spec's receipt type for a damaged media member. Schema v4 also admits
+# ``decompression_failed`` (extractions before pipeline 1.5.1 wrote it).
+CRC_MISMATCH = "crc_mismatch"
 
 # A 1x1 fully transparent RGBA PNG: the in-memory stand-in for a lost image.
 PLACEHOLDER_PNG = bytes.fromhex(
@@ -156,20 +159,27 @@ def _bound_directory(infos: list[zipfile.ZipInfo], limits: Limits) -> None:
             )
 
 
-def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> tuple[bytes | None, str | None]:
-    """The member bytes, or ``(None, error_type)`` for a recoverable failure class."""
+def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> tuple[bytes | None, str]:
+    """The member bytes, or ``(None, diagnostic)`` when its content is damaged.
+
+    A damaged payload with an intact header is one fault, the spec's CRC
+    mismatch, however the reader notices it: the inflated bytes fail the
+    recorded CRC-32, or a flipped bit turns the deflate stream invalid and
+    the inflater stops before the CRC can be compared. The diagnostic says
+    which, for messages only; the receipt type is always ``crc_mismatch``.
+    """
     try:
-        return zf.read(info), None
+        return zf.read(info), ""
     except zipfile.BadZipFile as exc:
         if "CRC" in str(exc):
-            return None, "crc_mismatch"
+            return None, "the inflated bytes do not match the recorded CRC-32"
         raise Refusal(
             refusals.TRUNCATED_ARCHIVE,
             f"member {info.filename!r} is unreadable ({exc})",
             info.filename,
         ) from None
-    except zlib.error:
-        return None, "decompression_failed"
+    except zlib.error as exc:
+        return None, f"the deflate stream is corrupt ({exc}), so the recorded CRC-32 cannot match"
     except (EOFError, OSError, ValueError, NotImplementedError) as exc:
         raise Refusal(
             refusals.TRUNCATED_ARCHIVE,
@@ -193,17 +203,17 @@ def open_archive(data: bytes, limits: Limits = DEFAULT_LIMITS) -> OpenedArchive:
         members: dict[str, bytes] = {}
         recovered: list[RecoveredMember] = []
         for info in infos:
-            blob, error_type = _read_member(zf, info)
+            blob, diagnostic = _read_member(zf, info)
             if blob is None:
-                assert error_type is not None
                 if not info.filename.startswith(MEDIA_PREFIX):
                     raise Refusal(
                         refusals.STRUCTURAL_MEMBER_CORRUPT,
-                        f"structural member {info.filename!r} is corrupt ({error_type}); "
-                        "the deck is unavailable until it is restored or re-exported",
+                        f"structural member {info.filename!r} is corrupt ({CRC_MISMATCH}: "
+                        f"{diagnostic}); the deck is unavailable until it is restored or"
+                        " re-exported",
                         info.filename,
                     )
-                recovered.append(RecoveredMember(info.filename, error_type, PLACEHOLDER_SHA256))
+                recovered.append(RecoveredMember(info.filename, CRC_MISMATCH, PLACEHOLDER_SHA256))
                 blob = PLACEHOLDER_PNG
             elif _is_xml_member(info.filename) and any(marker in blob for marker in _DTD_MARKERS):
                 raise Refusal(

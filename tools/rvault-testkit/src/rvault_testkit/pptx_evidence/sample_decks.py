@@ -414,6 +414,23 @@ def corrupt_member_stream(package: bytes, member: str) -> bytes:
     return bytes(data)
 
 
+def flip_member_payload_byte(package: bytes, member: str) -> bytes:
+    """The same zip with one byte in the middle of ``member``'s stored data inverted.
+
+    The recorded CRC-32 is left as it was, the way a bad disk sector or a
+    broken transfer damages a file: depending on where the byte lands the
+    inflater either produces different bytes (the CRC check fails) or stops
+    on an invalid code (it never reaches the CRC). Both are the same fault.
+    """
+    data = bytearray(package)
+    with zipfile.ZipFile(io.BytesIO(package)) as zf:
+        info = zf.getinfo(member)
+    name_length, extra_length = struct.unpack_from("<HH", data, info.header_offset + 26)
+    payload = info.header_offset + 30 + name_length + extra_length
+    data[payload + info.compress_size // 2] ^= 0xFF
+    return bytes(data)
+
+
 def mark_member_encrypted(package: bytes, member: str) -> bytes:
     """The same zip with ``member``'s "encrypted" flag (bit 0) set in both headers."""
     data = bytearray(package)
@@ -436,6 +453,23 @@ def replace_member(package: bytes, member: str, blob: bytes) -> bytes:
         for info in src.infolist():
             dst.writestr(info, blob if info.filename == member else src.read(info))
     return out.getvalue()
+
+
+def rename_media_member(package: bytes, new_name: str) -> bytes:
+    """The package with its first media member renamed to ``new_name`` (verbatim
+    zip name, e.g. the percent-encoded ``ppt/media/image%201.png``) and every
+    relationship target that named it rewritten to the new name."""
+    old_name = first_media_member(package)
+    old_target = ("../media/" + old_name.rsplit("/", 1)[1]).encode()
+    new_target = ("../media/" + new_name.rsplit("/", 1)[1]).encode()
+    members = []
+    for name, blob in members_of(package):
+        if name == old_name:
+            name = new_name
+        elif name.endswith(".rels"):
+            blob = blob.replace(b'Target="' + old_target + b'"', b'Target="' + new_target + b'"')
+        members.append((name, blob))
+    return zip_members(members)
 
 
 # -- shapes real decks had (issue: "what real decks broke") --------------------
