@@ -43,7 +43,7 @@ fi
 
 PACKAGES=(contracts packages/tracking-db packages/transcript packages/pptx-evidence
           packages/video-extraction packages/returns-persistence packages/analysis-writer
-          tools/rvault-testkit)
+          packages/archive-batch tools/rvault-testkit)
 stamp_input() {
   cat tools/constraints.txt tools/dev-requirements.txt
   for pkg in "${PACKAGES[@]}"; do cat "$pkg/pyproject.toml"; done

@@ -1,0 +1,3 @@
+from rvault_archive_batch.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,82 @@
+"""Where the tasks run: an embedded ``LocalCluster`` of processes, or a running scheduler.
+
+Imported only by ``run``: Dask and its scheduler are not needed to plan.
+
+The embedded cluster is one single-threaded worker process per ``--workers``
+(the owners' tools are CPU-bound child processes; one per worker keeps the
+cores busy without oversubscribing them), each declaring the abstract
+resource ``memory`` as its share of this machine's RAM, so a task annotated
+with what it may hold at its peak is only placed where that fits. Against a
+running scheduler the workers declare their own resources (``dask worker
+--resources memory=8e9``); when any of them declares none, annotating would
+leave tasks unschedulable there, so the batch runs without the annotation
+and says so in its report.
+
+Worker deaths are retried by the scheduler (``allowed-failures``); the
+embedded scheduler is given the batch's retry cap, a remote one keeps its
+own configuration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import dask
+from distributed import Client, LocalCluster
+from distributed.system import MEMORY_LIMIT
+from rvault_contracts.cli import Refusal
+
+CONNECT_TIMEOUT_S = 30
+
+
+@dataclass(frozen=True)
+class Cluster:
+    client: Client
+    description: dict[str, Any]
+
+    @property
+    def memory_resource(self) -> bool:
+        return bool(self.description["memory_resource"])
+
+
+def _describe(client: Client, kind: str) -> dict[str, Any]:
+    workers = client.scheduler_info(n_workers=-1)["workers"]
+    memory = [w.get("resources", {}).get("memory") for w in workers.values()]
+    return {
+        "kind": kind,
+        "scheduler": client.scheduler.address,
+        "workers": len(workers),
+        "threads": sum(w.get("nthreads", 0) for w in workers.values()),
+        "memory_resource": bool(memory) and all(m is not None for m in memory),
+    }
+
+
+@contextmanager
+def open_cluster(scheduler: str | None, workers: int, retries: int) -> Iterator[Cluster]:
+    if scheduler is not None:
+        try:
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
+        except OSError as exc:
+            raise Refusal(
+                "scheduler_unreachable",
+                f"cannot reach the Dask scheduler: {exc}",
+                scheduler,
+                hint="start it with `dask scheduler` (and workers with `dask worker ADDRESS`), "
+                "or leave out --scheduler to run an embedded local cluster",
+            ) from None
+        with client:
+            yield Cluster(client, _describe(client, "scheduler"))
+        return
+    with dask.config.set({"distributed.scheduler.allowed-failures": retries}):
+        cluster = LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            resources={"memory": MEMORY_LIMIT // workers},
+            dashboard_address=None,
+        )
+    with cluster, Client(cluster) as client:
+        yield Cluster(client, _describe(client, "local"))
