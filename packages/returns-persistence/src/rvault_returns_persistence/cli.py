@@ -12,6 +12,7 @@ from rvault_contracts import cli as contract_cli
 
 from rvault_returns_persistence.__about__ import __version__
 from rvault_returns_persistence.commands import catalog as catalog_command
+from rvault_returns_persistence.commands import feedback as feedback_command
 from rvault_returns_persistence.commands import persist as persist_command
 from rvault_returns_persistence.commands import scaffold as scaffold_command
 from rvault_returns_persistence.commands import validate as validate_command
@@ -28,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
             "command that writes: a whole batch into the tracking database)."
         ),
         __version__,
-        [validate_command, scaffold_command, catalog_command, persist_command],
+        [validate_command, scaffold_command, catalog_command, feedback_command, persist_command],
     )
 
 
