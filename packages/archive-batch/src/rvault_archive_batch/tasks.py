@@ -81,6 +81,7 @@ def _transcript(task: dict[str, Any], vault: Path, database: Path, steps: _Steps
     from rvault_transcript.api import validate_fetch_result
 
     args = task["args"]
+    (vault / args["out"]).parent.mkdir(exist_ok=True)  # the contract's transcripts/ folder
     command: list[Any] = [
         args["label"],
         "--out",
@@ -124,7 +125,7 @@ def _deck(task: dict[str, Any], vault: Path, database: Path, steps: _Steps) -> d
     reading = read_extraction(out.read_bytes())
     if reading.status != "current":
         raise _Refused(None, "extraction_not_current", f"{args['out']}: {reading.status}")
-    report = steps.run("rvault-db", "record-deck", database, out)
+    report = steps.run("rvault-db", "record-deck", database, out, "--talk", task["talk"])
     return {"artifacts": [args["out"]], "facts": reading.to_dict(), "registration": report}
 
 

@@ -1,0 +1,1 @@
+"""Generated archives for rvault-archive-batch's tests and benchmark."""
