@@ -6,8 +6,9 @@ exist only for text frames, table fields only for table graphic frames and
 asset bindings only for pictures. Graphic types are derived from the exact
 DrawingML URI, so a URI the extractor does not know stays a generic
 ``graphic_frame`` instead of being guessed. Text found on the way is kept in
-distinct channels (top-level shapes, shapes inside groups, table cells) so a
-reader can tell which route produced each string.
+distinct channels (top-level shapes, shapes inside groups, table cells, the
+labels stored in a chart part) so a reader can tell which route produced
+each string.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from pptx.enum.shapes import MSO_AUTO_SHAPE_TYPE, MSO_SHAPE_TYPE
 
 from rvault_pptx_evidence.background import AssetIndex
+from rvault_pptx_evidence.chart_text import chart_label_channels
 from rvault_pptx_evidence.geometry import PlaceholderGeometry, non_visual, placeholder_of
 from rvault_pptx_evidence.ooxml import GRAPHIC_TYPE_BY_URI, child, emu_to_inches, qn
 from rvault_pptx_evidence.theme import Theme
@@ -410,6 +412,10 @@ class ShapeWalker:
             if kind == "chart":
                 summary["shape_type"] = _enum_label(MSO_SHAPE_TYPE.CHART)
             self._unsupported(kind, name, path, uri or None)
+            if kind == "chart":
+                self.result.channels.extend(
+                    chart_label_channels(self.slide.part, graphic_data, path)
+                )
 
     def _table(self, graphic_data: Any, summary: dict[str, Any], path: list[str]) -> None:
         self.result.has_table = True

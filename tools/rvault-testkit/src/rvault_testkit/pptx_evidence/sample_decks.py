@@ -365,6 +365,43 @@ def benchmark_deck(slide_count: int = 200) -> bytes:
     return _save(prs)
 
 
+def chart_deck() -> bytes:
+    """Charts and nothing else: the deck a worker could read nothing from.
+
+    Slide 1: a clustered column chart with a title, both axis titles, two
+    series and three categories. Slide 2: a pie chart (no axes, no title)
+    inside a group. Slide 3: a chart whose relationship names no part.
+    """
+    prs = Presentation()
+    blank = prs.slide_layouts[6]
+    data = CategoryChartData()
+    data.categories = ["2024", "2025", "2026"]
+    data.add_series("Talks given", (4, 9, 12))
+    data.add_series("Talks accepted", (2, 6, 10))
+    s1 = prs.slides.add_slide(blank)
+    chart = s1.shapes.add_chart(
+        XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(1), Inches(8), Inches(5), data
+    ).chart
+    chart.has_title = True
+    chart.chart_title.text_frame.text = "Conference growth"
+    chart.category_axis.has_title = True
+    chart.category_axis.axis_title.text_frame.text = "Year"
+    chart.value_axis.has_title = True
+    chart.value_axis.axis_title.text_frame.text = "Number of talks"
+
+    pie = CategoryChartData()
+    pie.categories = ["Demo", "Slides"]
+    pie.add_series("Time share", (30, 70))
+    s2 = prs.slides.add_slide(blank)
+    group = s2.shapes.add_group_shape()
+    group.shapes.add_chart(XL_CHART_TYPE.PIE, Inches(1), Inches(1), Inches(4), Inches(4), pie)
+
+    s3 = prs.slides.add_slide(blank)
+    lost = s3.shapes.add_chart(XL_CHART_TYPE.LINE, Inches(1), Inches(1), Inches(4), Inches(3), data)
+    lost._element.xpath(".//c:chart")[0].set(qn("r:id"), "rIdMissing")
+    return _save(prs)
+
+
 def first_media_member(package: bytes) -> str:
     """The name of the first ``ppt/media/`` member (the one to damage or replace)."""
     with zipfile.ZipFile(io.BytesIO(package)) as zf:
