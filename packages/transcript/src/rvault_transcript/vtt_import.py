@@ -11,7 +11,6 @@ or raising :class:`~rvault_contracts.cli.Refusal` with nothing changed.
 from __future__ import annotations
 
 import os
-import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,15 @@ from rvault_contracts.writer import FaultHook, read_snapshot
 
 from rvault_transcript import policy
 from rvault_transcript.bundle import BundlePaths, write_bundle
+from rvault_transcript.language import (
+    LANGUAGE_TAG,
+    Claim,
+    LanguageMismatch,
+    detect_text_languages,
+    language_record,
+    resolve_language,
+    vtt_claims,
+)
 from rvault_transcript.receipts import (
     ReceiptError,
     build_quality_receipt,
@@ -39,7 +47,6 @@ from rvault_transcript.vtt import VttError, vtt_to_segments
 # A two-hour rolling caption file is about 0.6 MiB; parsing costs roughly nine
 # times the file size in memory, so 32 MiB (~100 hours) bounds a hostile input.
 MAX_VTT_BYTES = 32 * 1024 * 1024
-_LANGUAGE_HEADER = re.compile(r"^Language:\s*([A-Za-z]{2,3}(?:-[A-Za-z0-9]+)*)\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -50,6 +57,8 @@ class VttImportRequest:
     media: Path | None = None
     duration_seconds: float | None = None
     vault_root: Path | None = None
+    language: str | None = None
+    """The operator's statement of the captions' language (``--language``)."""
 
 
 def _short_talk_hint(count: int) -> str:
@@ -93,6 +102,51 @@ def quality_trust(request: VttImportRequest) -> dict[str, Any]:
         "media_sha256": local.sha256,
         "duration_seconds": local.duration,
     }
+
+
+def caption_language(
+    request: VttImportRequest, text: str, lines: list[str]
+) -> tuple[str | None, dict[str, Any]]:
+    """The captions' language and the receipt's record of how it was decided.
+
+    The header and file name are claims; lingua reads the text. A claim
+    the text contradicts is refused (``language_mismatch``, the detected
+    language named) unless ``--language`` states the language, which is then
+    recorded beside what the text said.
+    """
+    stated = None
+    if request.language is not None:
+        if not LANGUAGE_TAG.match(request.language):
+            raise Refusal(
+                "invalid_language",
+                f"--language {request.language!r} is not a language code",
+                hint="pass an ISO 639 code such as en, de or es-419",
+            )
+        stated = Claim(request.language, "argument")
+    claims = vtt_claims(text, request.vtt.name)
+    detection = detect_text_languages(lines)
+    try:
+        language = resolve_language(claims, detection, stated)
+    except LanguageMismatch as mismatch:
+        detected = mismatch.detection
+        named = detected.primary if detected is not None else None
+        raise Refusal(
+            "language_mismatch",
+            mismatch.message,
+            str(request.vtt),
+            language=named,
+            claimed=[claim.to_dict() for claim in mismatch.claims],
+            detected=None if detected is None else detected.to_dict(),
+            hint=(
+                f"if the captions are in {named}, fix the file's Language: header and name"
+                f" (*.{named}.vtt) or pass --language {named}; if the detection is wrong, pass"
+                " --language with the right code (both are recorded in the quality receipt)"
+                if named
+                else "pass --language with the captions' language code"
+            ),
+        ) from None
+    all_claims = ([stated] if stated is not None else []) + claims
+    return language, language_record(language, all_claims, detection)
 
 
 def artifact_relative_path(vtt: Path, out: Path) -> str:
@@ -186,6 +240,7 @@ def import_vtt(request: VttImportRequest, *, fault: FaultHook | None = None) -> 
         if refusal.code == "too_few_words":
             context["hint"] = _short_talk_hint(count_words(data.decode("utf-8")))
         raise Refusal("transcript_quality_failed", refusal.message, str(vtt), **context) from None
+    language, _record = caption_language(request, text, [s.text for s in segments])
     quality_bytes = receipt_bytes(build_quality_receipt(data, min_words, trust))
     changes = {
         paths.transcript: data,
@@ -193,11 +248,10 @@ def import_vtt(request: VttImportRequest, *, fault: FaultHook | None = None) -> 
         paths.quality: quality_bytes,
     }
     report = write_bundle(paths, changes, transcript_read_as=initial, fault=fault)
-    language = _LANGUAGE_HEADER.search(text.split("\n\n", 1)[0])
     return {
         "ok": True,
         "method": "vtt",
-        "language": language.group(1) if language else None,
+        "language": language,
         "transcript_path": str(out),
         "timed_path": str(paths.timing),
         "quality_path": str(paths.quality),

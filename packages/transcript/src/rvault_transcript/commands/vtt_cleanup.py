@@ -12,7 +12,9 @@ floor is refused with nothing written (``transcript_quality_failed``, reason
 ``too_few_words``, with that hint): the import never leaves a bundle that
 ``fetch`` and ``verify`` would refuse. The input must be a non-symlink
 regular file inside the output's directory. An existing output is preserved
-(exit 2, ``output_exists``) unless ``--force``.
+(exit 2, ``output_exists``) unless ``--force``. The language is what the
+``Language:`` header and a ``*.xx.vtt`` name claim, checked against the
+text (``language_mismatch`` when it reads otherwise; ``--language`` states it).
 
 stdout: ``transcript-fetch-result`` v1 (method ``vtt``) or ``cli-failure`` v1.
 Exit codes: 0 written; 2 refused (nothing changed); 1 internal error.
@@ -58,6 +60,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--vault-root", type=Path, help="the vault root (default: found from the tracking database)"
     )
+    parser.add_argument(
+        "--language",
+        help="the captions' language, when the file's header or name claims another one",
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -69,6 +75,7 @@ def handle(args: argparse.Namespace) -> int:
         media=args.media,
         duration_seconds=args.duration_seconds,
         vault_root=args.vault_root,
+        language=args.language,
     )
     emit(import_vtt(request, fault=bundle_fault))
     return EXIT_OK
