@@ -53,14 +53,16 @@ def test_site_refuses_a_ledger_that_breaks_its_contract(
     talk = next(t for t in changed["talks"] if t["pattern_observations"]["patterns_detected"])
     talk["pattern_observations"] = mutated(talk["pattern_observations"], case)
     with replaced(db, changed):
-        result = run_cli("rvault-analysis", "site", tmp_path / "site", "--db", db)
+        result = run_cli(
+            "rvault-analysis", "site", tmp_path / "site", "--db", db, "--outside-vault"
+        )
     assert_refused(case, cli_codes(result))
     assert not (tmp_path / "site").exists()
 
 
 def test_site_renders_every_persisted_outcome_and_citation(tmp_path: Path) -> None:
     db, returns, _ = persisted_vault(tmp_path)
-    result = run_cli("rvault-analysis", "site", tmp_path / "site", "--db", db)
+    result = run_cli("rvault-analysis", "site", tmp_path / "site", "--db", db, "--outside-vault")
     assert result.returncode == 0, result.stdout + result.stderr
     report = result.json
     assert report["page_count"] == len(returns)

@@ -349,8 +349,10 @@ def batch_stages(demo: Demo) -> None:
                    "rvault-returns", "validate", validate)  # fmt: skip
 
     def persist() -> None:
-        report = demo.run("rvault-returns", "persist", db, demo.state["returns"],
-                          "--run-date", COMPLETED_AT, "--vault-root", vault)  # fmt: skip
+        dry, report = demo.apply("rvault-returns", "persist", db, demo.state["returns"],
+                                 "--run-date", COMPLETED_AT, "--vault-root", vault)  # fmt: skip
+        print(f"    dry run: would close {len(dry['claims_closed'])} claim(s); "
+              f"applied: {report['durability_state']}")  # fmt: skip
         talk = report["talks"][0]
         baseline = report["current_adherence_baseline"]
         print(f"    {talk['filename']}: {talk['status']}, score {talk['pattern_score']}, "
@@ -379,7 +381,7 @@ def render_stages(demo: Demo) -> None:
                    "rvault-analysis", "write", write)  # fmt: skip
 
     def site() -> None:
-        out = demo.home / "report"
+        out = vault / "report"  # inside the vault: the site refuses OUTDIR elsewhere
         report = demo.run("rvault-analysis", "site", out, "--db", db, "--vault-root", vault)
         demo.state["site"] = out / "index.html"
         print(f"    {len(report.get('written', report.get('pages', [])))} file(s) -> "

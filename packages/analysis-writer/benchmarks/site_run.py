@@ -50,7 +50,7 @@ def _run(db: Path, outdir: Path) -> tuple[float, float]:
     cpu = _cpu()
     started = time.perf_counter()
     result = subprocess.run(
-        [str(script), "site", str(outdir), "--db", str(db)],
+        [str(script), "site", str(outdir), "--db", str(db), "--outside-vault"],
         capture_output=True,
         check=False,
     )

@@ -192,3 +192,29 @@ def test_any_persisted_values_render_the_same_sections(
     assert first == render(copy.deepcopy(talk), claim, ret)
     assert re.findall(r"^## (.+)$", first, re.M) == list(markdown.SECTIONS)
     assert "\r" not in first and first.endswith("\n")
+
+
+HOSTILE = "<script>alert(1)</script> <img src=x onerror=alert(2)> <!-- c --> <javascript:x>"
+
+
+def test_worker_markup_reaches_a_static_site_generator_as_text() -> None:
+    """A generator that passes raw HTML through (markdown-it with ``html: True``,
+    as Hugo's ``unsafe`` or Jekyll's kramdown do) renders no tag the worker wrote."""
+    from markdown_it import MarkdownIt
+
+    talk, claim, ret = talk_and_claim()
+    talk["rhetoric_notes"] = f"Opening.\n\n{HOSTILE}\n\n\\{HOSTILE}"
+    talk["areas_for_improvement"] = f"- {HOSTILE}"
+    talk["verbatim_examples"]["opening_lines"] = [HOSTILE]
+    detection = talk["pattern_observations"]["patterns_detected"][0]
+    detection["evidence"] = HOSTILE
+    detection["evidence_citations"][0]["quote"] = HOSTILE
+    talk["structured_data"]["slide_design_style"] = f"a\n{HOSTILE}"
+    lanes = ret["catalog_feedback"]
+    lanes[next(iter(lanes))] = [{"note": HOSTILE}]
+    text = render(talk, claim, ret)
+    html = MarkdownIt("commonmark", {"html": True}).enable("table").render(text)
+    for tag in ("<script", "<img", "<!--", 'href="javascript'):
+        assert tag not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html  # shown, as text
+    assert text.count("&lt;script>") >= 6

@@ -23,7 +23,7 @@ def _rgb(hex_colour: str) -> tuple[int, int, int]:
 def outdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("browser")
     vault = build_vault(root / "vault", talks=6, processed=3, pages=4, hostile=True)
-    result = run_cli("rvault-analysis", "site", root / "site", "--db", vault.db)
+    result = run_cli("rvault-analysis", "site", root / "site", "--db", vault.db, "--outside-vault")
     assert result.returncode == 0, result.stdout + result.stderr
     return root / "site"
 

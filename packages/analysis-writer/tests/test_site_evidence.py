@@ -15,7 +15,7 @@ VIDEO_ID = "Vid3oSl1de0"
 
 
 def site(vault: Vault, outdir: Path) -> dict[str, Any]:
-    result = run_cli("rvault-analysis", "site", outdir, "--db", vault.db)
+    result = run_cli("rvault-analysis", "site", outdir, "--db", vault.db, "--outside-vault")
     assert result.returncode == 0, result.stdout + result.stderr
     return result.json
 

@@ -27,13 +27,13 @@ def vault(tmp_path_factory: pytest.TempPathFactory) -> Vault:
 @pytest.fixture
 def old_site(vault: Vault, tmp_path: Path) -> Path:
     outdir = tmp_path / "site"
-    result = run_cli("rvault-analysis", "site", outdir, "--db", vault.db)
+    result = run_cli("rvault-analysis", "site", outdir, "--db", vault.db, "--outside-vault")
     assert result.returncode == 0, result.stderr
     return outdir
 
 
 def refused(vault: Vault, outdir: Path, code: str, *extra: str | Path) -> dict[str, Any]:
-    result = run_cli("rvault-analysis", "site", outdir, "--db", vault.db, *extra)
+    result = run_cli("rvault-analysis", "site", outdir, "--db", vault.db, "--outside-vault", *extra)
     assert result.returncode == 2, result.stdout + result.stderr
     document = result.json
     assert document["ok"] is False
@@ -54,7 +54,7 @@ def test_invalid_database_leaves_the_old_site(
     broken = tmp_path / "broken.json"
     broken.write_bytes(b'{"schema_version": 1, "talks": [}')
     before = snapshot_tree(old_site)
-    result = run_cli("rvault-analysis", "site", old_site, "--db", broken)
+    result = run_cli("rvault-analysis", "site", old_site, "--outside-vault", "--db", broken)
     assert result.returncode == 2
     assert snapshot_tree(old_site) == before
 
@@ -64,7 +64,14 @@ def test_unknown_catalog_is_refused(
 ) -> None:
     before = snapshot_tree(old_site)
     result = run_cli(
-        "rvault-analysis", "site", old_site, "--db", vault.db, "--catalog", tmp_path / "none"
+        "rvault-analysis",
+        "site",
+        old_site,
+        "--outside-vault",
+        "--db",
+        vault.db,
+        "--catalog",
+        tmp_path / "none",
     )
     assert result.returncode == 2
     assert result.json["error"]["code"].startswith("catalog_")
@@ -112,7 +119,7 @@ def test_symlink_target_is_replaced_as_an_entry(
     outside.write_text("not the site's\n")
     (old_site / "index.html").unlink()
     (old_site / "index.html").symlink_to(outside)
-    result = run_cli("rvault-analysis", "site", old_site, "--db", vault.db)
+    result = run_cli("rvault-analysis", "site", old_site, "--outside-vault", "--db", vault.db)
     assert result.returncode == 0, result.stderr
     assert not (old_site / "index.html").is_symlink()
     assert (old_site / "index.html").read_text().startswith("<!DOCTYPE html>")
@@ -162,7 +169,14 @@ def test_removed_talk_pages_are_reported_stale(
     smaller = vault.root / "smaller.json"
     smaller.write_text(json.dumps(database))
     result = run_cli(
-        "rvault-analysis", "site", old_site, "--db", smaller, "--vault-root", vault.root
+        "rvault-analysis",
+        "site",
+        old_site,
+        "--outside-vault",
+        "--db",
+        smaller,
+        "--vault-root",
+        vault.root,
     )
     assert result.returncode == 0, result.stderr
     stale = result.json["stale"]
@@ -179,7 +193,14 @@ def test_ledger_breaking_its_contract_is_refused(
     broken.write_text(json.dumps(database))
     before = snapshot_tree(old_site)
     result = run_cli(
-        "rvault-analysis", "site", old_site, "--db", broken, "--vault-root", vault.root
+        "rvault-analysis",
+        "site",
+        old_site,
+        "--outside-vault",
+        "--db",
+        broken,
+        "--vault-root",
+        vault.root,
     )
     assert result.returncode == 2
     error = result.json["error"]

@@ -20,7 +20,7 @@ from site_vault import HOSTILE_QUOTE, HOSTILE_TITLE, QUOTE, Vault, build_vault
 
 
 def site(vault: Vault, outdir: Path, *extra: str) -> Any:
-    result = run_cli("rvault-analysis", "site", outdir, "--db", vault.db, *extra)
+    result = run_cli("rvault-analysis", "site", outdir, "--db", vault.db, "--outside-vault", *extra)
     assert result.returncode == 0, result.stdout + result.stderr
     assert schema_issues("analysis-site-report", 1, result.json) == []
     return result.json

@@ -73,7 +73,7 @@ def test_same_inputs_same_bytes_and_rerun_is_unchanged(
     assert {w["durability_state"] for w in again.json["written"]} == {"unchanged"}
     assert again.json["bytes_written"] == 0
     assert (batch.outdir / A).stat().st_ino == inode
-    other = tmp_path / "other"
+    other = batch.db.parent / "other"
     other.mkdir()
     result = cli("rvault-analysis", "write", batch.returns_path, other, "--db", batch.db)
     assert result.returncode == 0
@@ -306,7 +306,7 @@ REFUSALS = [
     ("target_is_directory", _directory_target),
     ("target_special_file", _fifo_target),
     ("output_directory_missing", _missing_outdir),
-    ("output_directory_missing", _dangling_outdir),
+    ("output_directory_symlink", _dangling_outdir),
     ("output_directory_not_directory", _outdir_is_file),
     ("returns_duplicate_key", _not_strict),
     ("database_invalid", _database_symlink),

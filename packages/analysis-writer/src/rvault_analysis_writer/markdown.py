@@ -2,9 +2,10 @@
 
 The section order, headings and provenance keys are a contract (README,
 "Rendering contract"): a reader, a diff and the later site all rely on
-them. Worker prose is reproduced as written (it is Markdown already); only
-table cells are escaped. Output is UTF-8 with LF line ends and no timestamp
-beyond the persisted ``processed_date``.
+them. Worker prose is reproduced as written (it is Markdown already) except
+that raw HTML is escaped (:func:`_no_html`), and table cells are escaped.
+Output is UTF-8 with LF line ends and no timestamp beyond the persisted
+``processed_date``.
 """
 
 from __future__ import annotations
@@ -57,8 +58,22 @@ def _lines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
 
 
+def _no_html(text: str) -> str:
+    """Worker text with every ``<`` as the entity ``&lt;``, so no renderer sees markup.
+
+    A vault is often published by a static-site generator that passes raw
+    HTML through: a worker's ``<script>`` or ``<img onerror=...>`` must reach
+    the reader as text. Every tag, comment and autolink starts with ``<``;
+    the entity reads as ``<`` in every CommonMark renderer, and a preceding
+    backslash cannot turn it back into markup. The cost: inside a code span
+    the entity shows literally.
+    """
+    return text.replace("<", "&lt;")
+
+
 def _cell(value: str) -> str:
-    return _lines(value).replace("\\", "\\\\").replace("|", "\\|").replace("\n", "<br>") or " "
+    text = _no_html(_lines(value))
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", "<br>") or " "
 
 
 def _table(table: Table) -> list[str]:
@@ -91,14 +106,14 @@ def _guard(line: str) -> str:
 
 
 def _prose(text: str, empty: str = "None recorded.") -> list[str]:
-    body = _lines(text)
+    body = _no_html(_lines(text))
     if not body.strip():
         return [empty]
     return ["\n".join(_guard(line) for line in body.split("\n"))]
 
 
 def _inline(text: str) -> str:
-    return " ".join(_lines(text).split())
+    return " ".join(_no_html(_lines(text)).split())
 
 
 def _citation(citation: Citation) -> str:

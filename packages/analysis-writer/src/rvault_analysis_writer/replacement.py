@@ -58,7 +58,6 @@ def _refuse(code: str, message: str, path: str, hint: str, **context: object) ->
     return Refusal(code, message, path, hint=hint, **context)
 
 
-
 def _unreadable(directory: Path, exc: OSError) -> Refusal:
     return _refuse(
         "output_directory_unreadable",
@@ -66,6 +65,7 @@ def _unreadable(directory: Path, exc: OSError) -> Refusal:
         str(directory),
         "check the permissions of the output directory",
     )
+
 
 def _check_directory(directory: Path) -> bool:
     """Refuse an unusable OUTDIR; True when it is missing and will be created."""

@@ -21,6 +21,7 @@ from rvault_returns_persistence.api import ReturnsFileWording, read_returns_file
 
 from rvault_analysis_writer import markdown, replacement
 from rvault_analysis_writer.authorize import AuthorizedTalk, authorize
+from rvault_analysis_writer.placement import check_output_directory
 from rvault_analysis_writer.talk_view import TalkView, build_view
 
 REPORT_VERSION = 1
@@ -34,6 +35,7 @@ class WriteRequest:
     database_path: Path
     catalog_dir: Path | None = None
     fault: FaultHook | None = None
+    outside_vault: bool = False
 
 
 _RETURNS_WORDING = ReturnsFileWording(
@@ -101,6 +103,11 @@ def write_analyses(
     request: WriteRequest, progress: Callable[[str], None] | None = None
 ) -> dict[str, Any]:
     """Render and install a completed batch; return the report (or raise a Refusal)."""
+    check_output_directory(
+        request.output_directory,
+        request.database_path.parent,
+        outside_vault=request.outside_vault,
+    )
     document = read_returns(request.returns_path)
     auth = authorize(document, database_path=request.database_path, catalog_dir=request.catalog_dir)
     bodies = render_batch(auth.talks, progress)

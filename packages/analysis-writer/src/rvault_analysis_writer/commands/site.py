@@ -28,6 +28,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument(
         "--catalog", type=Path, help="pattern catalog directory (default: the shipped catalog)"
     )
+    parser.add_argument(
+        "--outside-vault",
+        action="store_true",
+        help="allow OUTDIR outside the vault root (a report published elsewhere); never a symlink",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -36,7 +41,11 @@ def run(args: argparse.Namespace) -> int:
 
     report = build_site(
         SiteRequest(
-            outdir=args.outdir, db=args.db, vault_root=args.vault_root, catalog=args.catalog
+            outdir=args.outdir,
+            db=args.db,
+            vault_root=args.vault_root,
+            catalog=args.catalog,
+            outside_vault=args.outside_vault,
         ),
         progress=contract_cli.progress,
     )

@@ -34,11 +34,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         metavar="DIR",
         help="pattern catalog directory (default: the shipped catalog)",
     )
+    parser.add_argument(
+        "--outside-vault",
+        action="store_true",
+        help="allow OUTDIR outside the database's directory (the vault); never a symlink",
+    )
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    request = WriteRequest(args.returns, args.outdir, args.db, args.catalog)
+    request = WriteRequest(
+        args.returns, args.outdir, args.db, args.catalog, outside_vault=args.outside_vault
+    )
     report = write_analyses(request, contract_cli.progress)
     contract_cli.emit(report)
     return contract_cli.finish(contract_cli.EXIT_OK)

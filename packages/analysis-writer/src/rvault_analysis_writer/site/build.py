@@ -24,6 +24,7 @@ from rvault_returns_persistence.api import load_catalog
 from rvault_tracking_db.api import SourceRoots, read_database
 
 from rvault_analysis_writer.__about__ import __version__
+from rvault_analysis_writer.placement import check_output_directory
 from rvault_analysis_writer.site import charts, render
 from rvault_analysis_writer.site.evidence import Evidence, evidence_job
 from rvault_analysis_writer.site.output import MANIFEST, install_site
@@ -42,6 +43,7 @@ class SiteRequest:
     db: Path
     vault_root: Path | None = None
     catalog: Path | None = None
+    outside_vault: bool = False
 
 
 def _vault_root(request: SiteRequest) -> Path:
@@ -167,6 +169,9 @@ def build_site(
     request: SiteRequest, progress: Callable[[str], None] = lambda _: None
 ) -> dict[str, Any]:
     """Render and install the site; the report ``rvault-analysis site`` prints."""
+    check_output_directory(
+        request.outdir, _vault_root(request), outside_vault=request.outside_vault
+    )
     bodies, facts = render_site(request, progress)
     progress(f"installing {len(bodies)} files into {request.outdir}")
     installed = install_site(request.outdir, bodies)
