@@ -12,15 +12,18 @@ registers the transcript it names, after reading its receipts on disk.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
 import wave
 from pathlib import Path
+from typing import Any
 
 from _support import write_current_database
 from rvault_contracts.schemas import is_valid, schema_issues
 from rvault_testkit.plugin import run_cli
+from rvault_tracking_db import api as tracking_api
 from rvault_transcript import api
 
 COVERS = [
@@ -106,14 +109,28 @@ def test_register_transcript_takes_the_printed_fetch_result(tmp_path: Path) -> N
     )
 
 
-def test_a_local_whisper_fetch_piped_into_register_transcript(tmp_path: Path) -> None:
-    """``fetch LABEL --audio`` (real Whisper on espeak-ng speech) | ``register-transcript -``."""
+def _applied(*args: str | Path, input_bytes: bytes | None = None) -> Any:
+    """``rvault-db`` dry run, then ``--apply`` bound to the digest it reported."""
+    dry = run_cli("rvault-db", *args, input_bytes=input_bytes)
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    applied = run_cli(
+        "rvault-db", *args, "--apply", "--expected-sha256", dry.json["input_sha256"],
+        input_bytes=input_bytes,
+    )  # fmt: skip
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    return applied
+
+
+def test_a_local_whisper_fetch_of_an_attached_recording_verifies(tmp_path: Path) -> None:
+    """attach-media | ``fetch LABEL --audio`` (real Whisper on espeak-ng speech) |
+    ``register-transcript -`` | status: the receipts bind to the recorded media digest."""
     assert shutil.which("espeak-ng"), "espeak-ng is required"
     vault = tmp_path / "vault"
     (vault / "transcripts").mkdir(parents=True)
+    (vault / "recordings").mkdir()
     talk = {"schema_version": 5, "filename": "2024-05-01-meetup.md", "status": "pending"}
     db = write_current_database(vault, [talk])
-    speech = tmp_path / "talk.wav"
+    speech = vault / "recordings" / "talk.wav"
     spoken = (
         "Good morning. Today I will talk about the history of public speaking. Every speaker "
         "needs a clear opening, a strong middle and a memorable closing."
@@ -121,6 +138,8 @@ def test_a_local_whisper_fetch_piped_into_register_transcript(tmp_path: Path) ->
     subprocess.run(["espeak-ng", "-s", "150", "-w", str(speech), spoken], check=True)
     with wave.open(str(speech)) as audio:
         seconds = audio.getnframes() / audio.getframerate()
+    attached = _applied("attach-media", db, "--talk", "2024-05-01-meetup.md", speech)
+    assert attached.json["changes"][0]["after"]["path"] == "recordings/talk.wav"
     fetched = run_cli(
         "rvault-transcript", "fetch", "meetup", "--audio", speech,
         "--out", vault / "transcripts" / "meetup.txt", "--existing-source", "unknown",
@@ -129,20 +148,30 @@ def test_a_local_whisper_fetch_piped_into_register_transcript(tmp_path: Path) ->
     assert fetched.returncode == 0, fetched.stdout + fetched.stderr
     assert fetched.json["method"] == "whisper" and fetched.json["source"]["kind"] == "local_media"
     args = ("register-transcript", db, "--talk", "2024-05-01-meetup.md", "--fetch-result", "-")
-    piped = fetched.stdout.encode("utf-8")
-    dry = run_cli("rvault-db", *args, input_bytes=piped)
-    assert dry.returncode == 0, dry.stdout + dry.stderr
-    applied = run_cli(
-        "rvault-db", *args, "--apply", "--expected-sha256", dry.json["input_sha256"],
-        input_bytes=piped,
-    )  # fmt: skip
-    assert applied.returncode == 0, applied.stdout + applied.stderr
+    _applied(*args, input_bytes=fetched.stdout.encode("utf-8"))
     (stored,) = json.loads(db.read_bytes())["talks"]
     assert (stored["transcript_path"], stored["transcript_source"]) == (
         "transcripts/meetup.txt",
         "whisper",
     )
-    # the receipts bind media the database does not name: status can read them, not bind them
+    assert stored["local_media"]["sha256"] == fetched.json["source"]["media_sha256"]
+    # every reader builds the owner context from the attached recording: verified
     status = run_cli("rvault-db", "status", db, "--format", "json")
     (row,) = status.json["talks"]
-    assert row["transcript"]["state"] == "unverified", row
+    assert (row["transcript"]["state"], row["transcript"]["quality"]) == (
+        "valid",
+        "quality_current",
+    ), row
+    assert row["media"] == {"path": "recordings/talk.wav", "state": "current"}
+    owner = api.OwnerContext(**tracking_api.transcript_owner(stored).kwargs())
+    assert api.read_evidence(vault / "transcripts" / "meetup.txt", owner=owner).plain_quote
+    # a fetch of other bytes is not this talk's transcript
+    other = vault / "recordings" / "other.wav"
+    subprocess.run(["espeak-ng", "-s", "140", "-w", str(other), spoken], check=True)
+    claim = json.loads(fetched.stdout)
+    claim["source"]["media_sha256"] = hashlib.sha256(other.read_bytes()).hexdigest()
+    before = db.read_bytes()
+    refused = run_cli("rvault-db", *args, input_bytes=json.dumps(claim).encode("utf-8"))
+    assert refused.returncode == 2, refused.stdout
+    assert refused.json["error"]["code"] == "fetch_result_media_mismatch", refused.stdout
+    assert db.read_bytes() == before

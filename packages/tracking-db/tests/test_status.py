@@ -74,6 +74,7 @@ def test_status_table(tmp_path: Path) -> None:
         "TALK",
         "STATUS",
         "TRANSCRIPT",
+        "MEDIA",
         "DECK",
         "VIDEO",
         "CLAIM",

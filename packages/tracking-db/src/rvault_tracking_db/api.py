@@ -4,7 +4,10 @@ Standard library plus ``rvault_contracts`` only: importing it never loads a
 media library. It exposes the one shared source-capability resolver, the
 state-bound terminal skip rules, the YouTube/Drive ID parsers, and the claim
 readers (deep claim/baseline validation, live batch members, epochs), so a
-consumer never reimplements the queue owner's decisions. It also exposes the
+consumer never reimplements the queue owner's decisions. A transcript
+owner context is built from :func:`transcript_owner` (the talk's YouTube ID,
+its attached recording's digest and duration), the same facts ``rvault-db
+status`` uses: ``OwnerContext(**transcript_owner(talk).kwargs())``. It also exposes the
 owner read of ``tracking-database.json`` (:func:`read_database`: no-follow
 snapshot, strict decode, full schema assessment), the only way another owner
 reads the database.
@@ -26,6 +29,7 @@ from rvault_tracking_db.capabilities import (
     source_capabilities,
 )
 from rvault_tracking_db.ids import google_drive_id, youtube_id
+from rvault_tracking_db.media_probe import check_recording
 from rvault_tracking_db.queue.baseline import average, baseline_issues
 from rvault_tracking_db.queue.batches import epoch_issues, epochs, live_claim, live_members
 from rvault_tracking_db.queue.claims import (
@@ -37,7 +41,13 @@ from rvault_tracking_db.queue.claims import (
 )
 from rvault_tracking_db.reader import DatabaseRefusal, ReadResult, read_database
 from rvault_tracking_db.rejections import match_rejection
-from rvault_tracking_db.talk_media import talk_duration_seconds, talk_video_id
+from rvault_tracking_db.talk_media import (
+    TranscriptOwner,
+    talk_duration_seconds,
+    talk_local_media,
+    talk_video_id,
+    transcript_owner,
+)
 from rvault_tracking_db.terminal import TERMINAL_SKIP_STATUSES, terminal_skip_issues
 
 __all__ = [
@@ -49,11 +59,13 @@ __all__ = [
     "ReadResult",
     "Resolution",
     "SourceRoots",
+    "TranscriptOwner",
     "active_claim",
     "authorized_return_versions",
     "average",
     "baseline_issues",
     "batch_members",
+    "check_recording",
     "check_terminal_status",
     "claim_issues",
     "claim_version",
@@ -66,8 +78,10 @@ __all__ = [
     "resolve",
     "source_capabilities",
     "talk_duration_seconds",
+    "talk_local_media",
     "talk_video_id",
     "terminal_skip_issues",
+    "transcript_owner",
     "youtube_id",
 ]
 

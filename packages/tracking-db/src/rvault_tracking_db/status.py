@@ -27,10 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from rvault_tracking_db.capabilities import ROOT_PPTX, SourceRoots, open_under_root, resolve
+from rvault_tracking_db.media_probe import check_recording
 from rvault_tracking_db.queue.batches import live_claim
 from rvault_tracking_db.queue.claims import CLAIMABLE_STATUSES
 from rvault_tracking_db.reader import ReadResult
-from rvault_tracking_db.talk_media import talk_duration_seconds, talk_video_id
+from rvault_tracking_db.talk_media import talk_local_media, talk_video_id, transcript_owner
 
 REPORT_VERSION = 1
 READER_UNAVAILABLE = "reader_unavailable"
@@ -54,9 +55,7 @@ def _transcript(
         return {"path": None, "state": "missing", "quality": None, "timing": None}
     if api is None:
         return {"path": path, "state": READER_UNAVAILABLE, "quality": None, "timing": None}
-    owner = api.OwnerContext(
-        video_id=talk_video_id(talk), duration_seconds=talk_duration_seconds(talk)
-    )
+    owner = api.OwnerContext(**transcript_owner(talk).kwargs())
     report = api.read_evidence(vault_root / path, owner=owner)
     return {
         "path": path,
@@ -64,6 +63,17 @@ def _transcript(
         "quality": report.quality.code,
         "timing": report.timing.code,
     }
+
+
+def _media(talk: Mapping[str, Any], vault_root: Path) -> dict[str, Any] | None:
+    """The attached recording and whether it still has the recorded bytes (size, then SHA-256)."""
+    if "local_media" not in talk:
+        return None
+    media = talk_local_media(talk)
+    if media is None:
+        return {"path": None, "state": "invalid"}
+    code = check_recording(vault_root, media)
+    return {"path": media.get("path"), "state": "current" if code is None else code}
 
 
 def _video(talk: Mapping[str, Any], vault_root: Path, api: Any) -> dict[str, Any]:
@@ -157,6 +167,14 @@ def _next_action(row: dict[str, Any], talk: Mapping[str, Any], stored: Any) -> d
         return {"code": "none", "text": "analysed", "command": ""}
     if status not in CLAIMABLE_STATUSES:
         return {"code": "none", "text": f"not claimable ({status})", "command": ""}
+    media = row["media"]
+    if media is not None and media["state"] != "current":
+        return {
+            "code": "attach_media",
+            "text": f"attach the recording again ({media['state']})",
+            "command": f"rvault-db attach-media DB --talk {filename} PATH; then fetch its "
+            "transcript again (rvault-transcript fetch LABEL --audio PATH)",
+        }
     names = {c["capability"] for c in row["capabilities"]}
     remote_youtube = any(
         c["capability"] == "remote_video" and c.get("provider_id") for c in row["capabilities"]
@@ -220,6 +238,7 @@ def build_status(result: ReadResult) -> dict[str, Any]:
             "transcript": _transcript(talk, capabilities, vault_root, transcript_api),
             "deck": _deck(talk, catalog, roots, pptx_api),
             "video": _video(talk, vault_root, video_api),
+            "media": _media(talk, vault_root),
             "active_claim": None
             if claim is None
             else {k: claim.get(k) for k in ("run_id", "batch_id", "claimed_at")},
@@ -258,7 +277,9 @@ def build_status(result: ReadResult) -> dict[str, Any]:
 
 # --- the terminal table -------------------------------------------------------------
 
-_COLUMNS = ("talk", "status", "transcript", "deck", "video", "claim", "processed", "score", "next")
+_COLUMNS = (
+    "talk", "status", "transcript", "media", "deck", "video", "claim", "processed", "score", "next",
+)  # fmt: skip
 
 
 def _cell(row: dict[str, Any], column: str) -> str:
@@ -269,6 +290,8 @@ def _cell(row: dict[str, Any], column: str) -> str:
     if column == "transcript":
         t = row["transcript"]
         return "-" if t["path"] is None else f"{t['state']}"
+    if column == "media":
+        return "-" if row["media"] is None else row["media"]["state"]
     if column == "deck":
         return "-" if row["deck"]["pptx_path"] is None else row["deck"]["state"]
     if column == "video":

@@ -5,7 +5,7 @@ interpret, and migration must preserve them. What is checked is every field
 the toolkit interprets, ``transcript_source`` absent-vs-enum (never null),
 the source-rejection records, and the embedded generations that must not be
 read with an older identity: queue claims v1-v5, adherence baselines v1/v2,
-source identity v1, evidence ledgers v1/v2 and scoring schema <= 5. A ledger
+source identity v1, local media v1, evidence ledgers v1/v2 and scoring schema <= 5. A ledger
 whose version has a registered contract (v2) is also validated against it
 (:mod:`rvault_tracking_db.assessment.ledger`).
 """
@@ -19,6 +19,7 @@ from rvault_contracts.issues import Collector
 
 from rvault_tracking_db.assessment import checks, shapes
 from rvault_tracking_db.assessment.ledger import assess_ledger
+from rvault_tracking_db.assessment.local_media import assess_local_media
 from rvault_tracking_db.assessment.model import child, is_int
 from rvault_tracking_db.assessment.records import assess_source_rejection
 
@@ -93,6 +94,7 @@ def assess_talk(
     if "co_presenter" in talk:
         checks.check_type(talk, "co_presenter", path, issues, ("boolean",))
     _assess_source_identity(talk, path, issues)
+    assess_local_media(talk, path, issues)
     _assess_relation(talk, path, issues)
     _assess_rejections(talk, path, issues, missing_version)
     _assess_claims(

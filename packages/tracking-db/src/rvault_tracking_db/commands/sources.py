@@ -1,9 +1,9 @@
 """``rvault-db sources`` and its shortcuts: the source-lane writer.
 
 ``sources DB PLAN`` runs a ``db-source-plan`` v1 document;
-``register-transcript``, ``register-slides``, ``record-deck`` and
-``add-talk`` build that plan from their arguments and the database as it is
-now. All five follow the one apply protocol (dry run by default, ``--apply
+``register-transcript``, ``register-slides``, ``attach-media``,
+``record-deck`` and ``add-talk`` build that plan from their arguments and the
+database as it is now. All six follow the one apply protocol (dry run by default, ``--apply
 --expected-sha256 HEX`` to write) and print ``db-source-report`` v1.
 """
 
@@ -54,7 +54,8 @@ def register(subparsers: Any) -> None:
         description=(
             "Runs a source plan (db-source-plan v1: register_transcript, set_video_url, "
             "set_slides_url, register_pptx, register_slides_pdf, set_source_relation, add_talk, "
-            "record_pptx), each bound to the prior value it expects, as one transaction. "
+            "record_pptx, attach_media), each bound to the prior value it expects, as one "
+            "transaction. "
             "Artifacts must be readable under the vault (decks: config.pptx_source_dir) without "
             "links; capabilities are re-derived; an analysed talk whose source changed moves "
             "to needs-reprocessing."
@@ -106,6 +107,20 @@ def register(subparsers: Any) -> None:
     )
     _command(
         subparsers,
+        "attach-media",
+        help="record a talk's own recording inside the vault (SHA-256, size, probed duration)",
+        description=(
+            "Builds an attach_media source plan for one talk and runs it: the recording must be "
+            "a regular file inside the vault reached without a symbolic link; it is hashed and "
+            "its container duration probed with ffprobe through one descriptor, and stored as "
+            "the talk's local_media, from which every reader builds the transcript owner "
+            "context (a Whisper or --audio transcript of these bytes then verifies)."
+        ),
+        handler="run_attach_media",
+        arguments=[_path("the recording, e.g. recordings/NAME.wav"), _TALK],
+    )
+    _command(
+        subparsers,
         "record-deck",
         help="record a deck's pptx_catalog receipt from its pptx-extraction v4 document",
         description=(
@@ -140,5 +155,10 @@ def register(subparsers: Any) -> None:
             _arg("--transcript-source", choices=TRANSCRIPT_SOURCES),
             _arg("--pptx", metavar="PATH", help="the deck, relative to config.pptx_source_dir"),
             _arg("--slides-pdf", metavar="PATH", help="a vault-relative slides/NAME.pdf"),
+            _arg(
+                "--media",
+                metavar="PATH",
+                help="the talk's recording inside the vault (vault-relative), as attach-media",
+            ),
         ],
     )

@@ -13,6 +13,7 @@ from rvault_tracking_db.sources.run import PlanBuilder, SourcePlan, run_sources
 from rvault_tracking_db.sources.shortcuts import (
     DeckRequest,
     FetchedTranscriptRequest,
+    MediaRequest,
     SlidesRequest,
     TalkRequest,
     TranscriptRequest,
@@ -41,6 +42,10 @@ def run_register_slides(args: argparse.Namespace) -> int:
     return _run(args, SlidesRequest(args.talk, args.path).build, "register-slides")
 
 
+def run_attach_media(args: argparse.Namespace) -> int:
+    return _run(args, MediaRequest(args.talk, args.path).build, "attach-media")
+
+
 def run_record_deck(args: argparse.Namespace) -> int:
     return _run(args, DeckRequest(args.extraction, args.talk).build, "record-deck")
 
@@ -58,5 +63,6 @@ def run_add_talk(args: argparse.Namespace) -> int:
         transcript_source=args.transcript_source,
         pptx=args.pptx,
         slides_pdf=args.slides_pdf,
+        media=args.media,
     )
     return _run(args, request.build, "add-talk")

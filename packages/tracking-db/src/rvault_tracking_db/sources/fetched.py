@@ -37,7 +37,7 @@ from rvault_contracts.cli import Refusal
 from rvault_contracts.issues import render
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
-from rvault_tracking_db.talk_media import talk_duration_seconds, talk_video_id
+from rvault_tracking_db.talk_media import talk_video_id, transcript_owner
 
 TRANSCRIPT_API = "rvault_transcript.api"
 INVALID_FETCH_RESULT = "invalid_fetch_result"
@@ -98,10 +98,21 @@ def verify_claim(api: Any, claim: Any, talk: Mapping[str, Any] | None, vault_roo
             '$["source"]["video_id"]',
             hint="register the fetch result of this talk's own video",
         )
+    facts = transcript_owner(talk)
+    media = facts.media_sha256
+    if claim.media_sha256 is not None and media is not None and claim.media_sha256 != media:
+        raise Refusal(
+            "fetch_result_media_mismatch",
+            f"the fetch result transcribed media {claim.media_sha256}, the talk's attached "
+            f"recording is {media}",
+            '$["source"]["media_sha256"]',
+            hint="fetch the transcript from the talk's attached recording (its local_media path)"
+            ", or attach the recording that was transcribed: rvault-db attach-media",
+        )
     owner = api.OwnerContext(
         video_id=video or claim.video_id,
-        media_sha256=claim.media_sha256,
-        duration_seconds=talk_duration_seconds(talk),
+        media_sha256=media or claim.media_sha256,
+        duration_seconds=facts.duration_seconds,
     )
     evidence = api.read_evidence(vault_root / claim.vault_path, owner=owner)
     if evidence.transcript_status != "valid":

@@ -32,6 +32,7 @@ from rvault_tracking_db.capabilities import (
     resolve,
 )
 from rvault_tracking_db.ids import google_drive_id, youtube_id
+from rvault_tracking_db.media_probe import MediaError, durations_agree, measure_recording
 from rvault_tracking_db.mutations.plan import Mutation, is_missing_marker
 from rvault_tracking_db.mutations.record_ops import OwnedArray, record_upsert
 from rvault_tracking_db.mutations.reprocess import invalidate_analysis
@@ -39,6 +40,7 @@ from rvault_tracking_db.queue.batches import live_claim
 from rvault_tracking_db.rejections import match_rejection
 from rvault_tracking_db.sources.plan import (
     ADD_TALK,
+    ATTACH_MEDIA,
     RECORD_PPTX,
     REGISTER_PPTX,
     REGISTER_SLIDES_PDF,
@@ -71,6 +73,7 @@ LANES: dict[str, Lane] = {
     REGISTER_PPTX: Lane("pptx_path", LOCAL_PPTX, ROOT_PPTX),
     REGISTER_SLIDES_PDF: Lane("slides_local_path", LOCAL_PDF),
     SET_SOURCE_RELATION: Lane("source_relation", invalidates=False),
+    ATTACH_MEDIA: Lane("local_media"),
 }
 
 # A URL lane also owns the provider ID derived from it (absent when none).
@@ -224,6 +227,8 @@ def _lane_change(talks: _Talks, change: SourceChange, roots: SourceRoots) -> dic
     vpath = json_path(change.path, "value")
     if not deleting and lane.capability is not None:
         _check_artifact(lane, value, roots, vpath)
+    if change.kind == ATTACH_MEDIA and not deleting:
+        check_media_value(value, roots, vpath)
     if change.kind in DERIVED and not deleting:
         rejections = talk.get("source_rejections")
         source_type = "video" if change.kind == SET_VIDEO_URL else "slides"
@@ -286,6 +291,39 @@ def _lane_change(talks: _Talks, change: SourceChange, roots: SourceRoots) -> dic
     if receipt["changed"] and lane.invalidates:
         talks.invalidating.setdefault(position, []).append(lane.field)
     return receipt
+
+
+MEDIA_HINT = (
+    "put the recording inside the vault (e.g. recordings/NAME.wav), not behind a symbolic link,"
+    " and attach it with `rvault-db attach-media DB --talk FILENAME PATH`, which measures it"
+)
+
+
+def check_media_value(value: dict[str, Any], roots: SourceRoots, where: str) -> None:
+    """The recording named by an ``attach_media`` value has exactly the recorded facts."""
+    try:
+        measured = measure_recording(roots.vault_root, value["path"])
+    except MediaError as exc:
+        raise Refusal(
+            exc.code, exc.message, json_path(where, "path"), reason=exc.reason, hint=MEDIA_HINT
+        ) from None
+    for name in ("sha256", "size_bytes"):
+        if getattr(measured, name) != value[name]:
+            raise Refusal(
+                "media_mismatch",
+                f"{value['path']} has {name} {getattr(measured, name)}, the plan says"
+                f" {value[name]}: the recording changed since it was measured",
+                json_path(where, name),
+                hint="dry-run attach-media again to measure the recording as it is now",
+            )
+    if not durations_agree(float(value["duration_seconds"]), measured.duration_seconds):
+        raise Refusal(
+            "media_mismatch",
+            f"ffprobe measures {measured.duration_seconds} s, the plan says"
+            f" {value['duration_seconds']} s",
+            json_path(where, "duration_seconds"),
+            hint="dry-run attach-media again: it records the probed duration",
+        )
 
 
 def _add_talk(talks: _Talks, change: SourceChange) -> dict[str, Any]:

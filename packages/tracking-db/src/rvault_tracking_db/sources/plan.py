@@ -29,6 +29,7 @@ REGISTER_SLIDES_PDF = "register_slides_pdf"
 SET_SOURCE_RELATION = "set_source_relation"
 ADD_TALK = "add_talk"
 RECORD_PPTX = "record_pptx"
+ATTACH_MEDIA = "attach_media"
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,9 @@ change and ``--apply --expected-sha256`` binds it to those bytes.
   :mod:`rvault_tracking_db.sources.fetched`).
 - ``register-slides``: the ``slides/{id}.pdf`` that ``rvault-video promote``
   installed, as ``slides_local_path``.
+- ``attach-media``: the talk's own recording inside the vault, measured
+  (SHA-256, size, ffprobe duration) into ``local_media``, so every reader
+  can bind a local-media transcript receipt to it.
 - ``record-deck``: a ``pptx_catalog`` v2 receipt built from a pptx-extraction
   v4 document in the vault (and optionally the talk's ``pptx_path``); nobody
   hand-writes the receipt.
@@ -44,9 +47,12 @@ from rvault_tracking_db.capabilities import (
     check_local,
     open_under_root,
 )
+from rvault_tracking_db.media_probe import MediaError, measure_recording
 from rvault_tracking_db.sources import fetched
+from rvault_tracking_db.sources.lanes import MEDIA_HINT
 from rvault_tracking_db.sources.plan import (
     ADD_TALK,
+    ATTACH_MEDIA,
     MISSING_MARKER,
     RECORD_PPTX,
     REGISTER_PPTX,
@@ -161,6 +167,27 @@ class SlidesRequest:
         return _plan(lane(session, REGISTER_SLIDES_PDF, self.talk, "slides_local_path", value))
 
 
+def media_record(argument: str, root: Path, flag: str) -> dict[str, Any]:
+    """The ``local_media`` v1 value for a recording named on the command line."""
+    relative = vault_relative(argument, root, flag)
+    try:
+        return measure_recording(root, relative).record()
+    except MediaError as exc:
+        raise Refusal(exc.code, exc.message, flag, reason=exc.reason, hint=MEDIA_HINT) from None
+
+
+@dataclass(frozen=True)
+class MediaRequest:
+    """``attach-media``: the talk's recording, measured now, as its ``local_media``."""
+
+    talk: str
+    path: str
+
+    def build(self, session: Session) -> dict[str, Any]:
+        record = media_record(self.path, session.vault_root, "PATH")
+        return _plan(lane(session, ATTACH_MEDIA, self.talk, "local_media", record))
+
+
 @dataclass(frozen=True)
 class DeckRequest:
     extraction: str
@@ -223,6 +250,7 @@ class TalkRequest:
     transcript_source: str | None = None
     pptx: str | None = None
     slides_pdf: str | None = None
+    media: str | None = None
 
     def talk_filename(self) -> str:
         return self.filename or f"{self.date}-{slug(self.title)}.md"
@@ -265,6 +293,9 @@ class TalkRequest:
         if self.slides_pdf is not None:
             value = vault_relative(self.slides_pdf, session.vault_root, "--slides-pdf")
             changes.append(new_lane(REGISTER_SLIDES_PDF, value))
+        if self.media is not None:
+            record = media_record(self.media, session.vault_root, "--media")
+            changes.append(new_lane(ATTACH_MEDIA, record))
         return _plan(*changes)
 
 

@@ -1,0 +1,200 @@
+"""``attach-media``: a talk's own recording recorded as ``local_media`` and read by every reader.
+
+The recording is real speech synthesized by espeak-ng (a WAV a few seconds
+long), measured by the owner (SHA-256 through one no-follow descriptor,
+duration by ffprobe on that descriptor). Refusals exit 2 with a code and a
+hint and leave the database's bytes and inode unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import wave
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rvault_contracts.schemas import schema_issues
+from rvault_tracking_db import api
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _queue_builders as qb
+from _sources_cli import apply as _apply
+from _sources_cli import refused as _refused
+from _sources_cli import run as _run
+
+TALK = "2024-06-01-meetup.md"
+DONE = "2023-01-01-done.md"
+SPOKEN = "Good morning. Every speaker needs a clear opening and a memorable closing."
+
+
+@pytest.fixture(scope="session")
+def speech(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    assert shutil.which("espeak-ng"), "espeak-ng is required"
+    out = tmp_path_factory.mktemp("speech") / "talk.wav"
+    subprocess.run(["espeak-ng", "-s", "150", "-w", str(out), SPOKEN], check=True)
+    return out
+
+
+def _seconds(wav: Path) -> float:
+    with wave.open(str(wav)) as audio:
+        return audio.getnframes() / audio.getframerate()
+
+
+def _vault(tmp_path: Path, speech: Path) -> Path:
+    vault = tmp_path / "vault"
+    (vault / "recordings").mkdir(parents=True)
+    shutil.copyfile(speech, vault / "recordings" / "talk.wav")
+    talks = [
+        qb.pending_talk(TALK),
+        qb.processed_talk(DONE, 5, transcript_path="transcripts/done.txt"),
+    ]
+    qb.write_transcript(vault, "transcripts/done.txt")
+    return qb.write_db(vault, qb.database(talks))
+
+
+def _talk(db: Path, name: str) -> dict[str, Any]:
+    return next(t for t in qb.read_db(db)["talks"] if t["filename"] == name)
+
+
+def _status_row(db: Path, name: str) -> dict[str, Any]:
+    code, report = _run("status", db, "--format", "json")
+    assert code == 0 and schema_issues("db-status-report", 1, report) == [], report
+    return next(r for r in report["talks"] if r["filename"] == name)
+
+
+def test_attach_media_records_digest_size_and_probed_duration(tmp_path: Path, speech: Path) -> None:
+    db = _vault(tmp_path, speech)
+    report = _apply("attach-media", db, "--talk", TALK, "recordings/talk.wav")
+    media = _talk(db, TALK)["local_media"]
+    data = (db.parent / "recordings" / "talk.wav").read_bytes()
+    assert schema_issues("db-local-media", 1, media) == []
+    assert (media["path"], media["sha256"], media["size_bytes"]) == (
+        "recordings/talk.wav",
+        hashlib.sha256(data).hexdigest(),
+        len(data),
+    )
+    assert media["duration_seconds"] == pytest.approx(_seconds(speech), abs=0.05)
+    assert report["plan"]["mutations"][0]["kind"] == "attach_media"
+    owner = api.transcript_owner(_talk(db, TALK))
+    assert owner.kwargs() == {
+        "video_id": None,
+        "media_sha256": media["sha256"],
+        "duration_seconds": media["duration_seconds"],
+    }
+    assert _status_row(db, TALK)["media"] == {"path": "recordings/talk.wav", "state": "current"}
+    # the same recording again changes nothing: bytes and inode kept
+    before = db.stat()
+    again = _apply("attach-media", db, "--talk", TALK, db.parent / "recordings" / "talk.wav")
+    assert again["changed"] is False and db.stat().st_ino == before.st_ino
+
+
+def test_add_talk_takes_the_recording(tmp_path: Path, speech: Path) -> None:
+    db = _vault(tmp_path, speech)
+    _apply("add-talk", db, "--title", "Small Tools", "--conference", "Meetup", "--date",
+           "2024-07-01", "--media", "recordings/talk.wav")  # fmt: skip
+    talk = _talk(db, "2024-07-01-small-tools.md")
+    assert talk["local_media"]["path"] == "recordings/talk.wav"
+    assert api.transcript_owner(talk).media_sha256 == talk["local_media"]["sha256"]
+
+
+def test_attaching_to_an_analysed_talk_requeues_it(tmp_path: Path, speech: Path) -> None:
+    db = _vault(tmp_path, speech)
+    _apply("attach-media", db, "--talk", DONE, "recordings/talk.wav")
+    talk = _talk(db, DONE)
+    assert (talk["status"], talk["reprocess_reason"]) == (
+        "needs-reprocessing",
+        "source_lane_changed",
+    )
+
+
+@pytest.mark.parametrize(
+    ("setup", "path", "code"),
+    [
+        (None, "recordings/none.wav", "media_missing"),
+        (None, "../outside.wav", "path_escapes_root"),
+        ("outside", "/OUTSIDE", "path_escapes_root"),
+        ("link", "recordings/link.wav", "symlink_refused"),
+        ("dirlink", "linked/talk.wav", "symlink_refused"),
+        ("text", "recordings/notes.wav", "media_unprobeable"),
+        ("directory", "recordings", "not_regular_file"),
+    ],
+)
+def test_a_recording_outside_the_vault_or_behind_a_link_is_refused(
+    tmp_path: Path, speech: Path, snapshot_file, setup: str | None, path: str, code: str
+) -> None:
+    db = _vault(tmp_path, speech)
+    recordings = db.parent / "recordings"
+    if setup == "outside":
+        path = str(tmp_path / "talk.wav")
+        shutil.copyfile(speech, path)
+    elif setup == "link":
+        (recordings / "link.wav").symlink_to(recordings / "talk.wav")
+    elif setup == "dirlink":
+        (db.parent / "linked").symlink_to(recordings)
+    elif setup == "text":
+        (recordings / "notes.wav").write_text("not a recording\n")
+    before = snapshot_file(db)
+    args = ("attach-media", db, "--talk", TALK, path)
+    assert "vault" in _refused(_run(*args), code)["hint"]
+    _refused(_run(*args, "--apply", "--expected-sha256", qb.sha(db.read_bytes())), code)
+    assert snapshot_file(db) == before
+
+
+def test_a_plan_whose_facts_are_not_the_file_is_refused(
+    tmp_path: Path, speech: Path, snapshot_file
+) -> None:
+    db = _vault(tmp_path, speech)
+    code, dry = _run("attach-media", db, "--talk", TALK, "recordings/talk.wav")
+    assert code == 0
+    measured = dry["plan"]["mutations"][0]["value"]
+    plan = tmp_path / "plan.json"
+    before = snapshot_file(db)
+    for name, wrong in (("sha256", "0" * 64), ("size_bytes", 7), ("duration_seconds", 99.0)):
+        change = dict(dry["plan"]["mutations"][0], value={**measured, name: wrong})
+        plan.write_text(json.dumps({"schema_version": 1, "mutations": [change]}))
+        document = _refused(_run("sources", db, plan), "media_mismatch")
+        assert document["error"]["path"] == f'$["mutations"][0]["value"]["{name}"]'
+    assert snapshot_file(db) == before
+
+
+def test_status_reports_a_replaced_recording_as_stale(tmp_path: Path, speech: Path) -> None:
+    db = _vault(tmp_path, speech)
+    _apply("attach-media", db, "--talk", TALK, "recordings/talk.wav")
+    recording = db.parent / "recordings" / "talk.wav"
+    data = bytearray(recording.read_bytes())
+    data[-1] ^= 0xFF  # same size: only the digest can tell
+    recording.write_bytes(bytes(data))
+    row = _status_row(db, TALK)
+    assert row["media"]["state"] == "media_stale"
+    assert row["next_action"]["code"] == "attach_media"
+    recording.write_bytes(bytes(data[:-100]))  # another size: no byte is hashed to tell
+    assert _status_row(db, TALK)["media"]["state"] == "media_stale"
+    recording.unlink()
+    assert _status_row(db, TALK)["media"]["state"] == "media_missing"
+
+
+def test_a_malformed_local_media_is_one_talks_warning(tmp_path: Path, speech: Path) -> None:
+    db = _vault(tmp_path, speech)
+    _apply("attach-media", db, "--talk", TALK, "recordings/talk.wav")
+    database = qb.read_db(db)
+    database["talks"][0]["local_media"]["sha256"] = "not-a-digest"
+    qb.write_db(db.parent, database)
+    result = api.read_database(db)  # no refusal: one talk's trouble
+    assert result.assessment is not None
+    (warning,) = [w for w in result.assessment.warnings if w.code == "local_media_invalid"]
+    assert warning.path == '$["talks"][0]["local_media"]["sha256"]'
+    assert api.transcript_owner(database["talks"][0]).media_sha256 is None
+    row = _status_row(db, TALK)
+    assert (row["media"]["state"], row["next_action"]["code"]) == ("invalid", "attach_media")
+    # an unsupported version stays structural: the database is refused
+    database["talks"][0]["local_media"]["schema_version"] = 2
+    qb.write_db(db.parent, database)
+    with pytest.raises(api.DatabaseRefusal) as refusal:
+        api.read_database(db)
+    assert refusal.value.code == "unsupported_schema_version"
