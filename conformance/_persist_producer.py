@@ -17,7 +17,7 @@ from _queue_producer import claim
 from _returns_producer import completed_return
 from _support import write_current_database
 from rvault_returns_persistence.catalog import load_catalog
-from rvault_testkit.plugin import run_cli
+from rvault_testkit.plugin import run_cli, run_cli_applied
 
 CLAIMED_AT = "2026-07-31T18:00:00+00:00"
 RUN_DATE = "2026-08-01T09:00:00+00:00"
@@ -46,7 +46,7 @@ def owner_transcript(vault: Path, stem: str, cues: int = 80) -> str:
 def persisted_vault(root: Path) -> tuple[Path, list[dict[str, Any]], dict[str, Any]]:
     """(database, the returns as sent, the persistence report)."""
     db, returns, path = claimed_owner_vault(root)
-    result = run_cli("rvault-returns", "persist", db, path, "--run-date", RUN_DATE)
+    result = run_cli_applied("rvault-returns", "persist", db, path, "--run-date", RUN_DATE)
     assert result.returncode == 0, result.stdout + result.stderr
     return db, returns, result.json
 

@@ -29,7 +29,7 @@ from _persist_producer import RUN_DATE, claimed_owner_vault
 from _refusals import RefusalCase, assert_refused, cli_codes, mutated, refusal_cases, replaced
 from _support import write_current_database
 from rvault_contracts.schemas import schema_issues
-from rvault_testkit.plugin import run_cli, tree_state
+from rvault_testkit.plugin import run_cli, run_cli_applied, tree_state
 from rvault_transcript import api
 from test_transcript_receipts_returns_persistence import caption_file
 
@@ -128,7 +128,7 @@ def test_a_timed_citation_validates_against_the_current_timing(
 
 
 def _persist(db: Path, returns: Path) -> Any:
-    return run_cli("rvault-returns", "persist", db, returns, "--run-date", RUN_DATE)
+    return run_cli_applied("rvault-returns", "persist", db, returns, "--run-date", RUN_DATE)
 
 
 def test_claimed_batch_with_current_receipts_persists(

@@ -164,16 +164,24 @@ def prepare_pptx(vault: Path) -> list[str]:
 
 
 def prepare_persist(vault: Path) -> list[str]:
+    """The apply the dry run names (``next_command``): the run that writes is the one killed."""
+    import shlex
+
     import _persist_producer as producer
 
-    return command(
-        "rvault-returns",
-        "persist",
-        _db(vault),
-        vault.parent / "returns.json",
-        "--run-date",
-        producer.RUN_DATE,
+    dry = _vault.ok(
+        command(
+            "rvault-returns",
+            "persist",
+            _db(vault),
+            vault.parent / "returns.json",
+            "--run-date",
+            producer.RUN_DATE,
+        )
     )
+    assert dry["database_written"] is False
+    script, *args = shlex.split(dry["next_command"])
+    return command(script, *args)
 
 
 def prepare_analysis_write(vault: Path) -> list[str]:

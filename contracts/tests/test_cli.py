@@ -170,3 +170,27 @@ def test_a_missing_third_party_module_is_dependency_missing(
     document = json.loads(capsys.readouterr().out)
     assert document["error"]["code"] == "dependency_missing"
     assert "'cv2'" in document["error"]["message"] and "[media]" in document["hint"]
+
+
+def test_apply_command_repeats_the_dry_run_with_the_reviewed_digest(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    seen: list[str | None] = []
+    parser = _parser()
+    sub = parser._subparsers._group_actions[0]  # type: ignore[union-attr]
+    write = sub.add_parser("write")
+    write.add_argument("path")
+    write.add_argument("--apply", action="store_true")
+    write.add_argument("--expected-sha256")
+    write.set_defaults(handler=lambda args: (seen.append(cli.apply_command("ab" * 32)), 0)[1])
+    assert cli.run(parser, ["write", "my vault/db.json"]) == 0
+    assert seen == [f"demo-tool write 'my vault/db.json' --apply --expected-sha256 {'ab' * 32}"]
+    assert cli.invocation() == ("demo-tool", "write", "my vault/db.json")
+    # a stale digest (either spelling) and --apply are replaced, never repeated
+    words = ("t", "x", "--apply", "--expected-sha256", "00" * 32, "--expected-sha256=1", "-v")
+    assert cli.apply_command("cd" * 32, words) == f"t x -v --apply --expected-sha256 {'cd' * 32}"
+    assert (
+        cli.apply_command(None, ("t", "init", "v")) == "t init v --apply --expected-sha256 missing"
+    )
+    assert cli.apply_command("cd" * 32, ()) is None
+    capsys.readouterr()

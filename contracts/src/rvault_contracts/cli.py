@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import signal
 import sys
 import threading
@@ -91,6 +92,45 @@ def refuse(code: str, message: str, path: str | None = None, **context: Any) -> 
     raise Refusal(code, message, path, **context)
 
 
+# The command line being run (program name and arguments), recorded by ``run`` so a
+# dry run can print the exact apply command to run next (:func:`apply_command`).
+_invocation: tuple[str, ...] | None = None
+
+APPLY_FLAG = "--apply"
+EXPECTED_FLAG = "--expected-sha256"
+
+
+def invocation() -> tuple[str, ...] | None:
+    """The program name and arguments of the command ``run`` is running (None outside it)."""
+    return _invocation
+
+
+def apply_command(input_sha256: str | None, words: tuple[str, ...] | None = None) -> str | None:
+    """The exact command that applies the dry run ``words`` reviewed (shell-quoted).
+
+    ``words`` (default: the running command line, see :func:`invocation`) with
+    any ``--apply`` / ``--expected-sha256 HEX`` dropped, followed by ``--apply
+    --expected-sha256 INPUT_SHA256``; for a database a dry run found missing
+    (``input_sha256`` None) the digest is the literal ``missing``. Paths stay
+    as they were typed, so the command runs from the same working directory.
+    None when no command line is known (library use).
+    """
+    words = _invocation if words is None else words
+    if not words:
+        return None
+    kept: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word == EXPECTED_FLAG:
+            skip = True
+        elif word != APPLY_FLAG and not word.startswith(EXPECTED_FLAG + "="):
+            kept.append(word)
+    digest = "missing" if input_sha256 is None else input_sha256
+    return shlex.join([*kept, APPLY_FLAG, EXPECTED_FLAG, digest])
+
+
 def run(parser: Any, argv: list[str] | None = None) -> int:
     """Parse, dispatch to ``args.handler`` and map outcomes to exit codes.
 
@@ -99,6 +139,8 @@ def run(parser: Any, argv: list[str] | None = None) -> int:
     ``internal_error`` document and exits 1, so stdout is always one JSON
     object once a subcommand has started.
     """
+    global _invocation
+    _invocation = (str(parser.prog), *(sys.argv[1:] if argv is None else argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exited:

@@ -891,7 +891,8 @@ def pattern_observations() -> dict[str, Any]:
     }
 
 
-def persistence_report() -> dict[str, Any]:
+def persistence_report(version: int = 1) -> dict[str, Any]:
+    """Report v1 (an apply only) or v2 (dry run by default, claims closed, next command)."""
     generation = {
         "oneOf": [
             _closed(
@@ -975,22 +976,94 @@ def persistence_report() -> dict[str, Any]:
         "ok": {"const": True},
         "output_sha256": SHA256,
         "processed_date": TEXT,
-        "schema_version": {"const": 1},
+        "schema_version": {"const": version},
         "talks": {"items": talk, "minItems": 1, "type": "array"},
         "warnings": {"items": {"type": "string"}, "type": "array"},
     }
+    if version == 1:
+        out = _closed(props, list(props))
+        return {
+            "$id": "urn:rvault:returns-persistence-report:v1",
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "description": (
+                "What rvault-returns persist prints on success: per talk the merge contract, "
+                "the fields merged and cleared, warnings, the scoring generation and the claim "
+                "receipt (result_payload_sha256); the post-batch all-inclusive "
+                "current_adherence_baseline (as_of = processed_date, the completion stamp); "
+                "and the one write of the database (database_written, durability_state, "
+                "input/output SHA-256, writer warnings). A refusal prints cli-failure instead "
+                "and writes nothing."
+            ),
+            **{k: out[k] for k in ("additionalProperties", "properties", "required", "type")},
+        }
+    return _persistence_report_v2(props, talk)
+
+
+def _persistence_report_v2(props: dict[str, Any], talk: dict[str, Any]) -> dict[str, Any]:
+    """v1's members plus the apply protocol's: mode, apply_requested, claims, next command."""
+    claim = _closed(
+        {
+            "batch_id": ID,
+            "filename": ID,
+            "released_at": TEXT,
+            "result_payload_sha256": SHA256,
+            "result_status": talk["properties"]["status"],
+            "run_id": ID,
+            "state": {"const": "completed"},
+        },
+        [
+            "batch_id",
+            "filename",
+            "released_at",
+            "result_payload_sha256",
+            "result_status",
+            "run_id",
+            "state",
+        ],
+    )
+    props = {
+        **props,
+        "apply_requested": {"type": "boolean"},
+        "claims_closed": {"items": claim, "minItems": 1, "type": "array"},
+        "durability_state": {"enum": ["dry_run", *props["durability_state"]["enum"]]},
+        "mode": {"enum": ["dry-run", "apply"]},
+        "next_command": {"anyOf": [TEXT, {"type": "null"}]},
+    }
     out = _closed(props, list(props))
+    mode = {
+        "if": {"properties": {"mode": {"const": "dry-run"}}, "required": ["mode"]},
+        "then": {
+            "properties": {
+                "apply_requested": {"const": False},
+                "database_written": {"const": False},
+                "durability_state": {"const": "dry_run"},
+            }
+        },
+        "else": {
+            "properties": {
+                "apply_requested": {"const": True},
+                "durability_state": {"not": {"const": "dry_run"}},
+                "next_command": {"type": "null"},
+            }
+        },
+    }
     return {
-        "$id": "urn:rvault:returns-persistence-report:v1",
+        "$id": "urn:rvault:returns-persistence-report:v2",
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "description": (
-            "What rvault-returns persist prints on success: per talk the merge contract, the "
-            "fields merged and cleared, warnings, the scoring generation and the claim receipt "
-            "(result_payload_sha256); the post-batch all-inclusive current_adherence_baseline "
-            "(as_of = processed_date, the completion stamp); and the one write of the database "
-            "(database_written, durability_state, input/output SHA-256, writer warnings). "
-            "A refusal prints cli-failure instead and writes nothing."
+            "What rvault-returns persist prints: per talk the merge contract, the fields merged "
+            "and cleared, warnings, the scoring generation and the claim receipt "
+            "(result_payload_sha256); the claims the batch closes (claims_closed); the "
+            "post-batch all-inclusive current_adherence_baseline (as_of = processed_date, the "
+            "completion stamp); and the database write. A dry run (mode dry-run, the default) "
+            "computes all of it and writes nothing (database_written false, durability_state "
+            "dry_run, output_sha256 the digest an apply would install) and names the exact "
+            "apply command in next_command; an apply (mode apply: --apply --expected-sha256 "
+            "with the dry run's input_sha256) reports the one install (durability_state, "
+            "writer warnings) and next_command null. A refusal prints cli-failure instead and "
+            "writes nothing."
         ),
+        "allOf": [mode],
         **{k: out[k] for k in ("additionalProperties", "properties", "required", "type")},
     }
 
@@ -1004,9 +1077,10 @@ def outputs() -> dict[Path, bytes]:
     out[SCHEMAS / "pattern-observations" / "v2.schema.json"] = artifact_bytes(
         pattern_observations()
     )
-    out[SCHEMAS / "returns-persistence-report" / "v1.schema.json"] = artifact_bytes(
-        persistence_report()
-    )
+    for version in (1, 2):
+        out[SCHEMAS / "returns-persistence-report" / f"v{version}.schema.json"] = artifact_bytes(
+            persistence_report(version)
+        )
     return out
 
 

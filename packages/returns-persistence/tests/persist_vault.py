@@ -12,6 +12,7 @@ owner's canonical layout (``canonical.artifact_bytes``).
 from __future__ import annotations
 
 import copy
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -211,3 +212,34 @@ def write_youtube_transcript(root: Path, youtube_id: str, cues: int) -> float:
     quality = build_quality_receipt(data, 400, provenance)
     (folder / f"{youtube_id}.quality.json").write_bytes(receipt_bytes(quality))
     return duration
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of the database bytes (what a reviewed dry run quotes)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def apply_request(db: Path, returns: Any, run_date: str = RUN_DATE, **options: Any) -> Any:
+    """An ``--apply`` request bound to the database as it is now (a reviewed dry run)."""
+    from rvault_returns_persistence.persist import PersistRequest
+
+    return PersistRequest(
+        db, returns, run_date, apply=True, expected_sha256=file_sha256(db), **options
+    )
+
+
+def persist_applied(db: Path, returns: Any, run_date: str = RUN_DATE, **options: Any) -> Any:
+    """The protocol every caller follows: the dry run (nothing written), then its apply."""
+    from rvault_returns_persistence.persist import PersistRequest, persist
+
+    before = db.read_bytes()
+    dry = persist(PersistRequest(db, returns, run_date, **options))
+    assert dry["mode"] == "dry-run" and dry["database_written"] is False
+    assert db.read_bytes() == before
+    applied = persist(
+        PersistRequest(
+            db, returns, run_date, apply=True, expected_sha256=dry["input_sha256"], **options
+        )
+    )
+    assert applied["output_sha256"] == dry["output_sha256"]  # the dry run showed the result
+    return applied

@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 from persist_vault import (
     RUN_DATE,
+    apply_request,
+    persist_applied,
     quote,
     read_talk,
     write_database,
@@ -30,7 +32,7 @@ from rvault_contracts.cli import Refusal
 from rvault_contracts.schemas import schema_issues
 from rvault_returns_persistence.catalog import load_catalog
 from rvault_returns_persistence.database import load_database
-from rvault_returns_persistence.persist import PersistRequest, persist
+from rvault_returns_persistence.persist import persist
 from rvault_returns_persistence.validator import validate_batch
 from rvault_testkit.plugin import run_cli
 from rvault_testkit.pptx_evidence import sample_decks
@@ -108,8 +110,8 @@ def test_a_current_audit_validates_and_persists(vault: Path) -> None:
     audit = _worker_audit(vault.parent)
     ret = _return(vault, audit)
     assert _errors(vault, ret) == []
-    report = persist(PersistRequest(vault, [ret], RUN_DATE))
-    assert schema_issues("returns-persistence-report", 1, report) == []
+    report = persist_applied(vault, [ret])
+    assert schema_issues("returns-persistence-report", 2, report) == []
     assert read_talk(vault, NAME)["structured_data"]["native_deck_audit"] == audit
 
 
@@ -144,7 +146,7 @@ def test_a_forged_audit_is_refused_by_validate_and_persist(
     assert (code, where) in _errors(vault, ret)
     before = snapshot_file(vault)
     with pytest.raises(Refusal) as refused:
-        persist(PersistRequest(vault, [ret], RUN_DATE))
+        persist(apply_request(vault, [ret]))
     assert refused.value.code == "returns_invalid"
     assert {"code": code, "path": where} in [
         {"code": e["code"], "path": e["path"]} for e in refused.value.context["errors"]

@@ -7,24 +7,25 @@ Every refusal asserts the database's exact bytes and inode are unchanged
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from persist_vault import RUN_DATE, batch, build_vault, quote, read_talk
+from persist_vault import RUN_DATE, apply_request, batch, build_vault, quote, read_talk
 from returns_testdata import CLAIMED_AT
 from rvault_contracts.canonical import artifact_bytes, payload_sha256
 from rvault_contracts.schemas import schema_issues
-from rvault_returns_persistence.persist import PersistRequest, persist
-from rvault_testkit.plugin import run_cli
+from rvault_returns_persistence.persist import persist
+from rvault_testkit.plugin import run_cli, run_cli_applied
 from rvault_tracking_db import api as tracking
 
 
 def _persist_cli(db: Path, returns: Any, *extra: str, run_date: str = RUN_DATE) -> Any:
     path = db.parent / "returns.json"
     path.write_text(json.dumps(returns, indent=2), encoding="utf-8")
-    return run_cli("rvault-returns", "persist", db, path, "--run-date", run_date, *extra)
+    return run_cli_applied("rvault-returns", "persist", db, path, "--run-date", run_date, *extra)
 
 
 def _refused(result: Any, code: str) -> dict[str, Any]:
@@ -65,7 +66,7 @@ def test_a_batch_persists_with_canonical_evidence_receipts_and_baseline(vault: A
     result = _persist_cli(db, returns)
     assert result.returncode == 0, result.stdout + result.stderr
     report = result.json
-    assert schema_issues("returns-persistence-report", 1, report) == []
+    assert schema_issues("returns-persistence-report", 2, report) == []
     assert report["database_written"] is True and report["durability_state"] == "durable"
     assert report["output_sha256"] == payload_sha256_file(db)
     assert report["processed_date"] == RUN_DATE
@@ -368,7 +369,7 @@ def test_a_pdf_relocated_after_validation_fails_closed(vault: Any, snapshot_file
     from rvault_contracts.cli import Refusal
 
     with pytest.raises(Refusal) as refused:
-        persist(PersistRequest(db, returns, RUN_DATE, fault=fault))
+        persist(apply_request(db, returns, fault=fault))
     assert refused.value.code == "slide_artifact_unverified"
     assert snapshot_file(db) == before
 
@@ -425,7 +426,7 @@ def test_a_fault_mid_batch_leaves_everything_as_it_was(vault: Any, snapshot_tree
             raise RuntimeError("injected")
 
     with pytest.raises(RuntimeError, match="injected"):
-        persist(PersistRequest(db, returns, RUN_DATE, fault=fault))
+        persist(apply_request(db, returns, fault=fault))
     assert _tree(snapshot_tree, db.parent) == before
 
 
@@ -442,7 +443,7 @@ def test_a_fault_inside_the_install_leaves_the_database_unchanged(
             raise OSError("injected")
 
     with pytest.raises(Exception, match="injected"):
-        persist(PersistRequest(db, returns, RUN_DATE, fault=fault))
+        persist(apply_request(db, returns, fault=fault))
     assert _tree(snapshot_tree, db.parent) == before
 
 
@@ -461,7 +462,7 @@ def test_a_database_changed_by_another_writer_is_input_changed(
     from rvault_contracts.cli import Refusal
 
     with pytest.raises(Refusal) as refused:
-        persist(PersistRequest(db, returns, RUN_DATE, fault=fault))
+        persist(apply_request(db, returns, fault=fault))
     assert refused.value.code == "input_changed"
     assert "validate and persist again" in refused.value.context["hint"]
     after = snapshot_file(db)
@@ -487,17 +488,60 @@ def test_claimed_at_fixture_is_the_claim_stamp() -> None:
     assert CLAIMED_AT < RUN_DATE
 
 
-def test_an_expected_digest_binds_the_database_generation(vault: Any, snapshot_file: Any) -> None:
-    import hashlib
-
+def test_persist_is_a_dry_run_until_applied_with_the_reviewed_digest(
+    vault: Any, snapshot_file: Any
+) -> None:
+    """The one apply protocol of rvault-db: dry run, then --apply --expected-sha256."""
     db, names = vault
     returns = batch(db, names)
+    path = db.parent / "returns.json"
+    path.write_text(json.dumps(returns), encoding="utf-8")
+    argv = ("rvault-returns", "persist", db, path, "--run-date", RUN_DATE)
     before = snapshot_file(db)
-    document = _refused(
-        _persist_cli(db, returns, "--expected-sha256", "0" * 64), "expected_sha256_mismatch"
+    dry = run_cli(*argv)
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    report = dry.json
+    assert schema_issues("returns-persistence-report", 2, report) == []
+    assert snapshot_file(db) == before  # bytes and inode
+    assert (report["mode"], report["database_written"], report["durability_state"]) == (
+        "dry-run",
+        False,
+        "dry_run",
     )
-    assert document["input_sha256"] == hashlib.sha256(before.data).hexdigest()
-    assert snapshot_file(db) == before
-    bound = _persist_cli(db, returns, "--expected-sha256", document["input_sha256"])
-    assert bound.returncode == 0, bound.stdout
-    assert bound.json["input_sha256"] == document["input_sha256"]
+    assert report["input_sha256"] == payload_sha256_file(db)
+    assert [c["filename"] for c in report["claims_closed"]] == sorted(names)
+    assert {c["result_payload_sha256"] for c in report["claims_closed"]} == {
+        payload_sha256(r) for r in returns
+    }
+    assert report["current_adherence_baseline"]["eligible_talk_count"] == 2
+    assert report["next_command"] == shlex.join(
+        [*map(str, argv), "--apply", "--expected-sha256", report["input_sha256"]]
+    )
+    # the same codes as every rvault-db writer, each refusal leaving the bytes and inode
+    for extra, code in [
+        (("--apply",), "expected_sha256_required"),
+        (("--expected-sha256", report["input_sha256"]), "expected_sha256_without_apply"),
+        (("--apply", "--expected-sha256", "XYZ"), "invalid_expected_sha256"),
+        (("--apply", "--expected-sha256", "0" * 64), "expected_sha256_mismatch"),
+    ]:
+        refused = _refused(run_cli(*argv, *extra), code)
+        assert snapshot_file(db) == before, code
+    assert refused["input_sha256"] == report["input_sha256"]
+    applied = run_cli(*argv, "--apply", "--expected-sha256", report["input_sha256"])
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    written = applied.json
+    assert schema_issues("returns-persistence-report", 2, written) == []
+    assert (written["mode"], written["database_written"], written["next_command"]) == (
+        "apply",
+        True,
+        None,
+    )
+    assert written["output_sha256"] == report["output_sha256"] == payload_sha256_file(db)
+    assert written["talks"] == report["talks"]
+    assert written["claims_closed"] == report["claims_closed"]
+    assert written["current_adherence_baseline"] == report["current_adherence_baseline"]
+    # the reviewed digest is now stale: a second apply is refused and changes nothing
+    after = snapshot_file(db)
+    stale = run_cli(*argv, "--apply", "--expected-sha256", report["input_sha256"])
+    _refused(stale, "expected_sha256_mismatch")
+    assert snapshot_file(db) == after

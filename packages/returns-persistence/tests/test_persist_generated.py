@@ -17,9 +17,14 @@ import pytest
 import returns_testdata as td
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from persist_vault import RUN_DATE, quote, read_talk, write_database, write_youtube_transcript
+from persist_vault import (
+    persist_applied,
+    quote,
+    read_talk,
+    write_database,
+    write_youtube_transcript,
+)
 from rvault_contracts.schemas import schema_issues
-from rvault_returns_persistence.persist import PersistRequest, persist
 
 CAT = td.CATALOG
 SOURCES = {"transcript", "static_slides", "native_deck", "delivery_video"}
@@ -101,8 +106,8 @@ def test_generated_returns_persist_with_consistent_ledgers(
                 if cit["source"] == "transcript":
                     cit["quote"] = quote(chapter)
     po["source_inspection"][0]["line_ranges"] = [[1, cut - 1], [cut, LINES]]
-    report = persist(PersistRequest(db, [ret], RUN_DATE))
-    assert schema_issues("returns-persistence-report", 1, report) == []
+    report = persist_applied(db, [ret])
+    assert schema_issues("returns-persistence-report", 2, report) == []
     stored_talk = read_talk(db, NAME)
     ledger = stored_talk["pattern_observations"]
     assert schema_issues("pattern-observations", 2, ledger) == []

@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from persist_vault import RUN_DATE, build_vault, fill_return, read_talk
+from persist_vault import build_vault, fill_return, persist_applied, read_talk
 from returns_testdata import BATCH_ID, claim_legacy
 from rvault_contracts.canonical import artifact_bytes, payload_sha256
 from rvault_contracts.schemas import schema_issues
-from rvault_returns_persistence.persist import PersistRequest, persist
 from rvault_tracking_db import api as tracking
 
 PRIOR = {
@@ -50,7 +49,7 @@ def vault(_template: tuple[Path, list[str]], tmp_path: Path) -> tuple[Path, str]
 
 
 def _run(db: Path, returns: list[dict[str, Any]]) -> dict[str, Any]:
-    return persist(PersistRequest(db, returns, RUN_DATE))
+    return persist_applied(db, returns)
 
 
 def test_snapshot_replaces_supplied_fields_and_keeps_omitted_ones(vault: Any) -> None:

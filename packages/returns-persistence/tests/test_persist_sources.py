@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 from persist_vault import (
-    RUN_DATE,
+    apply_request,
+    persist_applied,
     quote,
     read_talk,
     write_database,
@@ -27,7 +28,7 @@ from returns_testdata import claim_v5, complete_return, database, talk, write_pd
 from rvault_contracts.canonical import artifact_bytes
 from rvault_contracts.cli import Refusal
 from rvault_contracts.schemas import schema_issues
-from rvault_returns_persistence.persist import PersistRequest, persist
+from rvault_returns_persistence.persist import persist
 
 NAME = "2024-05-01-all-sources.md"
 YID = "allsrc00001"
@@ -77,8 +78,8 @@ def test_every_source_is_bound_to_its_exact_artifact(vault: Path) -> None:
     ret = _return(vault)
     sources = {r["source"] for r in ret["pattern_observations"]["source_inspection"]}
     assert sources == {"transcript", "static_slides", "native_deck", "delivery_video"}
-    report = persist(PersistRequest(vault, [ret], RUN_DATE))
-    assert schema_issues("returns-persistence-report", 1, report) == []
+    report = persist_applied(vault, [ret])
+    assert schema_issues("returns-persistence-report", 2, report) == []
     po = read_talk(vault, NAME)["pattern_observations"]
     assert schema_issues("pattern-observations", 2, po) == []
     rows = {r["source"]: r for r in po["source_inspection"]}
@@ -111,7 +112,7 @@ def test_a_changed_deck_extraction_fails_closed(vault: Path, snapshot_file: Any)
     artifact.write_bytes(artifact.read_bytes() + b" ")
     before = snapshot_file(vault)
     with pytest.raises(Refusal) as refused:
-        persist(PersistRequest(vault, [ret], RUN_DATE))
+        persist(apply_request(vault, [ret]))
     assert refused.value.code == "native_deck_artifact_changed"
     assert snapshot_file(vault) == before
 
@@ -133,7 +134,7 @@ def test_a_video_interval_needs_an_identity_bound_duration(vault: Path, snapshot
     ret = _return(vault)
     before = snapshot_file(vault)
     with pytest.raises(Refusal) as refused:
-        persist(PersistRequest(vault, [ret], RUN_DATE))
+        persist(apply_request(vault, [ret]))
     assert refused.value.code == "video_artifact_unverified"
     assert refused.value.context["hint"]
     assert snapshot_file(vault) == before
@@ -165,7 +166,7 @@ def test_a_comparison_row_names_every_compared_artifact(vault: Path) -> None:
     )
     po["pattern_score"]["patterns_used"] += 1
     po["pattern_score"]["score"] += 1
-    persist(PersistRequest(vault, [ret], RUN_DATE))
+    persist_applied(vault, [ret])
     stored = read_talk(vault, NAME)["pattern_observations"]
     assert schema_issues("pattern-observations", 2, stored) == []
     rows = {
@@ -199,7 +200,7 @@ def test_a_changed_provider_duration_is_quality_context_drift(
     vault.write_bytes(artifact_bytes(data))
     before = snapshot_file(vault)
     with pytest.raises(Refusal) as refused:
-        persist(PersistRequest(vault, [ret], RUN_DATE))
+        persist(apply_request(vault, [ret]))
     assert refused.value.code == "transcript_quality_receipt_unusable"
     assert refused.value.context["owner_code"] == "transcript_quality_context_drift"
     assert snapshot_file(vault) == before
@@ -212,7 +213,7 @@ def test_a_deck_edited_after_its_extraction_is_stale(vault: Path, snapshot_file:
     deck.write_bytes(deck.read_bytes() + b"\0")
     before = snapshot_file(vault)
     with pytest.raises(Refusal) as refused:
-        persist(PersistRequest(vault, [ret], RUN_DATE))
+        persist(apply_request(vault, [ret]))
     assert refused.value.code == "native_deck_artifact_changed"
     assert "changed after it was extracted" in refused.value.message
     assert snapshot_file(vault) == before

@@ -12,9 +12,8 @@ import json
 from pathlib import Path
 
 import returns_testdata as td
-from persist_vault import RUN_DATE
+from persist_vault import persist_applied
 from rvault_contracts.schemas import schema_issues
-from rvault_returns_persistence.persist import PersistRequest, persist
 from rvault_transcript.receipts import build_quality_receipt, receipt_bytes
 
 
@@ -26,7 +25,7 @@ def test_a_video_extracted_return_persists_as_positive_only_slide_evidence(tmp_p
     transcript.with_name(f"{talk['youtube_id']}.quality.json").write_bytes(receipt_bytes(receipt))
     ret = td.complete_return(talk, tmp_path, deck_slides=None)
     assert ret["slide_source"] == "video_extracted" and ret["status"] == "processed"
-    report = persist(PersistRequest(db, [ret], RUN_DATE))
+    report = persist_applied(db, [ret])
     assert report["talks"][0]["pattern_scoring_generation"]["status"] == "current"
     stored = next(
         t for t in json.loads(db.read_text())["talks"] if t["filename"] == talk["filename"]

@@ -8,10 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from persist_vault import RUN_DATE, batch, build_vault, quote, write_database, write_vtt_transcript
+from persist_vault import (
+    batch,
+    build_vault,
+    persist_applied,
+    quote,
+    write_database,
+    write_vtt_transcript,
+)
 from returns_testdata import AREAS, NOTES, claim_v5, database, talk
 from rvault_contracts.schemas import schema_issues
-from rvault_returns_persistence.persist import PersistRequest, persist
 from rvault_testkit.plugin import run_cli
 
 CLI = "rvault-returns"
@@ -112,7 +118,7 @@ def test_a_transcript_only_scaffold_filled_honestly_validates_and_persists(
     path.write_text(json.dumps([ret]), encoding="utf-8")
     checked = run_cli(CLI, "validate", path, "--db", db)
     assert checked.returncode == 0, checked.stdout  # no not_evaluable row demanded for coda
-    report = persist(PersistRequest(db, [ret], RUN_DATE))
+    report = persist_applied(db, [ret])
     assert report["talks"][0]["status"] == "processed_partial"
     stored = json.loads(db.read_text())["talks"][0]["pattern_observations"]
     outcome = {r["pattern_id"]: r["outcome"] for r in stored["pattern_outcomes"]}

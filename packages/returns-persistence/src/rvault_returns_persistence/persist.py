@@ -1,8 +1,14 @@
 """``persist``: a whole validated batch becomes vault truth, or nothing changes.
 
-The protocol, in order, all under the database's writer lock:
+A dry run by default: every step below runs except the install, and the
+report says what an apply would do (the talks and fields it would change,
+the claims it would close with their receipts, the post-batch baseline, the
+input and output SHA-256) and the exact ``--apply --expected-sha256`` command
+to run next. The protocol, in order, under the database's writer lock when
+applying (tracking-db's one apply protocol, ``api.apply_protocol``):
 
-1. the owner read of the database (its snapshot binds the final install);
+1. the owner read of the database (its snapshot binds the final install;
+   with ``apply`` the bytes must be the reviewed ``expected_sha256``);
 2. the validate command's full rules over the batch, including the batch
    gate (exact live membership, generations, one epoch and baseline), plus
    the two facts only persistence knows: no member of the batch is already
@@ -10,10 +16,10 @@ The protocol, in order, all under the database's writer lock:
 3. per member, canonical evidence (:mod:`canonical_ledger`: verified
    citations, inspection rows, outcomes) and the merge (:mod:`merge`), then
    the claim closed with the receipt of the exact return;
-4. one install of the whole candidate through the tracking-db owner write
-   (``rvault_tracking_db.api.persist_write``: owner assessment, writer
-   protocol bound to the snapshot);
-5. the post-batch all-inclusive baseline over the installed candidate.
+4. (apply only) one install of the whole candidate: the owner's candidate
+   bytes (``api.persist_write.candidate_bytes``: owner assessment, untouched
+   talks spliced) through the session's writer protocol bound to the snapshot;
+5. the post-batch all-inclusive baseline over the candidate (installed or not).
 
 Any refusal before step 4 raises and leaves the database's bytes and inode
 exactly as they were.
@@ -27,6 +33,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from rvault_contracts import cli
 from rvault_contracts.canonical import payload_sha256
 from rvault_contracts.cli import Refusal
 from rvault_contracts.issues import Collector
@@ -48,7 +55,8 @@ from rvault_returns_persistence.validator import (
 )
 from rvault_returns_persistence.verified_artifacts import VerifiedArtifacts
 
-REPORT_VERSION = 1
+REPORT_VERSION = 2
+DRY_RUN_STATE = "dry_run"
 CURRENT_TALK_SCHEMA = 5
 CURRENT_SCORING_SCHEMA = 5
 MAX_REPORTED_ERRORS = 50
@@ -68,8 +76,10 @@ class PersistRequest:
     run_date: str
     vault_root: Path | None = None
     catalog_dir: Path | None = None
-    expected_sha256: str | None = None  # optional: bind to a reviewed database generation
+    apply: bool = False  # default: a dry run that reports what it would write
+    expected_sha256: str | None = None  # with apply: the dry run's input_sha256 (required)
     fault: FaultHook | None = None  # tests inject failures at named steps
+    command: tuple[str, ...] | None = None  # the dry run's words (default: the running CLI)
 
 
 @dataclass
@@ -350,12 +360,23 @@ class _Persister:
 
 
 def persist(request: PersistRequest) -> dict[str, Any]:
-    """Persist the whole batch and return the ``returns-persistence-report`` v1."""
+    """Persist the whole batch (or, by default, report what would be persisted).
+
+    The tracking-db apply protocol (``rvault_tracking_db.api.apply_protocol``)
+    decides everything about the write: a dry run reads without the lock and
+    installs nothing; ``apply`` requires ``expected_sha256`` (the dry run's
+    ``input_sha256``), takes the writer lock, refuses other bytes with
+    ``expected_sha256_mismatch`` and installs bound to the snapshot read. The
+    same computation runs in both modes, so the dry run's ``output_sha256``
+    is the digest the apply installs when nothing changed in between.
+    Returns the ``returns-persistence-report`` v2.
+    """
     stamp = run_stamp(request.run_date)
     catalog = load_catalog(request.catalog_dir)
+    apply = tracking.apply_protocol.ApplyRequest(request.apply, request.expected_sha256)
     try:
-        with tracking.persist_write.locked_read(request.database) as (read, lock):
-            return _persist_locked(request, catalog, stamp, read, lock)
+        with tracking.apply_protocol.session(request.database, apply) as current:
+            return _persist_session(request, catalog, stamp, current)
     except tracking.DatabaseRefusal as refusal:
         raise database_error(refusal, request.database) from None
     except Refusal as refusal:
@@ -365,24 +386,16 @@ def persist(request: PersistRequest) -> dict[str, Any]:
         raise
 
 
-def _persist_locked(
-    request: PersistRequest, catalog: Catalog, stamp: str, read: Any, lock: Any
-) -> dict[str, Any]:
-    label = "default" if request.catalog_dir is None else "custom"
+def _validated_members(
+    request: PersistRequest, catalog: Catalog, read: Any
+) -> tuple[Database, Path, list[Member]]:
+    """The database view, the vault root and the batch members, once the batch validated."""
     if read.assessment is None or read.assessment.root_version != 1:
         raise Refusal(
             "database_requires_migration",
             "persist writes only a current (schema 1) tracking database",
             '$["schema_version"]',
             hint="run `rvault-db migrate DB` (dry run, then --apply) first",
-        )
-    if request.expected_sha256 is not None and request.expected_sha256 != read.sha256:
-        raise Refusal(
-            "expected_sha256_mismatch",
-            f"the database is {read.sha256}, not the reviewed {request.expected_sha256}",
-            "--expected-sha256",
-            input_sha256=read.sha256,
-            hint="the database changed since you reviewed it: validate again, then persist",
         )
     db = from_read(read, request.database)
     vault_root = request.vault_root or request.database.parent
@@ -394,14 +407,24 @@ def _persist_locked(
             hint="pass --vault-root DIR (the directory holding transcripts/ and slides/)",
         )
     report = validate_batch(
-        request.returns, db=db, catalog=catalog, vault_root=vault_root, catalog_label=label
+        request.returns,
+        db=db,
+        catalog=catalog,
+        vault_root=vault_root,
+        catalog_label=_catalog_label(request),
     )
     if not report["ok"]:
         _refuse_invalid(report)
     _call(request.fault, "validated")
-    talks = read.database["talks"]
-    members = _members(request.returns, db, report, talks)
-    _gate(members, talks, stamp)
+    return db, vault_root, _members(request.returns, db, report, read.database["talks"])
+
+
+def _persist_session(
+    request: PersistRequest, catalog: Catalog, stamp: str, current: Any
+) -> dict[str, Any]:
+    read = current.result
+    db, vault_root, members = _validated_members(request, catalog, read)
+    _gate(members, read.database["talks"], stamp)
     persister = _Persister(request, catalog, db, vault_root)
     replacements: dict[int, dict[str, Any]] = {}
     rows = []
@@ -410,29 +433,58 @@ def _persist_locked(
         replacements[member.index] = talk
         rows.append(row)
         _call(request.fault, f"merged:{member.filename}")
-    candidate, write = tracking.persist_write.commit_talks(
-        read, replacements, lock, fault=request.fault
-    )
+    candidate, data = tracking.persist_write.candidate_bytes(read, replacements)
+    write = current.install(data, fault=request.fault)  # None for a dry run
     baseline = tracking.persist_write.post_batch_baseline(
         candidate["talks"], as_of=stamp, catalog_fingerprint=catalog.fingerprint
     )
     first = members[0].claim
+    outcome = current.outcome(data, write, dry_run_state=DRY_RUN_STATE)
+    dry_run = write is None
     return {
+        "apply_requested": outcome["apply_requested"],
         "batch": {
             "batch_id": str(first.get("batch_id")),
             "claimed_at": first.get("claimed_at"),
             "member_count": len(members),
             "run_id": str(first.get("run_id")),
         },
-        "catalog": {**catalog.summary(), "source": label},
+        "catalog": {**catalog.summary(), "source": _catalog_label(request)},
+        "claims_closed": [_closed_claim(replacements[m.index], m) for m in members],
         "current_adherence_baseline": baseline,
-        "database_written": write.database_written,
-        "durability_state": write.durability_state,
-        "input_sha256": write.input_sha256,
+        "database_written": outcome["database_written"],
+        "durability_state": outcome["durability_state"],
+        "input_sha256": outcome["input_sha256"],
+        "mode": outcome["mode"],
+        "next_command": _next_command(request, read.sha256) if dry_run else None,
         "ok": True,
-        "output_sha256": write.output_sha256,
+        "output_sha256": outcome["output_sha256"],
         "processed_date": stamp,
         "schema_version": REPORT_VERSION,
         "talks": sorted(rows, key=lambda r: r["filename"]),
-        "warnings": list(write.warnings),
+        "warnings": outcome["warnings"],
     }
+
+
+def _catalog_label(request: PersistRequest) -> str:
+    return "default" if request.catalog_dir is None else "custom"
+
+
+def _closed_claim(talk: dict[str, Any], member: Member) -> dict[str, Any]:
+    """What the member's claim becomes: the receipt an apply records (or recorded)."""
+    claim = talk["_queue_claim"]
+    return {
+        "batch_id": str(claim.get("batch_id")),
+        "filename": member.filename,
+        "released_at": claim["released_at"],
+        "result_payload_sha256": claim["result_payload_sha256"],
+        "result_status": claim["result_status"],
+        "run_id": str(claim.get("run_id")),
+        "state": claim["state"],
+    }
+
+
+def _next_command(request: PersistRequest, input_sha256: str | None) -> str | None:
+    """The exact ``--apply`` command of this dry run (None: no command line is known)."""
+    words = request.command if request.command is not None else cli.invocation()
+    return cli.apply_command(input_sha256, words)

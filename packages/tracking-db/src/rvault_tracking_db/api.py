@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from rvault_tracking_db import apply_protocol as apply_protocol  # dry run / --apply: persist
 from rvault_tracking_db import persist_write as persist_write  # owner write: rvault-returns persist
 from rvault_tracking_db.capabilities import (
     LOCAL_CAPABILITIES,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -70,6 +71,32 @@ def run_cli(
         completed.stdout.decode("utf-8"),
         completed.stderr.decode("utf-8", errors="replace"),
     )
+
+
+def run_cli_applied(
+    name: str,
+    *args: str | os.PathLike[str],
+    env: dict[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    timeout: float = 300,
+) -> CliResult:
+    """A writer run the way the protocol asks: the dry run, then its ``next_command``.
+
+    The dry run's refusal is returned as is (nothing was written). Otherwise
+    the dry run must have written nothing and named its apply command, which
+    runs verbatim (shell words, the program resolved like ``run_cli``) from
+    the same working directory; its result is returned.
+    """
+    dry = run_cli(name, *args, env=env, cwd=cwd, timeout=timeout)
+    if dry.returncode != 0:
+        return dry
+    report = dry.json
+    assert report.get("database_written") is False, "a dry run never writes"
+    command = report.get("next_command")
+    assert isinstance(command, str), f"the dry run of {name} names no next_command"
+    program, *words = shlex.split(command)
+    assert program == name, command
+    return run_cli(name, *words, env=env, cwd=cwd, timeout=timeout)
 
 
 @dataclass(frozen=True)
