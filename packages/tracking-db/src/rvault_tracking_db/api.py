@@ -73,6 +73,7 @@ __all__ = [
     "epoch_issues",
     "epochs",
     "google_drive_id",
+    "improvement_goals",
     "is_supported",
     "match_rejection",
     "read_database",
@@ -117,3 +118,11 @@ def check_terminal_status(
     """Resolve the talk's capabilities now and apply the terminal skip rules."""
     roots = SourceRoots.from_config(vault_root, config)
     return terminal_skip_issues(status, talk, source_capabilities(talk, roots))
+
+
+def improvement_goals(database: dict[str, Any], *, checked_at: str) -> list[dict[str, Any]]:
+    """Every goal's verification assessment and trend, exactly as ``rvault-db goals`` reports
+    them (``db-goals-report`` v1 ``goals``): for persist's report and the vault site."""
+    from rvault_tracking_db.goals.run import goal_rows
+
+    return goal_rows(database, checked_at)

@@ -11,6 +11,7 @@ import argparse
 from rvault_contracts import cli as contract_cli
 
 from rvault_tracking_db.__about__ import __version__
+from rvault_tracking_db.commands import goals as goals_command
 from rvault_tracking_db.commands import init as init_command
 from rvault_tracking_db.commands import migrate as migrate_command
 from rvault_tracking_db.commands import mutate as mutate_command
@@ -42,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
             queue_command,
             scan_shownotes_command,
             sources_command,
+            goals_command,
         ],
     )
 

@@ -28,16 +28,20 @@ RECORD_THUMBNAIL = "record_thumbnail"
 RECORD_CONFIRMED_INTENT = "record_confirmed_intent"
 RECORD_QR = "record_qr"
 APPLY_REVIEWED_METADATA = "apply_reviewed_metadata"
+UPSERT_GOAL = "upsert_improvement_goal"
+PATCH_GOAL_VERIFICATION = "patch_improvement_goal_verification"
+GOAL_KINDS = (UPSERT_GOAL, PATCH_GOAL_VERIFICATION)
 
 RECORD_KINDS = (RECORD_PPTX, RECORD_RESOURCE, RECORD_THUMBNAIL, RECORD_CONFIRMED_INTENT, RECORD_QR)
-KINDS = (INITIALIZE, SET_CONFIG, *RECORD_KINDS, APPLY_REVIEWED_METADATA)
+KINDS = (INITIALIZE, SET_CONFIG, *RECORD_KINDS, APPLY_REVIEWED_METADATA, *GOAL_KINDS)
 
 _FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # kind: (required, optional)
     INITIALIZE: (("kind",), ("config",)),
     SET_CONFIG: (("kind", "path", "expect"), ("value", "delete")),
     APPLY_REVIEWED_METADATA: (("kind", "filename", "fields"), ()),
-    **{kind: (("kind", "record", "expect"), ()) for kind in RECORD_KINDS},
+    **{kind: (("kind", "record", "expect"), ()) for kind in (*RECORD_KINDS, UPSERT_GOAL)},
+    PATCH_GOAL_VERIFICATION: (("kind", "id", "set", "expect"), ()),
 }
 
 
@@ -130,6 +134,8 @@ def _mutation(item: Any, path: str) -> Mutation:
             raise PlanRefusal("wrong_type", "config must be an object", child(path, "config"))
     elif kind == APPLY_REVIEWED_METADATA:
         _check_reviewed(item, path)
+    elif kind == PATCH_GOAL_VERIFICATION:
+        _check_goal_patch(item, path)
     else:
         if not isinstance(item["record"], dict):
             raise PlanRefusal("wrong_type", "record must be an object", child(path, "record"))
@@ -171,6 +177,30 @@ def _check_set_config(item: dict[str, Any], path: str) -> None:
             "the missing marker is reserved and never a value; use delete: true",
             child(path, "value"),
         )
+
+
+def _check_goal_patch(item: dict[str, Any], path: str) -> None:
+    """Shape only; which fields a patch may set is the goal writer's rule (goal_ops)."""
+    if not isinstance(item["id"], str) or not item["id"].strip():
+        raise PlanRefusal("invalid_value", "id must be a non-empty string", child(path, "id"))
+    for key in ("set", "expect"):
+        if not isinstance(item[key], dict) or not item[key]:
+            raise PlanRefusal(
+                "invalid_value", f"{key} must be a non-empty object", child(path, key)
+            )
+    if set(item["set"]) != set(item["expect"]):
+        raise PlanRefusal(
+            "invalid_expectation",
+            "expect names exactly the fields set changes, with the values last read",
+            child(path, "expect"),
+        )
+    for name, value in item["set"].items():
+        if is_missing_marker(value):
+            raise PlanRefusal(
+                "missing_marker_as_value",
+                "the missing marker is never a value",
+                child(child(path, "set"), name),
+            )
 
 
 def _check_reviewed(item: dict[str, Any], path: str) -> None:

@@ -28,6 +28,7 @@ from rvault_contracts.canonical import is_sha256_hex
 from rvault_contracts.issues import Issue
 
 from rvault_tracking_db.assessment import shapes
+from rvault_tracking_db.assessment.ledger import ledger_conforms
 from rvault_tracking_db.queue.issues import is_int, is_nonempty_str, is_number, jp
 from rvault_tracking_db.queue.timestamps import parse_aware
 
@@ -104,6 +105,8 @@ def _eligibility(
     observations = talk.get("pattern_observations")
     if not isinstance(observations, dict):
         return "missing_pattern_observations", None
+    if not ledger_conforms(observations, observations.get("evidence_schema_version")):
+        return "pattern_observations_invalid", None  # one talk's trouble: left out, reported
     promoted = talk.get("pattern_score")
     nested = _nested_score(observations)
     if not is_int(promoted) or not is_int(nested) or promoted != nested:
@@ -111,6 +114,22 @@ def _eligibility(
     if not is_sha256_hex(observations.get("opportunity_coverage_identity")):
         return "missing_opportunity_coverage_identity", None
     return None, observations
+
+
+def current_cohort(
+    talks: Iterable[Mapping[str, Any]], fingerprint: str, scoring_schema: int
+) -> list[tuple[Mapping[str, Any], Mapping[str, Any]]]:
+    """``(talk, pattern_observations)`` of every talk a baseline of this generation counts.
+
+    The same eligibility the baseline applies, for readers that need the talks
+    themselves (improvement-goal metrics), so the two can never disagree.
+    """
+    cohort = []
+    for talk in talks:
+        reason, observations = _eligibility(talk, fingerprint, scoring_schema)
+        if reason is None and observations is not None:
+            cohort.append((talk, observations))
+    return cohort
 
 
 def build_baseline(
