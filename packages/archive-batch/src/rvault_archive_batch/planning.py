@@ -16,7 +16,10 @@ rows into independent tasks:
 A talk under a live claim, analysed, or otherwise not claimable is skipped
 with the status's own reason; so is a talk whose artifacts are current, which
 makes a rerun resume where the last batch stopped. A talk's recording is the
-contract download path ``slides-rebuild/{youtube_id}/{youtube_id}.mp4``.
+attached recording (``local_media``, ``rvault-db attach-media``), else the
+contract download path ``slides-rebuild/{youtube_id}/{youtube_id}.mp4``,
+which the batch attaches in its transaction. Slides need a YouTube ID: the
+manifest's contract path and every reader of it are keyed by it.
 """
 
 from __future__ import annotations
@@ -141,9 +144,10 @@ def _plan_talk(
         plan.skipped.append({"talk": filename, "reason": action["code"], "text": action["text"]})
         return
     video_id = db_api.talk_video_id(talk)
-    recording = _recording(vault_root, video_id)
+    media = db_api.talk_local_media(talk)
+    recording = str(media["path"]) if media else _recording(vault_root, video_id)
     tasks = [
-        _transcript_task(row, talk, video_id, recording),
+        _transcript_task(row, talk, video_id, recording, media),
         _deck_task(row, config),
         _slides_task(row, video_id, recording),
     ]
@@ -169,7 +173,11 @@ def _recording(vault_root: Path, video_id: str | None) -> str | None:
 
 
 def _transcript_task(
-    row: Mapping[str, Any], talk: Mapping[str, Any], video_id: str | None, recording: str | None
+    row: Mapping[str, Any],
+    talk: Mapping[str, Any],
+    video_id: str | None,
+    recording: str | None,
+    media: Mapping[str, Any] | None,
 ) -> Task | None:
     state = row["transcript"]
     on_disk = state["state"] not in ("missing", "invalid")
@@ -182,7 +190,10 @@ def _transcript_task(
         "label": label,
     }
     if recording is not None:
-        args |= {"recording": recording, "duration_seconds": db_api.talk_duration_seconds(talk)}
+        # an unattached recording is attached in the same batch transaction, so the
+        # transcript's receipts are bound to the bytes the database records
+        duration = media["duration_seconds"] if media else db_api.talk_duration_seconds(talk)
+        args |= {"recording": recording, "attach": media is None, "duration_seconds": duration}
         source = "recording"
     elif video_id is not None:
         source = "captions"

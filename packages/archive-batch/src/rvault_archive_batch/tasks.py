@@ -14,7 +14,6 @@ which Dask retries up to the batch's cap.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -63,18 +62,12 @@ class _Steps:
         }
 
 
-def _recording_seconds(path: Path) -> float | None:
-    """The container's duration, so the transcript floor follows the talk's length."""
-    import av  # worker side only: the package and the driver never load it
-
-    try:
-        with av.open(str(path)) as container:
-            if container.duration is None:
-                return None
-            seconds = container.duration / av.time_base
-    except (OSError, av.error.FFmpegError):
+def _attach(task: dict[str, Any], vault: Path, database: Path, steps: _Steps) -> dict | None:
+    """The attach_media change for an unattached recording (hashed and probed by tracking-db)."""
+    if not task["args"].get("attach"):
         return None
-    return seconds if math.isfinite(seconds) and seconds > 0 else None
+    return steps.run("rvault-db", "attach-media", database, "--talk", task["talk"],
+                     vault / task["args"]["recording"])  # fmt: skip
 
 
 def _transcript(task: dict[str, Any], vault: Path, database: Path, steps: _Steps) -> dict:
@@ -82,17 +75,13 @@ def _transcript(task: dict[str, Any], vault: Path, database: Path, steps: _Steps
 
     args = task["args"]
     (vault / args["out"]).parent.mkdir(exist_ok=True)  # the contract's transcripts/ folder
-    command: list[Any] = [
-        args["label"],
-        "--out",
-        vault / args["out"],
-        "--existing-source",
-        args["existing_source"],
-        "--vault-root",
-        vault,
-    ]
+    command: list[Any] = [args["label"], "--out", vault / args["out"], "--vault-root", vault]
+    command += ["--existing-source", args["existing_source"]]
+    attached = _attach(task, vault, database, steps) if task["source"] == "recording" else None
     if task["source"] == "recording":
-        seconds = args.get("duration_seconds") or _recording_seconds(vault / args["recording"])
+        seconds = args.get("duration_seconds")
+        if attached is not None:
+            seconds = attached["plan"]["mutations"][0]["value"]["duration_seconds"]
         command += ["--audio", vault / args["recording"]]
         if seconds is not None:
             command += ["--duration-seconds", f"{seconds:.3f}"]
@@ -100,16 +89,10 @@ def _transcript(task: dict[str, Any], vault: Path, database: Path, steps: _Steps
     issues = validate_fetch_result(fetched)
     if issues:
         raise _Refused(None, "invalid_fetch_result", "; ".join(i.code for i in issues))
-    report = steps.run(
-        "rvault-db",
-        "register-transcript",
-        database,
-        "--talk",
-        task["talk"],
-        "-",
-        "--fetch-result",
-        stdin=artifact_bytes(fetched),
-    )
+    report = steps.run("rvault-db", "register-transcript", database, "--talk", task["talk"],
+                       "-", "--fetch-result", stdin=artifact_bytes(fetched))  # fmt: skip
+    if attached is not None:
+        report["plan"]["mutations"] = attached["plan"]["mutations"] + report["plan"]["mutations"]
     summary = {k: fetched.get(k) for k in ("method", "language", "word_count", "transcript_source")}
     return {"artifacts": [args["out"]], "facts": summary, "registration": report}
 
