@@ -11,13 +11,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rvault_video_extraction.change_timing import analyse_timing
 from rvault_video_extraction.dedupe import select_retained
 from rvault_video_extraction.perceptual import FrameComparator
 from rvault_video_extraction.region import (
     Box,
     analyse_scene,
-    camera_boxes,
-    candidate_rectangles,
     detect_region,
     ignore_mask,
     normalize,
@@ -83,16 +82,15 @@ def analyse(
     # Sub-samples are half an interval apart; allow 1.5x that for decode-time jitter.
     max_gap = 0.75 * sampled.video_fps / sampled.fps_used
     scene = analyse_scene(sequence, sampled.sequence_sources(), max_gap)
+    timing = analyse_timing(sequence, sampled.sequence_sources())
     height, width = scene.median.shape
-    detected = None if manual_region is not None else detect_region(scene)
+    detected = None if manual_region is not None else detect_region(scene, timing)
     crop = decide_crop(manual_region, manual_verified, detected, (height, width))
     box = (
         to_pixels(crop.region, width, height) if crop.region is not None else (0, 0, width, height)
     )
     x0, y0, x1, y1 = box
-    ignore = ignore_mask(scene, camera_boxes(scene, candidate_rectangles(scene.median)))[
-        y0:y1, x0:x1
-    ]
+    ignore = ignore_mask(scene, timing)[y0:y1, x0:x1]
     if ignore.mean() > 0.6:
         ignore = np.zeros_like(ignore)
     comparator = FrameComparator(box, ignore, scene.median[y0:y1, x0:x1], hash_threshold)

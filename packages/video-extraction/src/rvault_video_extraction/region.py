@@ -1,30 +1,28 @@
-"""Where the slide is: automatic slide-region detection and the motion mask.
+"""Where the slide is: automatic slide-region detection and the comparator's ignore mask.
 
 Three layouts are common in recorded talks: full-screen slides, slides beside
-a speaker camera, and full-screen slides with a picture-in-picture camera.
-The detector works on the grayscale thumbnails of the decode pass:
+a speaker camera (often 72 % of the width, full height, no frame of their
+own) and full-screen slides with a picture-in-picture camera; a wide stage
+shot of a projection screen is a fourth. Everything works on the grayscale
+thumbnails of the decode pass.
 
-1. Motion: for each pair of consecutive sub-samples (half a sampling
-   interval apart) a pixel "changed" when it moved by more than
-   ``MOTION_DELTA`` grey levels; the change map is dilated by
-   ``MOTION_REACH`` pixels, because a moving uniform shape only changes at
-   its edges while the area it sweeps is what matters. Pixels whose
-   neighbourhood changed in at least ``MOTION_FREQUENCY`` of the pairs
-   belong to something that keeps moving, a speaker or a camera picture;
-   slide pixels change only at transitions. That set is the motion mask,
-   ignored by the comparator.
-2. Candidate rectangles: closed edge contours (Canny on the per-pixel median
-   frame, where the moving speaker has been averaged away) that fill at
-   least ``RECT_FILL`` of their bounding box, plus the full frame. A
-   rectangle of at least ``MIN_CAMERA_AREA`` whose inside is more than
-   ``CAMERA_MOTION`` moving is a camera picture (side camera or
-   picture-in-picture): all of it joins the motion mask. Rectangles of at
-   least ``MIN_RECT_AREA`` that are not cameras are slide candidates.
-3. The slide region is the smallest slide candidate that contains the
-   trimmed bounding box (``TRIM`` quantiles) of the slide-change pixels
-   (changed at some time, not motion, not inside a camera picture). For a
-   single-slide video (no changes) it is the largest slide candidate other
-   than the full frame, or the full frame.
+1. The region comes from *when* things change, not from edges alone
+   (:mod:`change_timing`): slides change in steps, every block of the slide
+   area at the same few moments, while a speaker changes all the time at
+   moments of its own. The blocks that change only with the slide steps are
+   the evidence; :mod:`slide_bounds` widens their extent to the slide's
+   borders on the median frame, or reports that no region is credible
+   (``None``: no step moment, too little or too sparse evidence).
+2. The ignore mask keeps motion out of the comparator. Motion: for each pair
+   of consecutive sub-samples (half a sampling interval apart) a pixel
+   "changed" when it moved by more than ``MOTION_DELTA`` grey levels; the
+   change map is dilated by ``MOTION_REACH`` pixels, because a moving uniform
+   shape only changes at its edges while the area it sweeps is what matters.
+   Pixels whose neighbourhood changed in at least ``MOTION_FREQUENCY`` of the
+   pairs keep moving. Closed edge contours of the median frame that are more
+   than ``CAMERA_MOTION`` moving are camera pictures and join the mask whole
+   (with a ``SLACK`` margin), and so do the moving blocks of the timing
+   analysis (a speaker who moves too slowly for the per-pixel frequency).
 
 The result is a candidate: the spec makes every automatic region unverified.
 """
@@ -37,21 +35,17 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from rvault_video_extraction.change_timing import ChangeTiming, block_mask_to_pixels
+from rvault_video_extraction.slide_bounds import find_slide_region
+
 MOTION_DELTA = 24
 MOTION_FREQUENCY = 0.35
 MOTION_REACH = 7
 MIN_MOTION_PAIRS = 6
-CHANGE_DELTA = 28
-MIN_RECT_AREA = 0.12
 MIN_CAMERA_AREA = 0.02
 RECT_FILL = 0.85
 CAMERA_MOTION = 0.15
-TRIM = 0.001
 SLACK = 3
-GROW = 1.3
-PERSISTENT = 0.6
-JOIN = 4
-MIN_ACTIVE_PIXELS = 4
 MAX_MEDIAN_FRAMES = 201
 
 Box = tuple[int, int, int, int]
@@ -59,22 +53,16 @@ Box = tuple[int, int, int, int]
 
 @dataclass(frozen=True)
 class SceneAnalysis:
-    """Per-video statistics shared by region detection and the comparator.
-
-    ``pair_changes`` holds, bit-packed, the changed pixels of every short
-    pair (the ones the motion frequencies count), for the persistence test.
-    """
+    """Per-video statistics shared by region detection and the comparator."""
 
     median: np.ndarray
     motion: np.ndarray
-    changed: np.ndarray
-    pair_changes: tuple[np.ndarray, ...] = ()
 
 
 def analyse_scene(
     sequence: list[np.ndarray], sources: list[int] | None = None, max_gap: float | None = None
 ) -> SceneAnalysis:
-    """Median frame, motion mask and ever-changed map of a thumbnail sequence.
+    """Median frame and motion mask of a thumbnail sequence.
 
     ``sources`` gives the frame number behind each member. A pair of members
     from one decoded frame (two sub-samples closer than the skipped B-frames)
@@ -92,66 +80,25 @@ def analyse_scene(
     median = np.median(stack, axis=0).astype(np.uint8)
     shape = sequence[0].shape
     counts = np.zeros(shape, dtype=np.int32)
-    ever = np.zeros(shape, dtype=bool)
     reach = cv2.getStructuringElement(
         cv2.MORPH_ELLIPSE, (2 * MOTION_REACH + 1, 2 * MOTION_REACH + 1)
     )
     pairs = 0
-    short_changes: list[np.ndarray] = []
     for (previous, first), (current, second) in itertools.pairwise(
         zip(sequence, sources, strict=True)
     ):
         if first == second:
             continue
-        delta = cv2.absdiff(previous, current)
-        ever |= delta > CHANGE_DELTA
         if max_gap is not None and abs(second - first) > max_gap:
             continue
         pairs += 1
+        delta = cv2.absdiff(previous, current)
         counts += cv2.dilate((delta > MOTION_DELTA).astype(np.uint8), reach)
-        short_changes.append(np.packbits(delta > CHANGE_DELTA))
     if pairs >= MIN_MOTION_PAIRS:
         moving = counts >= MOTION_FREQUENCY * pairs
     else:
         moving = np.zeros(shape, dtype=bool)
-    return SceneAnalysis(
-        median=median, motion=moving, changed=ever, pair_changes=tuple(short_changes)
-    )
-
-
-def persistent_changes(scene: SceneAnalysis, content: np.ndarray) -> np.ndarray:
-    """Parts of ``content`` that change in most short pairs: something that never holds still.
-
-    A slide holds still for at least one sampling interval, so the area of a
-    slide change is quiet in most half-interval pairs. A speaker walking over
-    an unframed stage is not framed by a camera rectangle, and each of its
-    pixels changes only now and then (too rarely for the per-pixel motion
-    frequency), but the area it wanders over as a whole changes in nearly
-    every pair. Connected areas of ``content`` that change in at least
-    ``PERSISTENT`` of the pairs are returned.
-    """
-    pairs = len(scene.pair_changes)
-    persistent = np.zeros_like(content)
-    if pairs < MIN_MOTION_PAIRS or not content.any():
-        return persistent
-    # The motion mask joins in: it is the busiest part of a wandering speaker's area
-    # and would otherwise cut that area into pieces that each look calmer.
-    joined = cv2.dilate(
-        (content | scene.motion).astype(np.uint8), np.ones((2 * JOIN + 1, 2 * JOIN + 1), np.uint8)
-    )
-    count, labels = cv2.connectedComponents(joined)
-    if count <= 1:
-        return persistent
-    shape = content.shape
-    active = np.zeros(count, dtype=np.int32)
-    for packed in scene.pair_changes:
-        change = np.unpackbits(packed, count=shape[0] * shape[1]).reshape(shape).astype(bool)
-        hits = np.bincount(labels[change], minlength=count)
-        active += hits >= MIN_ACTIVE_PIXELS
-    for label in range(1, count):
-        if active[label] >= PERSISTENT * pairs:
-            persistent |= (labels == label) & content
-    return persistent
+    return SceneAnalysis(median=median, motion=moving)
 
 
 def candidate_rectangles(median: np.ndarray) -> list[Box]:
@@ -199,15 +146,6 @@ def _fraction(mask: np.ndarray, box: Box) -> float:
     return float(part.mean()) if part.size else 0.0
 
 
-def _contains(outer: Box, inner: Box) -> bool:
-    return (
-        outer[0] - SLACK <= inner[0]
-        and outer[1] - SLACK <= inner[1]
-        and outer[2] + SLACK >= inner[2]
-        and outer[3] + SLACK >= inner[3]
-    )
-
-
 def camera_boxes(scene: SceneAnalysis, boxes: list[Box]) -> list[Box]:
     """Candidate rectangles that are mostly moving: camera pictures."""
     height, width = scene.median.shape
@@ -215,69 +153,21 @@ def camera_boxes(scene: SceneAnalysis, boxes: list[Box]) -> list[Box]:
     return [box for box in boxes if box != full and _fraction(scene.motion, box) >= CAMERA_MOTION]
 
 
-def ignore_mask(scene: SceneAnalysis, cameras: list[Box]) -> np.ndarray:
-    """Motion mask plus every camera picture (and a ``SLACK`` margin), in thumbnail pixels.
+def ignore_mask(scene: SceneAnalysis, timing: ChangeTiming) -> np.ndarray:
+    """Motion mask, every camera picture (and a ``SLACK`` margin) and the moving blocks.
 
     The margin absorbs the camera border's ringing: blur and compression smear
     the moving picture a pixel or two beyond its own edge.
     """
     ignore = scene.motion.copy()
-    for x0, y0, x1, y1 in cameras:
+    for x0, y0, x1, y1 in camera_boxes(scene, candidate_rectangles(scene.median)):
         ignore[max(0, y0 - SLACK) : y1 + SLACK, max(0, x0 - SLACK) : x1 + SLACK] = True
-    return ignore
+    return ignore | block_mask_to_pixels(timing.moving, scene.median.shape)
 
 
-def _outermost_frame(chosen: Box, slides: list[Box]) -> Box:
-    """Grow to an enclosing candidate at most ``GROW`` times larger.
-
-    A slide's static title bar or margin never changes, so the change extent
-    can stop at an inner edge (title bar, frame); the slide's own border is
-    the next, slightly larger rectangle.
-    """
-    grown = True
-    while grown:
-        grown = False
-        for box in slides:
-            if box != chosen and _contains(box, chosen) and _area(box) <= GROW * _area(chosen):
-                chosen, grown = box, True
-                break
-    return chosen
-
-
-def detect_region(scene: SceneAnalysis) -> Box | None:
-    """The slide region in thumbnail pixels, or None when nothing slide-like exists."""
-    height, width = scene.median.shape
-    full = (0, 0, width, height)
-    boxes = candidate_rectangles(scene.median)
-    cameras = camera_boxes(scene, boxes)
-    frame_area = float(height * width)
-    slides = [
-        box for box in boxes if box not in cameras and _area(box) >= MIN_RECT_AREA * frame_area
-    ]
-    if full not in slides:
-        slides.append(full)
-    content = scene.changed & ~ignore_mask(scene, cameras)
-    # Slide changes are blobs (text, pictures); one-pixel lines and specks are edge ringing.
-    opened = cv2.morphologyEx(content.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-    content = (opened > 0) & ~persistent_changes(scene, opened > 0)
-    if int(np.count_nonzero(content)) >= 8:
-        ys, xs = np.nonzero(content)
-        extent = (
-            int(np.quantile(xs, TRIM)),
-            int(np.quantile(ys, TRIM)),
-            int(np.quantile(xs, 1 - TRIM)) + 1,
-            int(np.quantile(ys, 1 - TRIM)) + 1,
-        )
-        containing = [box for box in slides if _contains(box, extent)]
-        if containing:
-            return _outermost_frame(min(containing, key=_area), slides)
-        return extent
-    still = [box for box in slides if box != full]
-    if still:
-        return max(still, key=_area)
-    if float(scene.motion.mean()) > 0.5:
-        return None
-    return full
+def detect_region(scene: SceneAnalysis, timing: ChangeTiming) -> Box | None:
+    """The slide region in thumbnail pixels, or None when no region is credible."""
+    return find_slide_region(scene.median, timing)
 
 
 def normalize(box: Box, width: int, height: int) -> list[float]:

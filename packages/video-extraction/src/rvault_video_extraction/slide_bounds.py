@@ -1,0 +1,137 @@
+"""From slide-change evidence to the slide rectangle, or to "no credible region".
+
+:mod:`change_timing` says which blocks change with the slides. Their extent
+is the part of the slide that ever changed, usually smaller than the slide:
+a template's margins, footer and background stay the same on every slide.
+Each side of that extent is therefore pushed outward, on the median frame
+(where the moving speaker is averaged away), to the first *border*: a
+column (or row) where the picture on its outer side differs from the
+picture on its inner side in most of the rows (columns) the extent spans.
+The two strips compared are ``STRIP`` pixels wide and ``GAP`` pixels away
+from the candidate position, so a thin template line (a footer rule, an
+underline) has the same colour on both sides and is crossed, while the edge
+between a white slide and a dark stage or camera picture stops the search.
+A side that meets no border ends at the frame's edge (full-frame slides,
+slides cut by the frame). The search also stops before a strip that is
+mostly moving blocks: a speaker picture is never part of the slide.
+
+No region is credible, and None is returned, when no step moment was seen
+(nothing ever changed the way slides change), when the evidence covers
+fewer than ``MIN_EVIDENCE_BLOCKS`` blocks, or when the rectangle found is
+smaller than ``MIN_REGION_AREA`` of the frame.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rvault_video_extraction.change_timing import BLOCK, ChangeTiming, block_mask_to_pixels
+
+Box = tuple[int, int, int, int]
+
+STRIP = 4
+GAP = 2
+BORDER_DELTA = 24
+BORDER_SHARE = 0.6
+MOVING_SHARE = 0.5
+INWARD = BLOCK
+TRIM = 0.0
+MIN_DENSITY = 0.15
+MIN_EVIDENCE_BLOCKS = 12
+MIN_REGION_AREA = 0.08
+
+
+def evidence_extent(timing: ChangeTiming) -> Box | None:
+    """Trimmed bounding box, in thumbnail pixels, of the slide-change evidence blocks."""
+    rows, cols = np.nonzero(timing.evidence)
+    if timing.step_count == 0 or rows.size < MIN_EVIDENCE_BLOCKS:
+        return None
+    return (
+        int(np.quantile(cols, TRIM)) * BLOCK,
+        int(np.quantile(rows, TRIM)) * BLOCK,
+        (int(np.quantile(cols, 1 - TRIM)) + 1) * BLOCK,
+        (int(np.quantile(rows, 1 - TRIM)) + 1) * BLOCK,
+    )
+
+
+def border_steps(lines: np.ndarray, position: int) -> np.ndarray:
+    """Per line of ``lines``, the grey step between the two sides of ``position``.
+
+    ``lines[:, position]`` is the first pixel of the inner side when searching
+    toward lower indices; strips of ``STRIP`` pixels, ``GAP`` away on each
+    side, are compared line by line.
+    """
+    outer = lines[:, max(0, position - GAP - STRIP) : max(0, position - GAP)]
+    inner = lines[:, position + GAP : position + GAP + STRIP]
+    if outer.shape[1] == 0 or inner.shape[1] == 0:
+        return np.zeros(len(lines), np.float32)
+    return np.abs(outer.mean(axis=1) - inner.mean(axis=1))
+
+
+def border_strength(lines: np.ndarray, position: int) -> float:
+    """Share of ``lines`` that step by at least ``BORDER_DELTA`` at ``position``."""
+    return float(np.mean(border_steps(lines, position) >= BORDER_DELTA))
+
+
+def _first_border(lines: np.ndarray, start: int) -> int | None:
+    """The first position at or below ``start`` with a border, at its strongest pixel."""
+    for position in range(min(start, lines.shape[1] - 1), 0, -1):
+        if border_strength(lines, position) >= BORDER_SHARE:
+            # The step is spread over a few blurred pixels: take its strongest position.
+            candidates = range(position, max(0, position - 2 * GAP) - 1, -1)
+            return max(candidates, key=lambda at: float(np.median(border_steps(lines, at))))
+    return None
+
+
+def search_side(lines: np.ndarray, moving: np.ndarray, start: int) -> int:
+    """Where the slide begins on the low-index side of ``lines``, searching down from ``start``.
+
+    ``lines`` is the median frame oriented so that the side searched lies at
+    index 0 (columns for left/right, rows for top/bottom; each row of
+    ``lines`` is one line across the extent's span); ``moving`` the moving
+    pixel mask in the same orientation. Returns the first index inside the
+    slide: the first border; without one, the first strip that is mostly
+    moving (a camera picture with no visible edge); else the frame's edge.
+    A speaker in front of the slide's lower edge does not hide that edge in
+    the median frame, so motion only decides where no border is seen.
+    """
+    border = _first_border(lines, start)
+    if border is not None:
+        return border
+    for position in range(min(start, lines.shape[1] - 1), 0, -1):
+        if float(moving[:, position - 1].mean()) >= MOVING_SHARE:
+            return position
+    return 0
+
+
+def snap_to_borders(median: np.ndarray, moving: np.ndarray, extent: Box) -> Box:
+    """Push each side of ``extent`` outward to the slide's border on the median frame."""
+    x0, y0, x1, y1 = extent
+    image = median.astype(np.float32)
+    height, width = median.shape
+    span_x = slice(x0, x1)
+    span_y = slice(y0, y1)
+    left = search_side(image[span_y, :], moving[span_y, :], x0 + INWARD)
+    right = width - search_side(image[span_y, ::-1], moving[span_y, ::-1], width - x1 + INWARD)
+    top = search_side(image[:, span_x].T, moving[:, span_x].T, y0 + INWARD)
+    bottom = height - search_side(
+        image[::-1, span_x].T, moving[::-1, span_x].T, height - y1 + INWARD
+    )
+    return (left, top, max(right, left + 1), max(bottom, top + 1))
+
+
+def find_slide_region(median: np.ndarray, timing: ChangeTiming) -> Box | None:
+    """The slide rectangle in thumbnail pixels, or None when no region is credible."""
+    extent = evidence_extent(timing)
+    if extent is None:
+        return None
+    x0, y0, x1, y1 = (value // BLOCK for value in extent)
+    if timing.evidence[y0:y1, x0:x1].mean() < MIN_DENSITY:
+        return None
+    moving = block_mask_to_pixels(timing.moving, median.shape)
+    box = snap_to_borders(median, moving, extent)
+    height, width = median.shape
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    if area < MIN_REGION_AREA * height * width:
+        return None
+    return box
