@@ -174,7 +174,7 @@ def test_produced_receipts_are_current_for_both_consumers(
         == []
     )
     assert (
-        schema_issues("transcript-quality", 1, json.loads(api.quality_path_for(out).read_bytes()))
+        schema_issues("transcript-quality", 2, json.loads(api.quality_path_for(out).read_bytes()))
         == []
     )
     row = _status_transcript(db)

@@ -47,7 +47,8 @@ def test_quotes_and_timed_quotes_verify(tmp_path: Path) -> None:
     timing_doc = json.loads(api.timing_path_for(out).read_text())
     quality_doc = json.loads(api.quality_path_for(out).read_text())
     assert is_valid("transcript-timing", 2, timing_doc)
-    assert is_valid("transcript-quality", 1, quality_doc)
+    assert is_valid("transcript-quality", 2, quality_doc)
+    assert quality_doc["language"]["language"] == "en"
     report = api.read_evidence(out)
     assert report.plain_quote and report.timed_quote
     # Stamp a timed quote from the verified segments (what persistence does).

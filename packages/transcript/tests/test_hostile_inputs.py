@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rvault_testkit.plugin import console_script, wait_until_open
 from rvault_transcript.api import OwnerContext, read_evidence
+from rvault_transcript.language import language_record
 from rvault_transcript.receipts import build_quality_receipt, receipt_bytes
 from rvault_transcript.text import _TRACEBACK_PATTERNS, looks_like_traceback
 from rvault_transcript.vtt import clean_line
@@ -124,7 +125,7 @@ def media_bound(vault: Path) -> tuple[Path, str]:
         "duration_seconds": 10.0,
     }
     (vault / "talk.quality.json").write_bytes(
-        receipt_bytes(build_quality_receipt(data, 5, provenance))
+        receipt_bytes(build_quality_receipt(data, 5, provenance, language_record(None, [], None)))
     )
     return out, media_sha
 

@@ -1,4 +1,5 @@
-"""Every rule of timing receipt v2 and quality receipt v1, and a refusal for each broken form."""
+"""Every rule of timing receipt v2 and quality receipt v2 (v1 readable), and a refusal for each
+broken form."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from rvault_contracts.canonical import sha256_bytes
 from rvault_transcript import policy
 from rvault_transcript.api import OwnerContext, read_quality, read_timing
+from rvault_transcript.language import Claim, Detection, language_record
 from rvault_transcript.receipts import (
     ReceiptError,
     Segment,
@@ -29,6 +31,12 @@ SEGMENTS = [
 ]
 DATA = ("\n".join(s.text for s in SEGMENTS) + "\n").encode()
 SHA = "a" * 64
+# What a VTT import of a file named *.en.vtt whose text reads 80 % English records.
+LANGUAGE = language_record(
+    "en",
+    [Claim("en", "vtt_file_name")],
+    Detection("lingua", (("en", 0.8), ("es", 0.2))),
+)
 VIDEO = "dQw4w9WgXcQ"
 
 PROVENANCES: dict[str, tuple[str, dict[str, Any]]] = {
@@ -140,7 +148,7 @@ def test_whitespace_layout_may_differ_but_crlf_bytes_invalidate() -> None:
     with pytest.raises(ReceiptError) as raised:
         validate_timing(receipt, DATA.replace(b"\n", b"\r\n"))
     assert raised.value.code == "transcript_hash_mismatch"
-    quality = build_quality_receipt(DATA, 400, {"kind": "fixed_default"})
+    quality = build_quality_receipt(DATA, 400, {"kind": "fixed_default"}, LANGUAGE)
     with pytest.raises(ReceiptError) as raised:
         validate_quality(quality, DATA.replace(b"\n", b"\r\n"))
     assert raised.value.code == "transcript_hash_mismatch"
@@ -165,7 +173,7 @@ def quality(
         provenance |= {"video_id": VIDEO, "duration_seconds": duration}
     if kind == "local_media_duration":
         provenance |= {"media_sha256": SHA, "duration_seconds": duration}
-    return build_quality_receipt(DATA, min_words, provenance)
+    return build_quality_receipt(DATA, min_words, provenance, LANGUAGE)
 
 
 def test_quality_shapes_are_accepted() -> None:
@@ -188,6 +196,25 @@ QUALITY_BREAKS = [
     # JSON Schema counts 1.0 as the integer 1; the receipt rules want a JSON integer.
     ("policy version 1.0", ("policy", "schema_version"), 1.0, "unsupported_policy_version"),
     ("min_words 400.0", ("policy", "min_words"), 400.0, "invalid_policy"),
+    ("version 3", ("schema_version",), 3, "unsupported_quality_version"),
+    ("no language", ("language",), _DELETE, "invalid_quality_receipt"),
+    ("language not a code", ("language", "language"), "english", "schema_violation"),
+    ("unknown claim source", ("language", "claimed", 0, "source"), "guess", "schema_violation"),
+    ("unknown detector", ("language", "detected", "detector"), "cld3", "schema_violation"),
+    ("zero share", ("language", "detected", "languages", 1, "share"), 0, "schema_violation"),
+    ("mixed denied", ("language", "detected", "mixed"), False, "invalid_language_record"),
+    (
+        "smaller share first",
+        ("language", "detected", "languages"),
+        [{"language": "es", "share": 0.2}, {"language": "en", "share": 0.8}],
+        "invalid_language_record",
+    ),
+    (
+        "a language twice",
+        ("language", "detected", "languages"),
+        [{"language": "en", "share": 0.5}, {"language": "en", "share": 0.5}],
+        "invalid_language_record",
+    ),
 ]
 
 
@@ -198,6 +225,33 @@ def test_broken_quality_receipts_are_refused(name: str, path: tuple, value: Any,
     with pytest.raises(ReceiptError) as raised:
         validate_quality(_set(quality(), path, value), DATA)
     assert raised.value.code == code
+
+
+def test_the_language_record_is_kept_and_read_back() -> None:
+    receipt = validate_quality(quality(), DATA)
+    assert receipt.document["schema_version"] == 2
+    assert receipt.language == {
+        "language": "en",
+        "claimed": [{"language": "en", "source": "vtt_file_name"}],
+        "detected": {
+            "detector": "lingua",
+            "languages": [{"language": "en", "share": 0.8}, {"language": "es", "share": 0.2}],
+            "mixed": True,
+        },
+    }
+    undecided = _set(quality(), ("language", "detected"), None)
+    assert validate_quality(undecided, DATA).language["detected"] is None
+
+
+def test_a_v1_receipt_stays_readable() -> None:
+    """Receipts written before v2 have no language and are still current evidence."""
+    v1 = {key: value for key, value in quality().items() if key != "language"}
+    v1["schema_version"] = 1
+    receipt = validate_quality(v1, DATA)
+    assert receipt.word_count == 420 and receipt.language is None
+    with pytest.raises(ReceiptError) as raised:  # v1 never carries a language
+        validate_quality(dict(v1, language=LANGUAGE), DATA)
+    assert raised.value.code == "invalid_quality_receipt"
 
 
 def test_duration_bound_quality_rules() -> None:

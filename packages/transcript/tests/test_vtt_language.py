@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from rvault_testkit.transcript.languages import caption_lines, webvtt
+from rvault_transcript.api import read_quality
 from rvault_transcript.language import (
     Claim,
     Detection,
@@ -62,6 +63,22 @@ def test_the_operator_states_the_language_and_both_are_recorded(vault: Path, cli
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.json["language"] == "es"
+    receipt = json.loads((vault / "charla.quality.json").read_bytes())
+    assert receipt["schema_version"] == 2
+    assert receipt["language"] == {
+        "language": "es",
+        "claimed": [
+            {"language": "es", "source": "argument"},
+            {"language": "en", "source": "vtt_header"},
+            {"language": "en", "source": "vtt_file_name"},
+        ],
+        "detected": {
+            "detector": "lingua",
+            "languages": [{"language": "es", "share": 1.0}],
+            "mixed": False,
+        },
+    }
+    assert read_quality(vault / "charla.txt").usable
 
 
 def test_a_claim_the_text_confirms_keeps_its_tag(vault: Path, cli: Callable) -> None:
@@ -78,6 +95,20 @@ def test_without_a_claim_the_detected_language_is_recorded(vault: Path, cli: Cal
     result = cli("rvault-transcript", "vtt-cleanup", vtt, vault / "vortrag.txt")
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.json["language"] == "de"
+
+
+def test_mixed_captions_record_both_languages_in_the_quality_receipt(
+    vault: Path, cli: Callable
+) -> None:
+    vtt = vault / "talk.en.vtt"
+    lines = caption_lines("en", 30) + caption_lines("es", 12)
+    vtt.write_text(webvtt(lines, header_language="en"), encoding="utf-8")
+    result = cli("rvault-transcript", "vtt-cleanup", vtt, vault / "talk.txt")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.json["language"] == "en"
+    detected = read_quality(vault / "talk.txt").receipt.language["detected"]
+    assert detected["mixed"] is True
+    assert [entry["language"] for entry in detected["languages"]] == ["en", "es"]
 
 
 def test_an_invalid_language_argument_is_refused(vault: Path, cli: Callable) -> None:

@@ -28,6 +28,12 @@ from rvault_contracts.writer import BundleReport, FaultHook, Snapshot, read_snap
 from rvault_transcript import policy
 from rvault_transcript.api import OwnerContext, QualityReading, read_quality, read_timing
 from rvault_transcript.bundle import BundlePaths, write_bundle
+from rvault_transcript.language import (
+    LanguageMismatch,
+    caption_track_record,
+    existing_text_record,
+    speech_record,
+)
 from rvault_transcript.receipts import (
     YOUTUBE_ID,
     ReceiptError,
@@ -374,7 +380,7 @@ class _Run:
             min_words = policy.effective_min_words(request.min_words, trust.duration)
             duration = trust.duration
             quality_status = _status(
-                True, "quality_current", "quality receipt v1 written for the existing text"
+                True, "quality_current", "quality receipt v2 written for the existing text"
             )
         word_count = judge(
             data,
@@ -385,8 +391,9 @@ class _Run:
             + "; the existing text is kept (--force replaces it only when that is intended)",
         )
         if quality_status["code"] == "quality_current":
+            language = existing_text_record(data.decode("utf-8"))
             changes[paths.quality] = receipt_bytes(
-                build_quality_receipt(data, min_words, trust.provenance)
+                build_quality_receipt(data, min_words, trust.provenance, language)
             )
         timing_status = _status(
             False,
@@ -468,7 +475,7 @@ class _Run:
         data: bytes,
         *,
         method: str,
-        language: str | None,
+        language: dict[str, Any],
         timing_provenance: dict[str, Any] | None,
         segments: list[Segment] | None,
         trust: QualityTrust,
@@ -485,7 +492,7 @@ class _Run:
             self.paths.transcript,
             _short_talk_hint(self.request, probed, trust),
         )
-        quality = build_quality_receipt(data, min_words, trust.provenance)
+        quality = build_quality_receipt(data, min_words, trust.provenance, language)
         changes: dict[Path, bytes | None] = {
             self.paths.transcript: data,
             self.paths.quality: receipt_bytes(quality),
@@ -496,13 +503,13 @@ class _Run:
         )
         return Outcome(
             method=method,
-            language=language,
+            language=language["language"],
             word_count=word_count,
             min_words=min_words,
             duration_seconds=trust.duration,
             source=source,
             timing_status=timing_status,
-            quality_status=_status(True, "quality_current", "quality receipt v1 written"),
+            quality_status=_status(True, "quality_current", "quality receipt v2 written"),
             timed=timing_bytes is not None,
             write=report,
             notes=self.notes,
@@ -534,7 +541,7 @@ class _Run:
         return self._fresh(
             data,
             method="whisper",
-            language=result.language,
+            language=speech_record(result.detection),
             timing_provenance={
                 "kind": "local_media_whisper",
                 "media_sha256": local.sha256,
@@ -563,15 +570,18 @@ class _Run:
             track = fetch_captions(video_id, _languages(request))
             data = transcript_bytes(track.segments)
             judge(data, min_words, "transcript_quality_failed", self.paths.transcript, "")
+            language = caption_track_record(track.language, [s.text for s in track.segments])
         except CaptionError as error:
             problem = f"{error.code}: {error.message}"
         except Refusal as refusal:
             problem = f"caption text refused ({refusal.code}): {refusal.message}"
+        except LanguageMismatch as mismatch:
+            problem = f"caption text refused (language_mismatch): {mismatch.message}"
         else:
             return self._fresh(
                 data,
                 method="captions",
-                language=track.language,
+                language=language,
                 timing_provenance=_youtube_timing("youtube_captions", video_id, probed),
                 segments=track.segments,
                 trust=trust,
@@ -585,7 +595,7 @@ class _Run:
         return self._fresh(
             data,
             method="whisper",
-            language=result.language,
+            language=speech_record(result.detection),
             timing_provenance=_youtube_timing("youtube_whisper", video_id, probed),
             segments=segments,
             trust=trust,

@@ -220,3 +220,21 @@ def language_record(
         "claimed": [claim.to_dict() for claim in claims],
         "detected": None if detection is None else detection.to_dict(),
     }
+
+
+def existing_text_record(text: str) -> dict[str, Any]:
+    """An existing transcript: no source says its language (null), the text is classified."""
+    return language_record(None, [], detect_text_languages(text.splitlines()))
+
+
+def caption_track_record(track_language: str, lines: Sequence[str]) -> dict[str, Any]:
+    """A caption track's own code, checked against its text (:class:`LanguageMismatch`)."""
+    claim = Claim(track_language, "caption_track")
+    detection = detect_text_languages(lines)
+    language = resolve_language([claim], detection)
+    return language_record(language, [claim], detection)
+
+
+def speech_record(detection: Detection) -> dict[str, Any]:
+    """Whisper output: the language with the largest share of the speech, no claim."""
+    return language_record(detection.primary, [], detection)

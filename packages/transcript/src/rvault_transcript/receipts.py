@@ -1,4 +1,4 @@
-"""Timing receipt v2 and quality receipt v1: builders and strict validators.
+"""Timing receipt v2 and quality receipt v2 (v1 readable): builders and strict validators.
 
 Both receipts bind the SHA-256 of the exact transcript bytes (never decoded
 or newline-normalized text), so any byte change, CRLF->LF included,
@@ -20,6 +20,7 @@ from rvault_contracts.canonical import artifact_bytes, is_sha256_hex, sha256_byt
 from rvault_contracts.schemas import load_schema, schema_issues
 
 from rvault_transcript import policy
+from rvault_transcript.language import MIXED_SHARE
 from rvault_transcript.text import (
     TextRefusal,
     collapse_whitespace,
@@ -29,7 +30,9 @@ from rvault_transcript.text import (
 )
 
 TIMING_SCHEMA_VERSION = 2
-QUALITY_SCHEMA_VERSION = 1
+# The quality receipt written now; v1 (no ``language``) stays readable.
+QUALITY_SCHEMA_VERSION = 2
+QUALITY_READABLE_VERSIONS = (1, 2)
 TIMING_ARTIFACT = "transcript-timing"
 QUALITY_ARTIFACT = "transcript-quality"
 BOUND_TOLERANCE_SECONDS = 1.0
@@ -37,7 +40,8 @@ BOUND_TOLERANCE_SECONDS = 1.0
 # Field lists, provenance kinds and the YouTube id pattern are read from the
 # contract schemas, so the checks below (stable codes) cannot drift from them.
 _TIMING_SCHEMA = load_schema(TIMING_ARTIFACT, TIMING_SCHEMA_VERSION)
-_QUALITY_SCHEMA = load_schema(QUALITY_ARTIFACT, QUALITY_SCHEMA_VERSION)
+_QUALITY_SCHEMAS = {v: load_schema(QUALITY_ARTIFACT, v) for v in QUALITY_READABLE_VERSIONS}
+_QUALITY_SCHEMA = _QUALITY_SCHEMAS[QUALITY_SCHEMA_VERSION]
 
 
 def _keys_by_kind(variants: list[dict[str, Any]]) -> dict[str, frozenset[str]]:
@@ -45,7 +49,7 @@ def _keys_by_kind(variants: list[dict[str, Any]]) -> dict[str, frozenset[str]]:
 
 
 TIMING_KEYS = frozenset(_TIMING_SCHEMA["required"])
-QUALITY_KEYS = frozenset(_QUALITY_SCHEMA["required"])
+QUALITY_KEYS = {v: frozenset(schema["required"]) for v, schema in _QUALITY_SCHEMAS.items()}
 SEGMENT_KEYS = frozenset(_TIMING_SCHEMA["$defs"]["segment"]["required"])
 POLICY_KEYS = frozenset(_QUALITY_SCHEMA["properties"]["policy"]["required"])
 TIMING_PROVENANCE_KEYS = _keys_by_kind(_TIMING_SCHEMA["properties"]["provenance"]["oneOf"])
@@ -335,17 +339,54 @@ class QualityReceipt:
         value = self.document["policy"]["duration_seconds"]
         return None if value is None else float(value)
 
+    @property
+    def language(self) -> Mapping[str, Any] | None:
+        """The v2 ``language`` record (claimed and detected languages); None in a v1 receipt."""
+        return self.document.get("language")
+
+
+def _quality_version(document: Mapping[str, Any]) -> int:
+    value = document.get("schema_version")
+    if isinstance(value, bool) or not isinstance(value, int) or value not in _QUALITY_SCHEMAS:
+        raise ReceiptError(
+            "unsupported_quality_version",
+            f"schema_version must be one of {list(QUALITY_READABLE_VERSIONS)}",
+            "$.schema_version",
+        )
+    return value
+
+
+def _check_detected_languages(detected: Mapping[str, Any] | None) -> None:
+    """Beyond the schema: distinct languages, largest share first, ``mixed`` true to them."""
+    if detected is None:
+        return
+    path = "$.language.detected"
+    codes = [entry["language"] for entry in detected["languages"]]
+    shares = [entry["share"] for entry in detected["languages"]]
+    if len(set(codes)) != len(codes) or shares != sorted(shares, reverse=True):
+        raise ReceiptError(
+            "invalid_language_record", "languages must be distinct, largest share first", path
+        )
+    if detected["mixed"] != (sum(1 for share in shares if share >= MIXED_SHARE) >= 2):
+        raise ReceiptError(
+            "invalid_language_record",
+            f"mixed is true exactly when two languages have a share of at least {MIXED_SHARE}",
+            path + ".mixed",
+        )
+
 
 def validate_quality(document: Any, transcript_bytes: bytes) -> QualityReceipt:
-    """Every owner-independent rule of quality receipt v1, re-running the policy on the bytes."""
+    """Every owner-independent rule of quality receipt v1/v2, re-running the policy on the bytes."""
     if not isinstance(document, dict):
         raise ReceiptError("invalid_quality_receipt", "expected an object")
-    _schema_version(document, QUALITY_SCHEMA_VERSION, "unsupported_quality_version")
-    _exact_keys(document, QUALITY_KEYS, "$", "invalid_quality_receipt")
-    issues = schema_issues(QUALITY_ARTIFACT, QUALITY_SCHEMA_VERSION, document)
+    version = _quality_version(document)
+    _exact_keys(document, QUALITY_KEYS[version], "$", "invalid_quality_receipt")
+    issues = schema_issues(QUALITY_ARTIFACT, version, document)
     if issues:
         raise ReceiptError("schema_violation", issues[0].message, issues[0].path)
     _check_transcript_hash(document, transcript_bytes)
+    if version >= 2:
+        _check_detected_languages(document["language"]["detected"])
     raw_policy = _exact_keys(document["policy"], POLICY_KEYS, "$.policy", "invalid_policy")
     _schema_version(raw_policy, policy.POLICY_SCHEMA_VERSION, "unsupported_policy_version")
     min_words = raw_policy["min_words"]
@@ -402,15 +443,22 @@ def validate_quality(document: Any, transcript_bytes: bytes) -> QualityReceipt:
 
 
 def build_quality_receipt(
-    transcript_bytes: bytes, min_words: int, quality_provenance: Mapping[str, Any]
+    transcript_bytes: bytes,
+    min_words: int,
+    quality_provenance: Mapping[str, Any],
+    language: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """A strict builder for quality receipt v1; the policy duration comes from the provenance."""
+    """A strict builder for quality receipt v2; the policy duration comes from the provenance.
+
+    ``language`` is :func:`rvault_transcript.language.language_record`'s object.
+    """
     duration = quality_provenance.get("duration_seconds")
     document = {
         "schema_version": QUALITY_SCHEMA_VERSION,
         "transcript_sha256": sha256_bytes(transcript_bytes),
         "policy": policy.policy_document(min_words, duration),
         "provenance": dict(quality_provenance),
+        "language": dict(language),
     }
     validate_quality(document, transcript_bytes)
     return document

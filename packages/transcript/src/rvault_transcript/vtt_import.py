@@ -240,8 +240,8 @@ def import_vtt(request: VttImportRequest, *, fault: FaultHook | None = None) -> 
         if refusal.code == "too_few_words":
             context["hint"] = _short_talk_hint(count_words(data.decode("utf-8")))
         raise Refusal("transcript_quality_failed", refusal.message, str(vtt), **context) from None
-    language, _record = caption_language(request, text, [s.text for s in segments])
-    quality_bytes = receipt_bytes(build_quality_receipt(data, min_words, trust))
+    language, record = caption_language(request, text, [s.text for s in segments])
+    quality_bytes = receipt_bytes(build_quality_receipt(data, min_words, trust, record))
     changes = {
         paths.transcript: data,
         paths.timing: receipt_bytes(timing),
@@ -272,7 +272,7 @@ def import_vtt(request: VttImportRequest, *, fault: FaultHook | None = None) -> 
         "quality_status": {
             "available": True,
             "code": "quality_current",
-            "message": "quality receipt v1 written",
+            "message": "quality receipt v2 written",
         },
         "write": report.to_dict(),
     }

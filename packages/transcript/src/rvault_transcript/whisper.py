@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, BinaryIO
 
+from rvault_transcript.language import AUDIO_DETECTOR, Detection
 from rvault_transcript.models import ModelDataError, english_model_dir, multilingual_model_dir
 
 MODEL_ENV = "RVAULT_WHISPER_MODEL"
@@ -81,6 +82,11 @@ class WhisperResult:
     model: str
     device: str
     language_probability: float | None = None
+
+    @property
+    def detection(self) -> Detection:
+        """The languages of the speech with their shares (one window: the whole of it)."""
+        return Detection(AUDIO_DETECTOR, ((self.language, 1.0),))
 
 
 def default_model() -> str:
