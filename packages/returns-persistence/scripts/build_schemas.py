@@ -1028,6 +1028,10 @@ def _persistence_report_v2(props: dict[str, Any], talk: dict[str, Any]) -> dict[
         "durability_state": {"enum": ["dry_run", *props["durability_state"]["enum"]]},
         "mode": {"enum": ["dry-run", "apply"]},
         "next_command": {"anyOf": [TEXT, {"type": "null"}]},
+        # The coaching loop: each goal as `rvault-db goals verify` would judge it on the
+        # post-batch database, and that follow-up command (null when no goal would change).
+        "improvement_goals": {"$ref": "urn:rvault:db-goals-report:v1#/properties/goals"},
+        "goals_command": {"anyOf": [TEXT, {"type": "null"}]},
     }
     out = _closed(props, list(props))
     mode = {

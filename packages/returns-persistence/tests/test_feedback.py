@@ -20,8 +20,8 @@ from returns_testdata import claim_v5, database, talk, write_json
 from rvault_contracts.canonical import payload_sha256
 from rvault_contracts.schemas import schema_issues
 from rvault_returns_persistence.feedback.entries import normalize_name
-from rvault_tracking_db.persist_write import complete_claim
 from rvault_testkit.plugin import run_cli
+from rvault_tracking_db.persist_write import complete_claim
 
 RELEASED = "2026-08-01T09:00:00+00:00"
 
@@ -78,7 +78,10 @@ def vault(tmp_path: Path) -> dict[str, Any]:
         ),
     )
     alpha_old = current(
-        "alpha.md", "run-1", "b1", lanes(definition_problems=[definition("bookends", "undetectable")])
+        "alpha.md",
+        "run-1",
+        "b1",
+        lanes(definition_problems=[definition("bookends", "undetectable")]),
     )
     beta_now = current(
         "beta.md",
@@ -172,7 +175,9 @@ def test_counts_exact_ids_and_suggestions_with_provenance(vault: dict[str, Any])
         ("returns/run-1/b1.json", "run-1"): "historical",
         ("returns/run-0/b0.json", "run-0"): "unbound",
     }
-    now = next(p for p in bookends["provenance"] if p["run_id"] == "run-2" and p["lane"] == "tensions")
+    now = next(
+        p for p in bookends["provenance"] if p["run_id"] == "run-2" and p["lane"] == "tensions"
+    )
     assert now["talk_filename"] == "beta.md" and now["entry_index"] == 0
     assert now["return_sha256"] == payload_sha256(vault["beta_now"])
 
@@ -193,7 +198,10 @@ def test_legacy_shapes_are_reported_never_repaired(vault: dict[str, Any]) -> Non
     assert ("feedback_legacy_key", "returns/harvest/delta.json") in codes
     assert ("feedback_polarity_unspecified", "returns/harvest/delta.json") in codes
     rejected = {r["filename"]: r["code"] for r in report["returns"] if r["status"] == "rejected"}
-    assert rejected == {"epsilon.md": "return_without_feedback", "zeta.md": "return_without_feedback"}
+    assert rejected == {
+        "epsilon.md": "return_without_feedback",
+        "zeta.md": "return_without_feedback",
+    }
     assert {p: p.read_bytes() for p in root.rglob("*.json")} == before
 
 
@@ -240,19 +248,29 @@ def test_invalid_entries_fail_the_report_but_valid_ones_still_count(tmp_path: Pa
     assert report["hint"]
     errors = {(e["code"], e["path"].partition("#")[2]) for e in report["errors"]}
     lanes_path = '$[0]["catalog_feedback"]'
-    assert ("feedback_unknown_pattern", f'{lanes_path}["definition_problems"][0]["pattern_id"]') in errors
+    assert (
+        "feedback_unknown_pattern",
+        f'{lanes_path}["definition_problems"][0]["pattern_id"]',
+    ) in errors
     unknown = next(e for e in report["errors"] if e["code"] == "feedback_unknown_pattern")
     assert "closest: bookends" in unknown["message"]
-    assert ("feedback_polarity_mismatch", f'{lanes_path}["tensions"][0]["catalog_polarities"]["ant-fonts"]') in errors
-    assert ("feedback_proposed_name_collides", f'{lanes_path}["unmatched_observations"][0]["proposed_name"]') in errors
+    assert (
+        "feedback_polarity_mismatch",
+        f'{lanes_path}["tensions"][0]["catalog_polarities"]["ant-fonts"]',
+    ) in errors
+    assert (
+        "feedback_proposed_name_collides",
+        f'{lanes_path}["unmatched_observations"][0]["proposed_name"]',
+    ) in errors
     assert ("feedback_entry_shape", f'{lanes_path}["confusable_pairs"][0]["pattern_ids"]') in errors
     conflict_row = report["suggestions"].index(
         next(s for s in report["suggestions"] if s["name"] == "fresh-move")
     )
     assert ("suggestion_polarity_conflict", "") in errors  # a finding about the report's group
-    assert {"code": "suggestion_polarity_conflict", "path": f'$["suggestions"][{conflict_row}]'} in [
-        {k: e[k] for k in ("code", "path")} for e in report["errors"]
-    ]
+    assert {
+        "code": "suggestion_polarity_conflict",
+        "path": f'$["suggestions"][{conflict_row}]',
+    } in [{k: e[k] for k in ("code", "path")} for e in report["errors"]]
     # The valid definition of coda still counts; the input is invalid, nothing is dropped silently.
     coda = next(r for r in report["exact_catalog_ids"] if r["pattern_id"] == "coda")
     assert coda["by_lane"] == {"definition_problems": 1}
@@ -264,7 +282,9 @@ def test_unreadable_and_non_return_files_are_classified(tmp_path: Path) -> None:
     (tmp_path / "broken.json").write_bytes(b'{"filename": "a.md", "filename": "b.md"}')
     write_json(tmp_path / "notes.json", {"hello": "world"})
     (tmp_path / "empty").mkdir()
-    report = run_feedback(tmp_path / "broken.json", tmp_path / "notes.json", tmp_path / "empty").json
+    report = run_feedback(
+        tmp_path / "broken.json", tmp_path / "notes.json", tmp_path / "empty"
+    ).json
     status = {i["source"].rsplit("/", 1)[-1]: (i["status"], i["code"]) for i in report["inputs"]}
     assert status["broken.json"][0] == "invalid"
     assert status["notes.json"] == ("rejected", "not_a_return_document")
@@ -281,8 +301,13 @@ def test_refusals_name_the_next_step(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("name", "key"),
-    [("Fresh Move", "fresh-move"), ("fresh_move", "fresh-move"), ("fresh-move!", "fresh-move"),
-     ("Ｆｒｅｓｈ　Ｍｏｖｅ", "fresh-move"), ("Straße", "strasse")],
+    [
+        ("Fresh Move", "fresh-move"),
+        ("fresh_move", "fresh-move"),
+        ("fresh-move!", "fresh-move"),
+        ("Ｆｒｅｓｈ　Ｍｏｖｅ", "fresh-move"),
+        ("Straße", "strasse"),
+    ],
 )
 def test_proposed_names_fold_for_recurrence_only(name: str, key: str) -> None:
     assert normalize_name(name) == key

@@ -27,6 +27,7 @@ exactly as they were.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -441,6 +442,7 @@ def _persist_session(
     first = members[0].claim
     outcome = current.outcome(data, write, dry_run_state=DRY_RUN_STATE)
     dry_run = write is None
+    goals = tracking.improvement_goals(candidate, checked_at=stamp[:10])
     return {
         "apply_requested": outcome["apply_requested"],
         "batch": {
@@ -454,6 +456,10 @@ def _persist_session(
         "current_adherence_baseline": baseline,
         "database_written": outcome["database_written"],
         "durability_state": outcome["durability_state"],
+        "goals_command": _goals_command(request, stamp)
+        if any(g["writes"] for g in goals)
+        else None,
+        "improvement_goals": goals,
         "input_sha256": outcome["input_sha256"],
         "mode": outcome["mode"],
         "next_command": _next_command(request, read.sha256) if dry_run else None,
@@ -482,6 +488,17 @@ def _closed_claim(talk: dict[str, Any], member: Member) -> dict[str, Any]:
         "run_id": str(claim.get("run_id")),
         "state": claim["state"],
     }
+
+
+def _goals_command(request: PersistRequest, stamp: str) -> str:
+    """The follow-up that records the goals' verification (its own reviewed transaction).
+
+    Persist installs the batch; the goal records belong to the goals writer, whose one
+    expectation-bound plan is reviewed against the post-batch bytes like every write.
+    """
+    return shlex.join(
+        ["rvault-db", "goals", "verify", str(request.database), "--checked-at", stamp[:10]]
+    )
 
 
 def _next_command(request: PersistRequest, input_sha256: str | None) -> str | None:
