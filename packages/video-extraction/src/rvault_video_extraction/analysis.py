@@ -90,7 +90,7 @@ def analyse(
         to_pixels(crop.region, width, height) if crop.region is not None else (0, 0, width, height)
     )
     x0, y0, x1, y1 = box
-    ignore = ignore_mask(scene, timing)[y0:y1, x0:x1]
+    ignore = ignore_mask(scene, timing, box if crop.region is not None else None)[y0:y1, x0:x1]
     if ignore.mean() > 0.6:
         ignore = np.zeros_like(ignore)
     comparator = FrameComparator(box, ignore, scene.median[y0:y1, x0:x1], hash_threshold)

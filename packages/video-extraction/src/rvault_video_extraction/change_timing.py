@@ -17,9 +17,11 @@ sampling interval apart) a block has a change *event* when at least
   with at least ``MIN_ASYNC`` of them that also make up ``ASYNC_SHARE`` of
   the pairs without a step keeps changing on its own: a speaker, a camera
   picture, a video clip. Those blocks are *moving*.
-* A block that changed at a step moment and is not moving (nor next to a
-  moving block, where a speaker's rare excursions land) is *slide change
-  evidence*.
+* A block that changed more often at step moments than outside them and
+  is not moving (nor within ``NEIGHBOURHOOD`` blocks of a moving block,
+  where a speaker's rare excursions land) is *slide change evidence*,
+  unless its connected group of such blocks lies wholly within ``FRINGE``
+  blocks of the moving ones.
 
 A build that changes a few blocks is not a step moment, but it is one
 asynchronous event of a calm block, far below ``MIN_ASYNC``, so it cannot
@@ -46,6 +48,7 @@ STEP_SPREADS = 6.0
 MIN_ASYNC = 3
 ASYNC_SHARE = 0.08
 NEIGHBOURHOOD = 2
+FRINGE = 4
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,10 @@ class ChangeTiming:
     @property
     def step_count(self) -> int:
         return int(np.count_nonzero(self.steps))
+
+    def moving_reach(self) -> np.ndarray:
+        """Moving blocks and every block within ``NEIGHBOURHOOD`` of one."""
+        return _near(self.moving, NEIGHBOURHOOD)
 
 
 def block_events(sequence: list[np.ndarray], sources: list[int]) -> np.ndarray:
@@ -121,12 +128,34 @@ def analyse_timing(sequence: list[np.ndarray], sources: list[int] | None = None)
     moving = _moving(events, steps)
     steps = _steps(events, ~moving)
     moving = _moving(events, steps)
-    reach = np.ones((2 * NEIGHBOURHOOD + 1, 2 * NEIGHBOURHOOD + 1), np.uint8)
-    near_moving = cv2.dilate(moving.astype(np.uint8), reach) > 0
     synchronous = events[steps].sum(axis=0)
     asynchronous = events[~steps].sum(axis=0)
-    evidence = (synchronous > asynchronous) & ~near_moving
+    steady = synchronous > asynchronous
+    evidence = _away_from_motion(steady & ~_near(moving, NEIGHBOURHOOD), moving)
     return ChangeTiming(events=events, steps=steps, moving=moving, evidence=evidence)
+
+
+def _near(mask: np.ndarray, blocks: int) -> np.ndarray:
+    reach = np.ones((2 * blocks + 1, 2 * blocks + 1), np.uint8)
+    return cv2.dilate(mask.astype(np.uint8), reach) > 0
+
+
+def _away_from_motion(evidence: np.ndarray, moving: np.ndarray) -> np.ndarray:
+    """Drop evidence components that lie wholly within ``FRINGE`` blocks of moving blocks.
+
+    A speaker's rare excursions (a hand, a step to the side) land beside the
+    places it moves all the time, and some coincide with slide steps. They
+    form slivers along the moving area; a slide's changes reach further
+    from it.
+    """
+    count, labels = cv2.connectedComponents(evidence.astype(np.uint8), connectivity=8)
+    if count <= 1:
+        return evidence
+    fringe = _near(moving, FRINGE)
+    outside = np.bincount(labels[evidence & ~fringe], minlength=count)
+    keep = outside > 0
+    keep[0] = False
+    return keep[labels]
 
 
 def block_mask_to_pixels(mask: np.ndarray, shape: tuple[int, int]) -> np.ndarray:

@@ -22,7 +22,8 @@ thumbnails of the decode pass.
    pairs keep moving. Closed edge contours of the median frame that are more
    than ``CAMERA_MOTION`` moving are camera pictures and join the mask whole
    (with a ``SLACK`` margin), and so do the moving blocks of the timing
-   analysis (a speaker who moves too slowly for the per-pixel frequency).
+   analysis with their neighbourhood (a speaker who moves too slowly for the
+   per-pixel frequency, and the places it reaches only now and then).
 
 The result is a candidate: the spec makes every automatic region unverified.
 """
@@ -46,6 +47,7 @@ MIN_CAMERA_AREA = 0.02
 RECT_FILL = 0.85
 CAMERA_MOTION = 0.15
 SLACK = 3
+SAME_BOX = 0.5
 MAX_MEDIAN_FRAMES = 201
 
 Box = tuple[int, int, int, int]
@@ -153,16 +155,21 @@ def camera_boxes(scene: SceneAnalysis, boxes: list[Box]) -> list[Box]:
     return [box for box in boxes if box != full and _fraction(scene.motion, box) >= CAMERA_MOTION]
 
 
-def ignore_mask(scene: SceneAnalysis, timing: ChangeTiming) -> np.ndarray:
+def ignore_mask(scene: SceneAnalysis, timing: ChangeTiming, region: Box | None) -> np.ndarray:
     """Motion mask, every camera picture (and a ``SLACK`` margin) and the moving blocks.
 
     The margin absorbs the camera border's ringing: blur and compression smear
-    the moving picture a pixel or two beyond its own edge.
+    the moving picture a pixel or two beyond its own edge. A framed picture
+    that is the slide region itself (a projection screen a speaker walks in
+    front of) is not a camera: only the speaker's own motion is ignored there.
     """
     ignore = scene.motion.copy()
-    for x0, y0, x1, y1 in camera_boxes(scene, candidate_rectangles(scene.median)):
+    for box in camera_boxes(scene, candidate_rectangles(scene.median)):
+        if region is not None and _iou(box, region) >= SAME_BOX:
+            continue
+        x0, y0, x1, y1 = box
         ignore[max(0, y0 - SLACK) : y1 + SLACK, max(0, x0 - SLACK) : x1 + SLACK] = True
-    return ignore | block_mask_to_pixels(timing.moving, scene.median.shape)
+    return ignore | block_mask_to_pixels(timing.moving_reach(), scene.median.shape)
 
 
 def detect_region(scene: SceneAnalysis, timing: ChangeTiming) -> Box | None:

@@ -17,12 +17,14 @@ mostly moving blocks: a speaker picture is never part of the slide.
 
 No region is credible, and None is returned, when no step moment was seen
 (nothing ever changed the way slides change), when the evidence covers
-fewer than ``MIN_EVIDENCE_BLOCKS`` blocks, or when the rectangle found is
+fewer than ``MIN_EVIDENCE_SHARE`` of the blocks, or more sparsely than
+``MIN_DENSITY`` of the blocks of its own extent, or when the rectangle found is
 smaller than ``MIN_REGION_AREA`` of the frame.
 """
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from rvault_video_extraction.change_timing import BLOCK, ChangeTiming, block_mask_to_pixels
@@ -35,22 +37,44 @@ BORDER_DELTA = 24
 BORDER_SHARE = 0.6
 MOVING_SHARE = 0.5
 INWARD = BLOCK
-TRIM = 0.0
+GROUP_REACH = 4
+GROUP_SHARE = 0.2
 MIN_DENSITY = 0.15
-MIN_EVIDENCE_BLOCKS = 12
+MIN_EVIDENCE_SHARE = 0.02
 MIN_REGION_AREA = 0.08
 
 
+def main_evidence(evidence: np.ndarray) -> np.ndarray:
+    """The evidence blocks of the groups that carry most of it.
+
+    Blocks up to ``GROUP_REACH`` blocks apart form one group (the lines of
+    text of one slide, its title and its picture); a group with less than
+    ``GROUP_SHARE`` of the largest group's blocks is a stray (a speaker's
+    excursion that happened to coincide with slide changes) and is dropped.
+    """
+    reach = np.ones((2 * GROUP_REACH + 1, 2 * GROUP_REACH + 1), np.uint8)
+    grouped = cv2.dilate(evidence.astype(np.uint8), reach)
+    count, labels = cv2.connectedComponents(grouped, connectivity=8)
+    if count <= 2:
+        return evidence
+    sizes = np.bincount(labels[evidence], minlength=count)
+    keep = sizes >= GROUP_SHARE * sizes[1:].max()
+    keep[0] = False
+    return evidence & keep[labels]
+
+
 def evidence_extent(timing: ChangeTiming) -> Box | None:
-    """Trimmed bounding box, in thumbnail pixels, of the slide-change evidence blocks."""
-    rows, cols = np.nonzero(timing.evidence)
-    if timing.step_count == 0 or rows.size < MIN_EVIDENCE_BLOCKS:
+    """Bounding box, in thumbnail pixels, of the main slide-change evidence."""
+    if timing.step_count == 0:
+        return None
+    rows, cols = np.nonzero(main_evidence(timing.evidence))
+    if rows.size < MIN_EVIDENCE_SHARE * timing.evidence.size:
         return None
     return (
-        int(np.quantile(cols, TRIM)) * BLOCK,
-        int(np.quantile(rows, TRIM)) * BLOCK,
-        (int(np.quantile(cols, 1 - TRIM)) + 1) * BLOCK,
-        (int(np.quantile(rows, 1 - TRIM)) + 1) * BLOCK,
+        int(cols.min()) * BLOCK,
+        int(rows.min()) * BLOCK,
+        (int(cols.max()) + 1) * BLOCK,
+        (int(rows.max()) + 1) * BLOCK,
     )
 
 
