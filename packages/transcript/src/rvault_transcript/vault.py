@@ -1,4 +1,14 @@
-"""Where a transcript may be written: ``{vault_root}/transcripts/{id}.txt``.
+"""Where a transcript may be written (``{vault_root}/transcripts/{id}.txt``), and how it is named.
+
+One path rule for every tool: a path typed on the command line (``--out``,
+``OUT.txt``, ``--vault-root``, ``--audio``) is relative to the working
+directory; only locators stored in artifacts are vault-relative. The fetch
+result is read later by another command that may run elsewhere
+(``rvault-db register-transcript DB fetch.json --fetch-result`` reads its
+paths against the database's vault), so :func:`result_locators` prints what
+the bundle *is*, not what was typed: ``transcripts/{name}`` computed from the
+resolved path and the vault root when the root is known, the lexical
+absolute path otherwise.
 
 The bundle writer refuses a symlinked transcript or sidecar, but a symlinked
 ``transcripts/`` directory would still send every byte outside the vault
@@ -12,7 +22,9 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from rvault_contracts.cli import Refusal
 
@@ -77,3 +89,40 @@ def check_output_location(out: Path, vault_root: Path | None) -> Path | None:
             hint="replace the link with a real directory (move the files into the vault)",
         )
     return base
+
+
+RESULT_PATHS = ("transcript_path", "timed_path", "quality_path")
+
+
+def artifact_locator(path: Path, vault_root: Path | None) -> str:
+    """How an artifact at ``path`` (typed: relative to the working directory) is named.
+
+    Vault-relative with ``/`` separators when ``path`` lies below ``vault_root``
+    (lexically, like :func:`check_output_location`), else the lexical absolute
+    path: a relative spelling is never printed, since its reader would take it
+    as vault-relative.
+    """
+    target = _lexical(path)
+    if vault_root is not None:
+        try:
+            return target.relative_to(_lexical(vault_root)).as_posix()
+        except ValueError:
+            pass
+    return str(target)
+
+
+def result_locators(
+    document: Mapping[str, Any], out: Path, vault_root: Path | None
+) -> dict[str, Any]:
+    """A fetch result whose transcript/timing/quality paths are locators, not typed paths.
+
+    ``vault_root`` is the one given (``--vault-root``); otherwise the tracking
+    database found above ``out``, as the output check found it.
+    """
+    root = vault_root if vault_root is not None else find_vault_root(out)
+    located = dict(document)
+    for key in RESULT_PATHS:
+        value = located.get(key)
+        if isinstance(value, str):
+            located[key] = artifact_locator(Path(value), root)
+    return located

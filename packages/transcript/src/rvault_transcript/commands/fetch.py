@@ -11,8 +11,12 @@ captions equal its text modulo Unicode whitespace. When the vault root is
 known (``--vault-root``, or the tracking database above ``--out``) the
 output must lie in its real ``transcripts/`` directory.
 
-stdout: one JSON object, ``transcript-fetch-result`` v1 on success, the
-``cli-failure`` v1 document otherwise. Exit codes: 0 written or validated;
+Paths typed here (``--out``, ``--audio``, ``--vault-root``) are relative to
+the working directory. stdout: one JSON object, ``transcript-fetch-result``
+v1 on success (its paths are locators: ``transcripts/{name}`` relative to the
+vault root when it is known, else absolute, so ``rvault-db
+register-transcript DB fetch.json --fetch-result`` reads them from any
+directory), the ``cli-failure`` v1 document otherwise. Exit codes: 0 written or validated;
 2 refused (invalid arguments or input, no obtainable transcript, quality
 floor not met, existing transcript invalid, invalid UTF-8, a writer refusal
 or a rolled-back bundle; nothing changed); 1 internal error.
@@ -28,6 +32,7 @@ from rvault_contracts.cli import EXIT_OK, emit
 from rvault_contracts.writer import FaultHook
 
 from rvault_transcript.fetch import EXISTING_SOURCES, FetchRequest, fetch
+from rvault_transcript.vault import result_locators
 
 # Tests set this to inject a failure at a named writer step.
 bundle_fault: FaultHook | None = None
@@ -88,5 +93,5 @@ def handle(args: argparse.Namespace) -> int:
         languages=tuple(args.languages) if args.languages else None,
         vault_root=args.vault_root,
     )
-    emit(fetch(request, fault=bundle_fault))
+    emit(result_locators(fetch(request, fault=bundle_fault), args.out, args.vault_root))
     return EXIT_OK

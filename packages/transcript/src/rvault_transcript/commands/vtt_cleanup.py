@@ -16,7 +16,10 @@ regular file inside the output's directory. An existing output is preserved
 ``Language:`` header and a ``*.xx.vtt`` name claim, checked against the
 text (``language_mismatch`` when it reads otherwise; ``--language`` states it).
 
-stdout: ``transcript-fetch-result`` v1 (method ``vtt``) or ``cli-failure`` v1.
+IN.vtt, OUT.txt, ``--media`` and ``--vault-root`` are relative to the working
+directory. stdout: ``transcript-fetch-result`` v1 (method ``vtt``; its paths
+are vault-relative locators when the vault root is known, else absolute) or
+``cli-failure`` v1.
 Exit codes: 0 written; 2 refused (nothing changed); 1 internal error.
 """
 
@@ -29,6 +32,7 @@ from typing import Any
 from rvault_contracts.cli import EXIT_OK, emit
 from rvault_contracts.writer import FaultHook
 
+from rvault_transcript.vault import result_locators
 from rvault_transcript.vtt_import import MAX_VTT_BYTES, VttImportRequest, import_vtt
 
 __all__ = ["MAX_VTT_BYTES", "register"]
@@ -77,5 +81,5 @@ def handle(args: argparse.Namespace) -> int:
         vault_root=args.vault_root,
         language=args.language,
     )
-    emit(import_vtt(request, fault=bundle_fault))
+    emit(result_locators(import_vtt(request, fault=bundle_fault), args.out, args.vault_root))
     return EXIT_OK
