@@ -36,6 +36,7 @@ HOSTILE_TITLE = '<script>alert("title")</script> & "><img src=x onerror=alert(1)
 HOSTILE_QUOTE = '"><img src=x onerror=alert(2)> <script>alert(3)</script> said the speaker'
 QUOTE = "the worst deploy of my life"
 CAPTION_ID = "caption0000"
+PUBLIC_VIDEO_ID = "dQw4w9WgXcQ"
 SLIDE_HEADER = (120, 30, 90)  # a colour nothing else on the site uses
 PATTERNS = ("narrative-arc", "bookends", "callback-humor", "breadcrumbs", "live-demo-rehearsed")
 ANTIPATTERNS = ("shortchanged", "reading-the-slides", "hiccup-words")
@@ -209,6 +210,8 @@ def build_vault(
             talk["google_drive_id"] = drive
             talk["slides_local_path"] = f"slides/{drive}.pdf"
             make_pdf(root / talk["slides_local_path"], pages, stem)
+            if index == 1:  # a public recording: its cited moments link to t= seconds
+                talk["youtube_id"] = PUBLIC_VIDEO_ID
             _observations(talk, index)
             _canonical(talk, root)
             if legacy_every and index % legacy_every == legacy_every - 1:

@@ -50,6 +50,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Vault, Path, Any]:
     # same-bytes test covers the parallel path
     vault = build_vault(root / "vault", talks=18, processed=5, pages=3, hostile=True)
     vault.talks.append(OLD_TALK)  # a historical analysis: no receipt, no evidence ledger v2
+    # what a worker copies from a local run: absolute paths inside and outside the vault
+    vault.talks[2]["structured_data"]["video_extraction"] = {
+        "source_video_path": f"{vault.root}/slides-rebuild/x/x.mp4",
+        "work_dir": "/tmp/rvault-work-1234/frames",
+    }
+    vault.talks[2]["rhetoric_notes"] += f"\n\nFrames were in {vault.root}/slides-rebuild/x."
     vault.write_db()
     outdir = root / "out"
     return vault, outdir, site(vault, outdir)
@@ -103,29 +109,77 @@ def _row(index: str, filename: str) -> str:
     return next(r for r in rows if f'<div class="filename">{filename}</div>' in r)
 
 
-def test_talk_page_has_provenance_outcomes_citations_and_thumbnails(
+def test_talk_page_leads_with_the_analysis_and_groups_by_dimension(
     built: tuple[Vault, Path, Any],
 ) -> None:
     vault, outdir, _ = built
     talk = vault.talks[1]
     page = (outdir / "talk-2016-02-02-talk-0001.html").read_text()
-    claim = talk["_queue_claim"]
+    headings = re.findall(r"<h2 id=\"[a-z-]+\">([^<]+)", page)
+    assert headings[:4] == ["Pattern score ", "Rhetoric notes", "Areas for improvement", "Timeline"]
+    assert headings[-1] == "Provenance and raw data"
+    assert '<p class="event">PyCon &middot; 2016-02-02</p>' in page
+    # 2 patterns, 1 antipattern (site_vault._observations for index 1): score 1, explained
+    assert '<span class="score-value">1</span>' in page
+    assert "2 patterns detected minus 1 antipattern detected" in page
+    # findings under their primary dimension, in the catalog's dimension order
+    groups = page.split('id="patterns-h"', 1)[1].split('id="other-h"', 1)[0]
+    dimensions = re.findall(r"<h3>([^<]+)</h3>", groups)
+    assert dimensions == ["Opening Pattern", "Humor &amp; Wit", "Slide-to-Speech Relationship"]
+    assert 'id="finding-bookends"' in groups and "Bookends" in groups
+    # the quote with its line and the time the timing receipt gives that line
+    assert f"<p>{QUOTE}</p><footer>transcript line 3, said at " in groups
+    assert 'href="https://www.youtube.com/watch?v=dQw4w9WgXcQ&amp;t=2s">0:02</a>' in groups
+    # outcomes without a detection: a compact list with the reason
+    other = page.split('id="other-h"', 1)[1].split("</section>", 1)[0]
+    assert "<h3>Not evaluable (1)</h3>" in other
+    assert "missing_required_source_coverage; needs static_slides" in other
+    # provenance and raw data at the end, inside <details>
+    raw = page.split('id="raw-h"', 1)[1]
     for key in ("result_payload_sha256", "run_id", "batch_id", "pattern_catalog_fingerprint"):
-        assert f"<th>{key}</th>" in page
-    assert f"<td>{claim['result_payload_sha256']}</td>" in page
-    assert "source-verified" in page
-    # one outcome row per persisted outcome, detections joined with their citations
-    outcomes = talk["pattern_observations"]["pattern_outcomes"]
-    table = page.split('<table id="outcomes"', 1)[1].split("</table>", 1)[0]
-    assert table.count("<tr>") == len(outcomes) + 1
-    assert "Bookends" in table  # the catalog's name for the id
-    assert "transcript line 3" in table and QUOTE in table
-    assert "missing_required_source_coverage" in table
+        assert f'<th scope="row">{key}</th>' in raw
+    claim = talk["_queue_claim"]
+    assert f"<td>{claim['result_payload_sha256']}</td>" in raw
+    assert raw.count("<details>") == 4
+    assert "result_payload_sha256" not in page.split('id="raw-h"', 1)[0]
     thumbs = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
     assert len(thumbs) == 3  # every page of the promoted PDF, embedded in the page
     for encoded in thumbs:
         assert base64.b64decode(encoded)[:8] == b"\x89PNG\r\n\x1a\n"
     assert "3 pages of slides/drive0001AbCdEf.pdf (authored PDF)" in page
+
+
+def test_timeline_places_cited_moments_on_the_talk_axis(built: tuple[Vault, Path, Any]) -> None:
+    _, outdir, _ = built
+    page = (outdir / "talk-2016-02-02-talk-0001.html").read_text()
+    figure = page.split('<figure class="timeline">', 1)[1].split("</figure>", 1)[0]
+    svg = ElementTree.fromstring(figure.split("<figcaption>", 1)[0])
+    tags = {element.tag.rsplit("}", 1)[-1] for element in svg.iter()}
+    assert "script" not in tags and "foreignObject" not in tags
+    assert not any(key == "style" or key.startswith("on") for e in svg.iter() for key in e.attrib)
+    links = [e for e in svg.iter() if e.tag.endswith("}a")]
+    assert len(links) == 3  # one moment per detection (all cite line 3)
+    assert {e.get("href") for e in links} == {"https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=2s"}
+    assert all("at 0:02 in the recording on YouTube" in (e.get("aria-label") or "") for e in links)
+    # the talk without a public video names the recording it has none of, links the finding
+    other = (outdir / "talk-2017-03-03-talk-0002.html").read_text()
+    assert 'href="#finding-' in other.split('<section id="timeline"', 1)[1].split("</section>")[0]
+    assert "none is linked to this talk" in other
+
+
+def test_no_absolute_path_anywhere_in_the_site(built: tuple[Vault, Path, Any]) -> None:
+    vault, outdir, _ = built
+    files = sorted(p for p in outdir.iterdir() if not p.name.startswith("."))
+    assert len(files) > 8
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        for absolute in (str(vault.root), str(outdir), "/tmp/", str(Path.home())):
+            assert absolute not in text, (path.name, absolute)
+        assert re.search(r'(?:href|src)="(?:file:|/)', text) is None, path.name
+    page = (outdir / "talk-2017-03-03-talk-0002.html").read_text()
+    assert "<td>slides-rebuild/x/x.mp4</td>" in page  # inside the vault: vault-relative
+    assert "<td>[path outside the vault]</td>" in page
+    assert "Frames were in slides-rebuild/x." in page
 
 
 def test_legacy_talk_page_is_labelled(built: tuple[Vault, Path, Any]) -> None:
@@ -147,8 +201,8 @@ def test_historical_analysis_without_receipt_is_shown_as_stored(
     page = (outdir / "talk-2013-03-01-old-talk.html").read_text()
     assert "No completed-claim receipt binds this analysis" in page
     assert "Evidence basis: <b>legacy-unverified</b>" in page
-    assert "no citations: not source-verified" in page
-    assert "detected (legacy)" in page
+    assert "No citations: not source-verified." in page
+    assert "No outcome matrix (legacy ledger)." in page
 
 
 def test_hostile_strings_are_escaped_everywhere(built: tuple[Vault, Path, Any]) -> None:
@@ -218,6 +272,12 @@ def test_every_link_resolves_inside_the_site(built: tuple[Vault, Path, Any]) -> 
         text = (outdir / name).read_text()
         for target in re.findall(r'(?:href|src)="([^"]+)"', text):
             if target.startswith("data:image/png;base64,"):
+                continue
+            if target.startswith("#"):  # a finding on the same page
+                assert f'id="{target[1:]}"' in text, (name, target)
+                continue
+            if target.startswith("https://www.youtube.com/watch?v="):  # a moment of a recording
+                assert re.fullmatch(r"[^?]+\?v=[\w-]{11}&amp;t=\d+s", target), target
                 continue
             assert "/" not in target and ":" not in target, (name, target)  # relative, no scheme
             assert (outdir / target).is_file(), (name, target)

@@ -93,6 +93,10 @@ class Citation:
     locator: str
     text: str | None = None
     original: str | None = None
+    line_start: int | None = None
+    """Where persistence located it (the site places it on the talk's time axis)."""
+    start_seconds: float | None = None
+    slide_numbers: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -187,6 +191,12 @@ def _number_ranges(numbers: Sequence[Any]) -> str:
 # --------------------------------------------------------------------------- citations
 
 
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
 def citation_view(citation: Mapping[str, Any]) -> Citation:
     """A persisted (engine-enriched) citation, worded English-first.
 
@@ -197,24 +207,26 @@ def citation_view(citation: Mapping[str, Any]) -> Citation:
     """
     source = str(citation.get("source", UNKNOWN))
     channel = str(citation.get("channel", UNKNOWN))
+    start = _number(citation.get("start_seconds"))
     if channel in ("transcript", "timed_transcript"):
         quote = str(citation.get("quote", ""))
         translation = citation.get("translation")
-        start, end = citation.get("line_start"), citation.get("line_end")
-        if start is None:
+        first, last = citation.get("line_start"), citation.get("line_end")
+        if first is None:
             locator = "transcript (no line location recorded)"
-        elif start == end:
-            locator = f"transcript line {start}"
+        elif first == last:
+            locator = f"transcript line {first}"
         else:
-            locator = f"transcript lines {start}-{end}"
+            locator = f"transcript lines {first}-{last}"
         if channel == "timed_transcript" and "start_seconds" in citation:
             locator += (
                 f", {seconds(citation['start_seconds'])}-{seconds(citation['end_seconds'])}"
                 f" ({citation['start_seconds']}-{citation['end_seconds']} s)"
             )
+        line = first if isinstance(first, int) and not isinstance(first, bool) else None
         if isinstance(translation, str) and translation.strip():
-            return Citation(source, channel, locator, translation, quote)
-        return Citation(source, channel, locator, quote, None)
+            return Citation(source, channel, locator, translation, quote, line, start)
+        return Citation(source, channel, locator, quote, None, line, start)
     if channel in ("slides", "slide_sequence"):
         numbers = citation.get("slide_numbers", [])
         label = "native deck" if source == "native_deck" else "static slides"
@@ -223,11 +235,12 @@ def citation_view(citation: Mapping[str, Any]) -> Citation:
         else:
             noun = "slide" if len(numbers) == 1 else "slides"
             locator = f"{label} {noun} {_number_ranges(numbers)}"
-        return Citation(source, channel, locator)
+        pages = tuple(n for n in numbers if isinstance(n, int) and not isinstance(n, bool))
+        return Citation(source, channel, locator, slide_numbers=pages)
     if channel == "video":
-        start, end = citation.get("start_seconds"), citation.get("end_seconds")
-        locator = f"delivery video {seconds(start)}-{seconds(end)} ({start}-{end} s)"
-        return Citation(source, channel, locator)
+        first, last = citation.get("start_seconds"), citation.get("end_seconds")
+        locator = f"delivery video {seconds(first)}-{seconds(last)} ({first}-{last} s)"
+        return Citation(source, channel, locator, start_seconds=start)
     if channel == "talk_metadata":
         name = citation.get("field", UNKNOWN)
         locator = f"talk metadata `{name}`"

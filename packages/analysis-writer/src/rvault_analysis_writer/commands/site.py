@@ -33,6 +33,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         action="store_true",
         help="allow OUTDIR outside the vault root (a report published elsewhere); never a symlink",
     )
+    parser.add_argument(
+        "--returns",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="RETURNS.json",
+        help="a persisted batch file (repeatable): each talk whose completed-claim receipt is "
+        "one of its returns shows that return's catalog feedback",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -46,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
             vault_root=args.vault_root,
             catalog=args.catalog,
             outside_vault=args.outside_vault,
+            returns=tuple(args.returns),
         ),
         progress=contract_cli.progress,
     )

@@ -27,9 +27,11 @@ from rvault_analysis_writer.__about__ import __version__
 from rvault_analysis_writer.placement import check_output_directory
 from rvault_analysis_writer.site import charts, render
 from rvault_analysis_writer.site.evidence import Evidence, evidence_job
+from rvault_analysis_writer.site.feedback import read_feedback
 from rvault_analysis_writer.site.output import MANIFEST, install_site
-from rvault_analysis_writer.site.overview import TalkRow, build_rows, totals
+from rvault_analysis_writer.site.overview import ANALYSED_STATUSES, TalkRow, build_rows, totals
 from rvault_analysis_writer.site.parallel import ordered_map
+from rvault_analysis_writer.site.paths import Scrubber
 from rvault_analysis_writer.site.talk_page import talk_page
 from rvault_analysis_writer.site.thumbnails import Thumbnails, thumbnail_job
 
@@ -44,6 +46,8 @@ class SiteRequest:
     vault_root: Path | None = None
     catalog: Path | None = None
     outside_vault: bool = False
+    returns: tuple[Path, ...] = ()
+    """Batch files whose receipt-bound returns give each talk its catalog feedback."""
 
 
 def _vault_root(request: SiteRequest) -> Path:
@@ -115,8 +119,13 @@ def render_site(
         for record in database.get("pptx_catalog", [])
         if isinstance(record, dict)
     }
+    feedback = read_feedback(request.returns)
     evidence = ordered_map(
-        evidence_job, [(talk, roots, decks.get(talk.get("pptx_path"))) for talk in talks]
+        evidence_job,
+        [
+            (talk, roots, decks.get(talk.get("pptx_path")), talk.get("status") in ANALYSED_STATUSES)
+            for talk in talks
+        ],
     )
     _refuse_invalid_ledgers(talks, evidence)
     rows = build_rows(talks, evidence, catalog.fingerprint)
@@ -132,19 +141,22 @@ def render_site(
     drawn = charts.all_charts(rows, catalog.fingerprint)
     bodies: dict[str, bytes] = {chart.name: chart.svg for chart in drawn}
     pages = thumbnail_count = 0
+    scrubber = Scrubber(vault_root)
     for row in rows:
         if row.page is None:
             continue
         thumbs = thumbnails.get(row.page)
         images = [_data_uri(png) for png in thumbs.pages] if thumbs else []
         thumbnail_count += len(images)
-        page = talk_page(row, catalog, images, _thumbnail_note(row, thumbs))
+        lanes = feedback.for_receipt(row.receipt.payload_sha256 if row.receipt else None)
+        note = _thumbnail_note(row, thumbs)
+        page = talk_page(row, catalog, images, note, lanes, scrubber)
         bodies[row.page] = render.render("talk.html.j2", page=page, site=site)
         pages += 1
         if pages % PROGRESS_EVERY == 0:
             progress(f"rendered {pages} talk pages")
     bodies["index.html"] = render.render(
-        "index.html.j2", rows=rows, totals=totals(rows), charts=drawn, site=site
+        "index.html.j2", rows=rows, totals=totals(rows), charts=drawn, site=site, goals=[]
     )
     bodies["style.css"] = render.static("style.css")
     manifest = {

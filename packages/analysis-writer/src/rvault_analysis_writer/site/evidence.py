@@ -16,11 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rvault_tracking_db.api import SourceRoots, resolve, talk_duration_seconds, talk_video_id
+from rvault_contracts.canonical import sha256_bytes
+from rvault_contracts.strict_json import StrictJSONError, loads_strict
+from rvault_tracking_db.api import SourceRoots, resolve, talk_video_id, transcript_owner
 from rvault_transcript.api import OwnerContext, read_evidence
 from rvault_video_extraction.api import manifest_path, read_manifest
 
 from rvault_analysis_writer.site.ledger import ledger_issues
+from rvault_analysis_writer.site.transcript_times import line_starts
 from rvault_analysis_writer.site.vault_files import VaultFiles
 
 VIDEO_EXTRACTED = "video_extracted"
@@ -37,6 +40,12 @@ class TranscriptState:
     word_count: int | None
     plain_quote: bool
     timed_quote: bool
+    lines: tuple[str, ...] = ()
+    """The transcript's lines (LF-separated, line 1 first), read only for an analysed talk."""
+    line_starts: tuple[float | None, ...] = ()
+    """Per line, when it starts by the current timing receipt (empty without one)."""
+    timed_until: float | None = None
+    """The end of the receipt's last segment: how long the timed talk is at least."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +58,10 @@ class ManifestState:
     codes: tuple[str, ...]
     slide_region_path: str | None
     slide_region_sha256: str | None
+    frame_times: tuple[float, ...] = ()
+    """``retained_frames[].timestamp_seconds`` of a usable manifest: page n appeared at [n-1]."""
+    video_path: str | None = None
+    """The manifest's ``source_video_path``: the recording the times refer to."""
 
 
 @dataclass(frozen=True)
@@ -91,12 +104,16 @@ class Evidence:
 
 
 def owner_context(talk: Mapping[str, Any]) -> OwnerContext:
-    """What the database knows about the talk's media, independent of any receipt."""
-    return OwnerContext(video_id=talk_video_id(talk), duration_seconds=talk_duration_seconds(talk))
+    """What the database knows about the talk's media, independent of any receipt
+    (the attached local recording's digest included), built by its owner."""
+    return OwnerContext(**transcript_owner(talk).kwargs())
 
 
 def _transcript(
-    talk: Mapping[str, Any], capabilities: list[dict[str, Any]], vault_root: Path
+    talk: Mapping[str, Any],
+    capabilities: list[dict[str, Any]],
+    vault_root: Path,
+    want_text: bool,
 ) -> TranscriptState:
     paths = [c["path"] for c in capabilities if c["capability"] == "local_transcript"]
     declared = talk.get("transcript_path")
@@ -107,6 +124,16 @@ def _transcript(
             None, "missing", "transcript_missing", "timing_missing", None, False, False
         )
     report = read_evidence(vault_root / path, owner=owner_context(talk))
+    lines: tuple[str, ...] = ()
+    starts: tuple[float | None, ...] = ()
+    until = None
+    data = VaultFiles(vault_root).data(path) if want_text and report.plain_quote else None
+    if data is not None and sha256_bytes(data) == report.transcript_sha256:
+        text = data.decode("utf-8", "replace")
+        lines = tuple(text.split("\n"))
+        if report.timed_quote:
+            starts = line_starts(text, report.timing.segments)
+            until = report.timing.segments[-1].end_seconds if report.timing.segments else None
     return TranscriptState(
         path,
         report.state,
@@ -115,6 +142,9 @@ def _transcript(
         report.word_count,
         report.plain_quote,
         report.timed_quote,
+        lines,
+        starts,
+        until,
     )
 
 
@@ -127,6 +157,7 @@ def _manifest(talk: Mapping[str, Any], vault_root: Path) -> ManifestState:
         return ManifestState(None, "missing", False, (), None, None)
     report = read_manifest(vault_root / relative, vault_root=vault_root, expected_video_id=video)
     region = report.trusted_slide_region_path
+    times, video_path = _frames(vault_root, relative) if report.usable else ((), None)
     return ManifestState(
         relative,
         report.status,
@@ -134,7 +165,25 @@ def _manifest(talk: Mapping[str, Any], vault_root: Path) -> ManifestState:
         tuple(report.codes),
         region,
         report.pdf_sha256.get(region) if region is not None else None,
+        times,
+        video_path,
     )
+
+
+def _frames(vault_root: Path, relative: str) -> tuple[tuple[float, ...], str | None]:
+    """Slide-change times and the recording of a manifest its owner called usable."""
+    try:
+        document = loads_strict(VaultFiles(vault_root).data(relative) or b"")
+    except StrictJSONError:
+        return (), None
+    frames = document.get("retained_frames") if isinstance(document, dict) else None
+    times = tuple(
+        float(frame["timestamp_seconds"])
+        for frame in frames or ()
+        if isinstance(frame, dict) and isinstance(frame.get("timestamp_seconds"), int | float)
+    )
+    video = document.get("source_video_path") if isinstance(document, dict) else None
+    return times, video if isinstance(video, str) and not video.startswith("/") else None
 
 
 def _slides(
@@ -187,15 +236,20 @@ def deck_state(readable: bool, record: Mapping[str, Any] | None) -> str:
 
 
 def read_talk_evidence(
-    talk: Mapping[str, Any], roots: SourceRoots, deck_record: Mapping[str, Any] | None = None
+    talk: Mapping[str, Any],
+    roots: SourceRoots,
+    deck_record: Mapping[str, Any] | None = None,
+    want_text: bool = False,
 ) -> Evidence:
     """Ask every owner what this talk's evidence is worth (a pure function of the bytes).
 
-    ``deck_record`` is the ``pptx_catalog`` entry for the talk's ``pptx_path``.
+    ``deck_record`` is the ``pptx_catalog`` entry for the talk's ``pptx_path``;
+    ``want_text`` also keeps the transcript lines and their start times (an
+    analysed talk: its page places moments in time and the search indexes it).
     """
     resolution = resolve(talk, roots)
     capabilities = resolution.capabilities
-    transcript = _transcript(talk, capabilities, roots.vault_root)
+    transcript = _transcript(talk, capabilities, roots.vault_root, want_text)
     decks = [c["path"] for c in capabilities if c["capability"] == "local_pptx"]
     manifest = _manifest(talk, roots.vault_root)
     return Evidence(
@@ -211,7 +265,7 @@ def read_talk_evidence(
 
 
 def evidence_job(
-    job: tuple[Mapping[str, Any], SourceRoots, Mapping[str, Any] | None],
+    job: tuple[Mapping[str, Any], SourceRoots, Mapping[str, Any] | None, bool],
 ) -> Evidence:
     """:func:`read_talk_evidence` for :func:`.parallel.ordered_map` (one picklable argument)."""
     return read_talk_evidence(*job)
