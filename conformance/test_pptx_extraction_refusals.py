@@ -146,8 +146,8 @@ def _record_deck(db: Path) -> Any:
 
 def test_produced_extraction_passes_schema_and_every_reader(produced: dict[str, Any]) -> None:
     document = produced["document"]
-    assert is_valid("pptx-extraction", 4, document)
-    assert is_valid("pptx-native-deck-audit", 1, document["native_deck_audit"])
+    assert is_valid("pptx-extraction", 5, document)
+    assert is_valid("pptx-native-deck-audit", 2, document["native_deck_audit"])
     inspection = document["native_deck_audit"]["rendered_page_inspection"]
     assert is_valid("pptx-rendered-page-inspection", 1, inspection)
     dry = _record_deck(produced["db"])

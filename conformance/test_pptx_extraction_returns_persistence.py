@@ -24,7 +24,7 @@ def _extract(deck: Path, out: Path) -> api.ExtractionReading:
     assert result.returncode == 0, result.stderr
     assert result.json["write_report"]["durability_state"] == "durable"
     data = out.read_bytes()
-    assert is_valid("pptx-extraction", 4, loads_strict(data))
+    assert is_valid("pptx-extraction", 5, loads_strict(data))
     return api.read_extraction(data)
 
 
@@ -36,8 +36,8 @@ def test_native_deck_audit_names_render_required_slides(tmp_path: Path) -> None:
     document = reading.document
     assert document is not None
     audit = document["native_deck_audit"]
-    assert audit["render_required_slide_numbers"] == [3, 4, 7]
-    assert audit["extraction_schema_version"] == 4
+    assert audit["render_required_slide_numbers"] == [2, 3, 4, 7]
+    assert audit["extraction_schema_version"] == 5
     low = [
         s["slide_number"]
         for s in document["per_slide_visual"]

@@ -27,7 +27,7 @@ def test_catalog_fields_read_back(tmp_path: Path) -> None:
     result = run_cli("rvault-pptx", "extract", deck, "--no-ocr", "--source-root", source_root)
     assert result.returncode == 0, result.stderr
     document = result.json
-    assert is_valid("pptx-extraction", 4, document)
+    assert is_valid("pptx-extraction", 5, document)
     reading = api.classify(document)
     assert reading.status == api.CURRENT
     assert document["pptx_path"] == "Conf/2026/Talk.pptx"

@@ -45,7 +45,7 @@ def _worker_audit(tmp_path: Path) -> tuple[Path, Path, dict[str, Any]]:
     )
     assert result.returncode == 0, result.stderr
     audit = result.json["native_deck_audit"]
-    assert is_valid("pptx-native-deck-audit", 1, audit)
+    assert is_valid("pptx-native-deck-audit", 2, audit)
     assert is_valid("pptx-rendered-page-inspection", 1, audit["rendered_page_inspection"])
     assert audit["rendered_page_inspection"]["complete"] is True
     return deck, pdf, audit

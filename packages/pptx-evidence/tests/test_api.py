@@ -36,7 +36,8 @@ def test_api_and_package_import_no_heavy_library() -> None:
         ({"schema_version": 1, "input_fingerprint": {}}, api.TIMING_UNKNOWN, 1, False),
         ({"schema_version": 2, "native_timing_summary": {}}, api.NEEDS_REEXTRACTION, 2, True),
         ({"schema_version": 3}, api.NEEDS_REEXTRACTION, 3, True),
-        ({"schema_version": 5}, api.UNUSABLE_FUTURE, 5, False),
+        ({"schema_version": 6}, api.UNUSABLE_FUTURE, 6, False),
+        ({"schema_version": 4}, api.INVALID, 4, False),  # v4 is still schema-checked
         ({"schema_version": "4"}, api.INVALID, None, False),
         ({"schema_version": True}, api.INVALID, None, False),
     ],
@@ -102,13 +103,47 @@ def test_binding_tampering_is_invalid(rich_doc: dict[str, Any], tamper: str) -> 
     assert reading.issues
 
 
+def _as_v4(document: dict[str, Any]) -> dict[str, Any]:
+    """The same extraction in the previous generation's shape (no grouped_shapes
+    reason, no provenance.cells, audit v1 naming extraction v4)."""
+    old = copy.deepcopy(document)
+    old["schema_version"] = 4
+    old["native_deck_audit"].update(schema_version=1, extraction_schema_version=4)
+    for slide in old["per_slide_visual"]:
+        for channel in slide["text_channels"]:
+            channel.get("provenance", {}).pop("cells", None)
+        reasons = [r for r in slide["render_required_reasons"] if r != "grouped_shapes"]
+        slide["render_required_reasons"], slide["render_required"] = reasons, bool(reasons)
+    reasons_by_slide = {
+        str(s["slide_number"]): s["render_required_reasons"]
+        for s in old["per_slide_visual"]
+        if s["render_required_reasons"]
+    }
+    old["native_deck_audit"]["render_required_reasons"] = reasons_by_slide
+    old["native_deck_audit"]["render_required_slide_numbers"] = [int(n) for n in reasons_by_slide]
+    return old
+
+
+def test_v4_stays_readable_but_needs_reextraction(rich_doc: dict[str, Any]) -> None:
+    reading = api.classify(_as_v4(rich_doc))
+    assert (reading.status, reading.schema_version, reading.timing_known) == (
+        api.NEEDS_REEXTRACTION,
+        4,
+        True,
+    )
+    assert "grouped_shapes" in reading.issues[0]
+    assert reading.document is not None and reading.usable_for_current_analysis is False
+    # The v5 document itself is not a valid v4 one, nor the reverse.
+    assert api.classify({**_as_v4(rich_doc), "schema_version": 5}).status == api.INVALID
+
+
 def test_reading_to_dict(rich_doc: dict[str, Any], picture_deck: Path, tmp_path: Path) -> None:
     """The summary a consumer logs or reports: no document, issues as a list, and the
     derived ``usable_for_current_analysis`` (false when degraded or not current)."""
     current = api.classify(rich_doc).to_dict()
     assert current == {
         "status": api.CURRENT,
-        "schema_version": 4,
+        "schema_version": 5,
         "timing_known": True,
         "degraded": False,
         "usable_for_current_analysis": True,

@@ -6,8 +6,10 @@ from typing import Any
 
 from rvault_contracts.canonical import sha256_bytes
 from rvault_pptx_evidence import api
+from rvault_pptx_evidence.extract import extract_path
+from rvault_pptx_evidence.ocr_channels import OCR_DISABLED
 from rvault_pptx_evidence.ooxml import URI_CHART, URI_DIAGRAM, URI_OLE, URI_TABLE
-from rvault_pptx_evidence.versions import PIPELINE_VERSION
+from rvault_pptx_evidence.versions import PIPELINE_VERSION, SCHEMA_VERSION
 from rvault_testkit.pptx_evidence import sample_decks
 
 TEXT_FIELDS = {"text_preview", "font_name", "font_size", "font_color", "bold", "italic"}
@@ -33,7 +35,7 @@ def test_document_validates_and_reads_back_as_current(
 
 def test_deck_level_fields(rich_doc: dict[str, Any], rich_deck: Any) -> None:
     data = rich_deck.read_bytes()
-    assert rich_doc["schema_version"] == 4
+    assert rich_doc["schema_version"] == SCHEMA_VERSION == 5
     assert rich_doc["pipeline_version"] == PIPELINE_VERSION
     assert rich_doc["input_fingerprint"] == {
         "algorithm": "sha256",
@@ -164,6 +166,26 @@ def test_groups_and_tables_force_low(slide_of: Any) -> None:
     assert slide["ocr_text"] == ""
 
 
+def test_groups_require_a_render_and_table_cells_keep_their_position(slide_of: Any) -> None:
+    """Nested groups: the text is read (medium) but the visible reading order
+    is not proven, so the slide is render-required (``grouped_shapes``). Each
+    table cell's text carries its 1-based row and column."""
+    slide = slide_of(2)
+    assert slide["render_required"] is True
+    assert slide["render_required_reasons"] == ["grouped_shapes"]
+    assert slide["unsupported_content"] == []
+    table = next(c for c in slide["text_channels"] if c["channel"] == "table_cell_text")
+    assert table["provenance"]["source"] == "pptx_table_cells"
+    assert table["provenance"]["shape_path"] == ["Table 5"]
+    assert table["provenance"]["cells"] == [
+        {"row": r + 1, "column": c + 1, "row_span": 1, "column_span": 1, "text": f"r{r}c{c}"}
+        for r in range(2)
+        for c in range(3)
+    ]
+    others = [c for c in slide["text_channels"] if c["channel"] != "table_cell_text"]
+    assert all("cells" not in c.get("provenance", {}) for c in others)
+
+
 def test_unsupported_content_is_bound_to_uris(slide_of: Any) -> None:
     slide = slide_of(3)
     kinds = [
@@ -246,10 +268,33 @@ def test_media_slide(slide_of: Any) -> None:
 
 def test_native_deck_audit(rich_doc: dict[str, Any]) -> None:
     audit = rich_doc["native_deck_audit"]
-    assert audit["render_required_slide_numbers"] == [3, 4, 7]
+    assert audit["render_required_slide_numbers"] == [2, 3, 4, 7]
+    assert audit["render_required_reasons"]["2"] == ["grouped_shapes"]
     assert audit["render_required_reasons"]["7"] == ["media"]
     # An image background needs a render for design judgment (spec), blob or not.
     assert audit["render_required_reasons"]["4"] == ["background_image", "large_picture"]
     assert audit["source_pptx_sha256"] == rich_doc["input_fingerprint"]["digest"]
     assert "rendered_page_inspection" not in audit
     assert api.binding_issues(rich_doc) == []
+
+
+def test_merged_table_cells_are_reported_once_at_their_anchor(
+    tmp_path: Any, schema_valid: Any
+) -> None:
+    deck = tmp_path / "merged.pptx"
+    deck.write_bytes(sample_decks.merged_table_deck())
+    document = extract_path(deck, "merged.pptx", ocr_mode=OCR_DISABLED)
+    schema_valid(document)
+    slide = document["per_slide_visual"][0]
+    channel = next(c for c in slide["text_channels"] if c["channel"] == "table_cell_text")
+    assert channel["provenance"]["cells"] == [
+        {"row": 1, "column": 1, "row_span": 1, "column_span": 2, "text": "Talks by year"},
+        {"row": 1, "column": 3, "row_span": 1, "column_span": 1, "text": "Notes"},
+        {"row": 2, "column": 1, "row_span": 1, "column_span": 1, "text": "2025"},
+        {"row": 2, "column": 2, "row_span": 1, "column_span": 1, "text": "9"},
+        {"row": 2, "column": 3, "row_span": 2, "column_span": 1, "text": "Growing"},
+        {"row": 3, "column": 2, "row_span": 1, "column_span": 1, "text": "12"},
+    ]
+    # A table alone forces low confidence (spec) but is not render-required.
+    assert slide["text_extraction_confidence"] == "low"
+    assert slide["render_required"] is False

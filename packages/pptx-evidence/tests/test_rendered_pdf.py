@@ -51,7 +51,7 @@ def test_complete_inspection_binds_the_pdf(rendered: tuple[Path, Path], schema_v
     assert inspection["rendered_pdf_size_bytes"] == len(data)
     assert inspection["rendered_page_count"] == 8
     assert inspection["inspected_page_ranges"] == [[1, 4], [7, 7]]
-    assert inspection["inspected_required_slide_numbers"] == [3, 4, 7]
+    assert inspection["inspected_required_slide_numbers"] == [2, 3, 4, 7]
     assert inspection["complete"] is True
     assert inspection["source_pptx_sha256"] == document["input_fingerprint"]["digest"]
     assert api.classify(document).status == api.CURRENT

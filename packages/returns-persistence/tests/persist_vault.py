@@ -100,7 +100,7 @@ def write_extracted_deck(
         "visual_extracted": True,
         "visual_evidence": {
             "outcome": "succeeded",
-            "extractor_schema_version": 4,
+            "extractor_schema_version": extraction["schema_version"],
             "pipeline_version": extraction["pipeline_version"],
             "source_fingerprint": extraction["input_fingerprint"],
             "artifact": {

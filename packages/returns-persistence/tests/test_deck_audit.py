@@ -69,7 +69,7 @@ def vault(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def rich_vault(tmp_path: Path) -> Path:
-    """The testkit's rich deck: slides 3, 4 and 7 need a rendered page."""
+    """The testkit's rich deck: slides 2 (nested groups), 3, 4 and 7 need a rendered page."""
     return _vault(tmp_path, sample_decks.rich_deck())
 
 
@@ -236,12 +236,12 @@ def _cite_native(ret: dict[str, Any], slides: list[int]) -> str:
 
 
 def test_render_required_slides_need_the_rendered_inspection(rich_vault: Path) -> None:
-    """Without a rendered inspection, a citation of slide 3 or 4 and a design summary are
+    """Without a rendered inspection, a citation of slide 2, 3 or 4 and a design summary are
     refused; a citation of clean slides stays usable."""
     audit = _worker_audit(rich_vault.parent, pages=None)
-    assert audit["render_required_slide_numbers"] == [3, 4, 7]
+    assert audit["render_required_slide_numbers"] == [2, 3, 4, 7]
     clean = _return(rich_vault, audit, (*DETECT, "composite-animation"))
-    _cite_native(clean, [1, 2])
+    _cite_native(clean, [5, 6])
     assert _errors(rich_vault, clean) == []
     ret = _return(rich_vault, audit, (*DETECT, "composite-animation"))
     where = _cite_native(ret, [2, 3, 4])

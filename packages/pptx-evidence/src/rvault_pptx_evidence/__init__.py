@@ -1,4 +1,4 @@
-"""Native deck evidence: PPTX extraction schema v4 with honest capability bindings."""
+"""Native deck evidence: PPTX extraction schema v5 with honest capability bindings."""
 
 from rvault_pptx_evidence.__about__ import __version__
 

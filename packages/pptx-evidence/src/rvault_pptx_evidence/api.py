@@ -8,13 +8,17 @@ may be used, instead of re-deriving the version rules:
   all-zero; re-extract.
 * v2 / v3: pre-build timing lanes or missing capability/asset bindings;
   re-extract for current analysis.
-* v4: validated against ``urn:rvault:pptx-extraction:v4`` plus the
+* v4: still read (validated against ``urn:rvault:pptx-extraction:v4``; a
+  record that fails it is ``invalid``) but ``needs_reextraction``: it lacks
+  the ``grouped_shapes`` render reason, so a grouped slide may be missing
+  from its render-required set, and per-cell table provenance.
+* v5: validated against ``urn:rvault:pptx-extraction:v5`` plus the
   cross-record bindings a schema cannot state (slide ordinal <-> part name,
   timing provenance part, corrupt asset <-> archive recovery record, audit
   digests and counts).
 * any higher version: no usable prior output until the reader is updated.
 
-A v4 record with a non-empty ``archive_recovery`` is valid but *degraded*:
+A v5 record with a non-empty ``archive_recovery`` is valid but *degraded*:
 it is not permission to score the surviving slides.
 
 A consumer holding a native deck audit (a worker return carries one) reads it
@@ -58,6 +62,7 @@ from rvault_pptx_evidence.render_policy import (
 )
 from rvault_pptx_evidence.versions import (
     ARTIFACT_ID,
+    DIRECTORY_BATCH_SCHEMA_VERSION,
     SCHEMA_VERSION,
 )
 from rvault_pptx_evidence.visual_evidence import (
@@ -172,7 +177,7 @@ def _ocr_receipt_issues(slide: dict[str, Any], where: str) -> list[str]:
 
 
 def binding_issues(document: dict[str, Any]) -> list[str]:
-    """Cross-record bindings of a schema-valid v4 document; empty when all hold."""
+    """Cross-record bindings of a schema-valid v5 document; empty when all hold."""
     issues: list[str] = []
     slides = document["per_slide_visual"]
     if document["slide_count"] != len(slides):
@@ -200,7 +205,7 @@ def binding_issues(document: dict[str, Any]) -> list[str]:
         if slide["render_required_reasons"] != slide_render_reasons(slide):
             issues.append(
                 f"{where}: render_required_reasons do not match unsupported_content,"
-                " image_area_ratio and background_type"
+                " image_area_ratio, background_type and the slide's groups"
             )
         bindings = [
             (
@@ -240,6 +245,30 @@ def _version_of(document: dict[str, Any]) -> int | str | None:
     return value
 
 
+PREVIOUS_SCHEMA_VERSION = 4
+
+
+def _previous_version(document: dict[str, Any]) -> ExtractionReading:
+    """A v4 record: readable (schema-checked) but not current."""
+    problems = tuple(
+        f"{i.path}: {i.message}"
+        for i in schema_issues(ARTIFACT_ID, PREVIOUS_SCHEMA_VERSION, document)
+    )
+    if problems:
+        return ExtractionReading(INVALID, PREVIOUS_SCHEMA_VERSION, False, issues=problems)
+    return ExtractionReading(
+        NEEDS_REEXTRACTION,
+        PREVIOUS_SCHEMA_VERSION,
+        timing_known=True,
+        degraded=bool(document["archive_recovery"]),
+        issues=(
+            "schema v4 lacks the grouped_shapes render reason and per-cell table provenance;"
+            " re-extract with the current extractor",
+        ),
+        document=document,
+    )
+
+
 def classify(document: dict[str, Any]) -> ExtractionReading:
     """Classify one decoded extraction record (see the module docstring)."""
     version = _version_of(document)
@@ -268,6 +297,8 @@ def classify(document: dict[str, Any]) -> ExtractionReading:
             timing_known=True,
             issues=(f"schema v{version} lacks {missing}; re-extract with the current extractor",),
         )
+    if version == PREVIOUS_SCHEMA_VERSION:
+        return _previous_version(document)
     if version > SCHEMA_VERSION:
         return ExtractionReading(
             UNUSABLE_FUTURE,
@@ -304,10 +335,11 @@ def read_extraction(data: bytes | str) -> ExtractionReading:
 
 
 def batch_issues(envelope: Any) -> list[str]:
-    """A ``pptx-directory-batch`` v1 envelope: schema, then the recomputed
+    """A ``pptx-directory-batch`` v2 envelope: schema, then the recomputed
     completeness and the structural rules of ``skipped[]``; empty when valid.
     Only ``complete: true`` authorizes a full-catalog or absence claim."""
     problems = [
-        f"{i.path}: {i.message}" for i in schema_issues("pptx-directory-batch", 1, envelope)
+        f"{i.path}: {i.message}"
+        for i in schema_issues("pptx-directory-batch", DIRECTORY_BATCH_SCHEMA_VERSION, envelope)
     ]
     return problems or envelope_issues(envelope)

@@ -31,7 +31,7 @@ ZIP_LOCAL_SIGNATURE = b"PK\x03\x04"
 MEDIA_PREFIX = "ppt/media/"
 CONTENT_TYPES = "[Content_Types].xml"
 # The spec's receipt type for a damaged media member. Schema v4 also admits
-# ``decompression_failed`` (extractions before pipeline 1.5.1 wrote it).
+# ``decompression_failed`` (pipeline 1.5.0 wrote it); v5 admits only this type.
 CRC_MISMATCH = "crc_mismatch"
 
 # A 1x1 fully transparent RGBA PNG: the in-memory stand-in for a lost image.

@@ -118,7 +118,7 @@ def native_deck_audit_issues(
     the current deck, ``pdf_probe`` :func:`probe_rendered_pdf` of the current
     rendered PDF, ``path`` the JSON path of ``audit`` in the caller's document,
     so every issue names the field that differs. Codes: ``schema_violation``
-    (not a ``pptx-native-deck-audit`` v1 record; nothing else is compared),
+    (not a current ``pptx-native-deck-audit`` record; nothing else is compared),
     ``native_deck_audit_obsolete`` (another audit or extractor schema, or
     another pipeline, than the fresh extraction's: checked first, since such a
     record is not held to this generation's schema),

@@ -134,7 +134,7 @@ def _manifest_problems(manifest: dict[str, Any], params: dict[str, Any]) -> list
 def run_batch(
     request: BatchRequest, progress: Callable[[str], None] = lambda _message: None
 ) -> dict[str, Any]:
-    """The schema-v1 envelope for ``request`` (raises :class:`BatchFailure`)."""
+    """The schema-v2 envelope for ``request`` (raises :class:`BatchFailure`)."""
     deadline = time.monotonic() + request.deadline_seconds
     manifest = _scan(request, deadline)
     decks = manifest["decks"]

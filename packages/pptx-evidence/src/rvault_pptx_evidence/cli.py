@@ -19,7 +19,7 @@ PROG = "rvault-pptx"
 def build_parser() -> argparse.ArgumentParser:
     return contract_cli.build_parser(
         PROG,
-        ("Native deck evidence: PPTX extraction schema v4 with honest capability bindings."),
+        ("Native deck evidence: PPTX extraction schema v5 with honest capability bindings."),
         __version__,
         [extract, probe_pdf],
     )

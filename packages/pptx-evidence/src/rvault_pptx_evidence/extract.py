@@ -1,4 +1,4 @@
-"""Build the schema-v4 extraction document for one deck.
+"""Build the schema-v5 extraction document for one deck.
 
 Order matters for honesty: the input fingerprint is taken over the exact
 source bytes, then ``archive`` validates (and, for media only, recovers) the
@@ -196,6 +196,7 @@ class DeckExtractor:
             (item["content_type"] for item in walk.unsupported),
             image_area_ratio,
             background["background_type"],
+            walk.has_group,
         )
         record: dict[str, Any] = {
             "slide_number": number,

@@ -425,16 +425,18 @@ class ShapeWalker:
         columns = len(grid.findall(qn("a:gridCol"))) if grid is not None else 0
         fonts: Counter[str] = Counter()
         row_texts = []
-        for row in rows:
-            cells = []
-            for cell in row.findall(qn("a:tc")):
+        cells: list[dict[str, Any]] = []
+        for row_number, row in enumerate(rows, start=1):
+            texts = []
+            for column_number, cell in enumerate(row.findall(qn("a:tc")), start=1):
                 tx_body = child(cell, "a:txBody")
-                if tx_body is None:
-                    cells.append("")
-                    continue
-                cells.append(text_of(tx_body).replace("\n", " "))
-                _count_fonts(tx_body, self.theme, fonts)
-            row_texts.append(" | ".join(cells))
+                text = text_of(tx_body).replace("\n", " ") if tx_body is not None else ""
+                texts.append(text)
+                if tx_body is not None:
+                    _count_fonts(tx_body, self.theme, fonts)
+                if text and not _is_merge_continuation(cell):
+                    cells.append(_cell_record(cell, row_number, column_number, text))
+            row_texts.append(" | ".join(texts))
         text = "\n".join(row_texts).strip()
         summary["table_rows"] = len(rows)
         summary["table_columns"] = columns
@@ -449,6 +451,31 @@ class ShapeWalker:
                     "text": text,
                     "confidence": "medium",
                     "status": "extracted",
-                    "provenance": {"source": "pptx_table_cells", "shape_path": path},
+                    "provenance": {
+                        "source": "pptx_table_cells",
+                        "shape_path": path,
+                        "cells": cells,
+                    },
                 }
             )
+
+
+def _is_merge_continuation(cell: Any) -> bool:
+    """A cell covered by a merge (``hMerge``/``vMerge``): its anchor carries the text."""
+    return cell.get("hMerge") in ("1", "true") or cell.get("vMerge") in ("1", "true")
+
+
+def _span(cell: Any, attribute: str) -> int:
+    value = cell.get(attribute) or "1"
+    return int(value) if value.isdigit() and int(value) > 0 else 1
+
+
+def _cell_record(cell: Any, row: int, column: int, text: str) -> dict[str, Any]:
+    """One table cell's text at its 1-based grid position (the merge anchor for a span)."""
+    return {
+        "row": row,
+        "column": column,
+        "row_span": _span(cell, "rowSpan"),
+        "column_span": _span(cell, "gridSpan"),
+        "text": text,
+    }

@@ -16,7 +16,7 @@ decides from both, so no consumer re-derives the rules. Classes:
   bytes; rerunning gives the same refusal. No regeneration until the deck changes.
 * ``artifact_missing`` / ``artifact_changed`` / ``artifact_unusable``: the
   produced artifact is gone, has other bytes than recorded, or does not read
-  as current v4 evidence of this deck. Regenerate.
+  as current evidence of this deck. Regenerate.
 * ``current``: nothing to do.
 """
 
@@ -166,7 +166,7 @@ def classify_pptx_visual_evidence(
         or document.get("input_fingerprint") != receipt["source_fingerprint"]
     ):
         return _decision(
-            "artifact_unusable", "the artifact does not read as current v4 evidence of this deck"
+            "artifact_unusable", "the artifact does not read as current evidence of this deck"
         )
     return _decision("current", "the receipt, deck and artifact agree")
 

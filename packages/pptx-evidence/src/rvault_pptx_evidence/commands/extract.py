@@ -1,7 +1,7 @@
 """``rvault-pptx extract (DECK.pptx | --directory ROOT) [options]``.
 
-Prints the schema-v4 extraction document (or, with ``--out``, the write
-report of installing it); with ``--directory`` the schema-v1 batch envelope
+Prints the schema-v5 extraction document (or, with ``--out``, the write
+report of installing it); with ``--directory`` the schema-v2 batch envelope
 (``batch``). Every extraction, PDF probe and scan runs in a supervised worker
 process; the inputs are only ever read.
 """
@@ -29,9 +29,9 @@ OUTPUT_DIRECTORY_MISSING = "output_directory_missing"
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "extract",
-        help="extract schema-v4 native deck evidence from one .pptx",
+        help="extract schema-v5 native deck evidence from one .pptx",
         description=(
-            "Extract schema-v4 evidence from one .pptx in an isolated worker. "
+            "Extract schema-v5 evidence from one .pptx in an isolated worker. "
             "Exit 0 success, 2 refused input (stable error code), 1 internal error."
         ),
     )
@@ -39,7 +39,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--directory",
         metavar="ROOT",
-        help="extract every .pptx below ROOT; prints the pptx-directory-batch v1 envelope",
+        help="extract every .pptx below ROOT; prints the pptx-directory-batch v2 envelope",
     )
     parser.add_argument(
         "--exclude",

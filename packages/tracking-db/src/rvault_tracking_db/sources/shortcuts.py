@@ -63,7 +63,7 @@ from rvault_tracking_db.sources.plan import (
 )
 
 EXTRACTION_ARTIFACT = "pptx-extraction"
-EXTRACTION_VERSION = 4
+EXTRACTION_VERSION = 5  # pptx-extraction v5 (rvault_pptx_evidence.versions.SCHEMA_VERSION)
 MAX_EXTRACTION_BYTES = 256 * 1024 * 1024
 
 
@@ -334,7 +334,7 @@ def _read_in_vault(root: Path, relative: str) -> bytes:
 
 
 def _extraction(data: bytes) -> dict[str, Any]:
-    """A pptx-extraction v4 document, read through its contract schema."""
+    """A current pptx-extraction document, read through its contract schema."""
     try:
         document = loads_strict(data)
     except StrictJSONError as exc:
@@ -351,7 +351,8 @@ def _extraction(data: bytes) -> dict[str, Any]:
     if issues:
         raise Refusal(
             "extraction_invalid",
-            f"the extraction is not a valid pptx-extraction v4 document: {issues[0].message}",
+            f"the extraction is not a valid pptx-extraction v{EXTRACTION_VERSION} document: "
+            f"{issues[0].message}",
             issues[0].path,
             issues=render(issues[:20], SCHEMA_ISSUE_KEYS),
             hint="re-extract the deck with the installed rvault-pptx",

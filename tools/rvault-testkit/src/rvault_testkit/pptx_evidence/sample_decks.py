@@ -402,6 +402,23 @@ def chart_deck() -> bytes:
     return _save(prs)
 
 
+def merged_table_deck() -> bytes:
+    """One slide, one 3x3 table: a header merged across columns 1-2, a cell
+    merged down rows 2-3 in column 3, one empty cell (row 3, column 1)."""
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    table = slide.shapes.add_table(3, 3, Inches(1), Inches(1), Inches(6), Inches(2)).table
+    table.cell(0, 0).merge(table.cell(0, 1))
+    table.cell(0, 0).text = "Talks by year"
+    table.cell(0, 2).text = "Notes"
+    table.cell(1, 2).merge(table.cell(2, 2))
+    table.cell(1, 2).text = "Growing"
+    table.cell(1, 0).text = "2025"
+    table.cell(1, 1).text = "9"
+    table.cell(2, 1).text = "12"
+    return _save(prs)
+
+
 def first_media_member(package: bytes) -> str:
     """The name of the first ``ppt/media/`` member (the one to damage or replace)."""
     with zipfile.ZipFile(io.BytesIO(package)) as zf:
