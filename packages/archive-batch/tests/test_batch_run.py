@@ -91,6 +91,6 @@ def test_run_acquires_every_talk_and_registers_once_then_rerun_does_nothing(
     assert again.returncode == 0, again.stdout + again.stderr
     rerun = again.json
     assert rerun["totals"]["tasks"] == 0 and rerun["cluster"] is None
-    assert {s["reason"] for s in rerun["skipped"]} == {"claim"}
+    assert {s["reason"] for s in rerun["skipped"]} == {"current"}
     assert rerun["registration"]["applied"] is False
     assert snapshot_file(archive.database) == state

@@ -1,0 +1,78 @@
+"""The same batch through a running scheduler: ``dask scheduler`` and two ``dask worker``
+processes on 127.0.0.1, started here as a deployment would start them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from rvault_testkit.archive_batch.archive import Archive
+from rvault_tracking_db.api import read_database
+
+DASK = str(Path(sys.executable).with_name("dask"))
+
+
+def _address(scheduler_file: Path, process: subprocess.Popen, deadline: float) -> str:
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "dask scheduler exited"
+        if scheduler_file.exists():
+            try:
+                return json.loads(scheduler_file.read_text())["address"]
+            except (ValueError, KeyError):
+                pass
+        time.sleep(0.2)
+    raise AssertionError("dask scheduler did not start")
+
+
+@pytest.fixture
+def scheduler(tmp_path: Path) -> Iterator[str]:
+    """A scheduler on a free local port and two one-thread workers declaring memory."""
+    scheduler_file = tmp_path / "scheduler.json"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    processes = [
+        subprocess.Popen([DASK, "scheduler", "--host", "127.0.0.1", "--port", "0",
+                          "--no-dashboard", "--scheduler-file", str(scheduler_file)], **quiet)
+    ]  # fmt: skip
+    try:
+        address = _address(scheduler_file, processes[0], time.monotonic() + 60)
+        for name in ("w1", "w2"):
+            processes.append(
+                subprocess.Popen([DASK, "worker", address, "--name", name, "--nthreads", "1",
+                                  "--resources", "memory=4e9", "--no-dashboard"], **quiet)
+            )  # fmt: skip
+        from distributed import Client
+
+        with Client(address, timeout=60) as client:
+            client.wait_for_workers(2, timeout=60)
+        yield address
+    finally:
+        for process in reversed(processes):
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def test_batch_runs_through_a_scheduler_address(
+    archive: Archive, scheduler: str, batch: Callable
+) -> None:
+    result = batch("run", archive.vault, "--scheduler", scheduler)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = result.json
+    assert report["cluster"] == {
+        "kind": "scheduler", "scheduler": scheduler, "workers": 2, "threads": 2,
+        "memory_resource": True,
+    }  # fmt: skip
+    assert report["failed"] == [] and report["totals"]["done"] == 6
+    assert report["registration"]["applied"]
+    database = read_database(archive.database).database
+    assert all(t["transcript_source"] == "whisper" for t in database["talks"])
+    assert len(database["pptx_catalog"]) == 2
