@@ -7,8 +7,9 @@ new public ``api`` module is covered without anyone editing a config file:
    its public ``rvault_<owner>.api`` module;
 2. ``rvault_contracts`` imports no owner at all;
 3. every ``rvault_<owner>.api`` stays light: it never reaches OpenCV,
-   faster-whisper/CTranslate2, python-pptx, PyAV, yt-dlp or the YouTube
-   transcript client, directly or through a chain of imports.
+   faster-whisper/CTranslate2, python-pptx, PyAV, yt-dlp, the YouTube
+   transcript client or lingua (96 MB of language models), directly or
+   through a chain of imports.
 
 Usage: ``python tools/check_imports.py [--print-config]``. Exit status is
 import-linter's (0 when every contract is kept).
@@ -32,6 +33,7 @@ HEAVY_MODULES = (
     "av",
     "yt_dlp",
     "youtube_transcript_api",
+    "lingua",
 )
 
 

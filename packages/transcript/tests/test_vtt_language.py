@@ -15,14 +15,8 @@ from pathlib import Path
 import pytest
 from rvault_testkit.transcript.languages import caption_lines, webvtt
 from rvault_transcript.api import read_quality
-from rvault_transcript.language import (
-    Claim,
-    Detection,
-    LanguageMismatch,
-    detect_text_languages,
-    resolve_language,
-    vtt_claims,
-)
+from rvault_transcript.language import Claim, Detection, LanguageMismatch, resolve_language
+from rvault_transcript.text_language import detect_text_languages, vtt_claims
 
 # 40 lines of about 12 words: over the 400-word floor without a duration.
 LINES = 40

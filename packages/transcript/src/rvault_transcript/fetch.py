@@ -28,12 +28,7 @@ from rvault_contracts.writer import BundleReport, FaultHook, Snapshot, read_snap
 from rvault_transcript import policy
 from rvault_transcript.api import OwnerContext, QualityReading, read_quality, read_timing
 from rvault_transcript.bundle import BundlePaths, write_bundle
-from rvault_transcript.language import (
-    LanguageMismatch,
-    caption_track_record,
-    existing_text_record,
-    speech_record,
-)
+from rvault_transcript.language import LanguageMismatch, speech_record
 from rvault_transcript.receipts import (
     YOUTUBE_ID,
     ReceiptError,
@@ -44,6 +39,7 @@ from rvault_transcript.receipts import (
 )
 from rvault_transcript.segments import transcript_and_segments, transcript_bytes
 from rvault_transcript.text import TextRefusal, decode_utf8, equal_modulo_whitespace, judge_text
+from rvault_transcript.text_language import caption_track_record, existing_text_record
 from rvault_transcript.vault import check_output_location
 
 EXISTING_SOURCES = ("youtube_auto", "whisper", "manual", "none", "unknown")
@@ -639,9 +635,10 @@ def _transcribe(media: Any, model: str | None, progress: Callable[[str], None]) 
     except LanguageUnsupported as error:
         raise Refusal(
             "language_unsupported",
-            f"the speech is in {error.language} (p={error.probability:.2f}) and the chosen"
-            " model is English-only",
+            f"the speech is in {error.language} ({error.detection.summary()} of the speech) and"
+            " the chosen model is English-only",
             error.name,
             language=error.language,
+            detected=error.detection.to_dict(),
             hint="drop --model / RVAULT_WHISPER_MODEL to use the embedded multilingual model",
         ) from None

@@ -26,10 +26,8 @@ from rvault_transcript.language import (
     LANGUAGE_TAG,
     Claim,
     LanguageMismatch,
-    detect_text_languages,
     language_record,
     resolve_language,
-    vtt_claims,
 )
 from rvault_transcript.receipts import (
     ReceiptError,
@@ -41,6 +39,7 @@ from rvault_transcript.receipts import (
 from rvault_transcript.segments import transcript_bytes
 from rvault_transcript.text import TextRefusal, decode_utf8, judge_text
 from rvault_transcript.text import word_count as count_words
+from rvault_transcript.text_language import detect_text_languages, vtt_claims
 from rvault_transcript.vault import check_output_location
 from rvault_transcript.vtt import VttError, vtt_to_segments
 

@@ -1,19 +1,22 @@
-"""Local transcription with faster-whisper (CTranslate2), language detected first.
+"""Local transcription with faster-whisper (CTranslate2), languages detected first.
 
 Embedded models (:mod:`rvault_transcript.models`): the multilingual
-faster-whisper base detects the spoken language from the first speech; English
-is then transcribed with tiny.en (measured faster at equal accuracy, see the
-benchmark), any other language with base in that language. The reported
-language is always what detection (or a multilingual model's own detection)
-said, never a default.
+faster-whisper base listens for the spoken language in every stretch of
+speech (:mod:`rvault_transcript.speech_language`), so a recording that
+changes language is reported with each language's share and transcribed
+span by span, each in its own language, never decoded as one language.
+English spans are transcribed with tiny.en (measured faster at equal
+accuracy, see the benchmark), any other language with base in that
+language. The reported language is the one with the largest share of the
+speech, never a default.
 
 ``--model`` or ``RVAULT_WHISPER_MODEL`` select another model (a
 faster-whisper size name or a CTranslate2 directory). A multilingual model
-detects and transcribes on its own; an English-only one is still preceded by
-detection with base and refuses non-English speech (``language_unsupported``)
-instead of returning English-sounding gibberish. CUDA is used when
-CTranslate2 sees a device (float16), otherwise the CPU (int8). Progress goes
-to stderr as segments arrive.
+detects and transcribes every span itself; an English-only one is preceded
+by detection with base and refuses speech with any non-English span
+(``language_unsupported``) instead of returning English-sounding gibberish.
+CUDA is used when CTranslate2 sees a device (float16), otherwise the CPU
+(int8). Progress goes to stderr as segments arrive.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import Any, BinaryIO
 
 from rvault_transcript.language import AUDIO_DETECTOR, Detection
 from rvault_transcript.models import ModelDataError, english_model_dir, multilingual_model_dir
+from rvault_transcript.speech_language import SAMPLE_RATE, Span, SpokenLanguages, spoken_languages
 
 MODEL_ENV = "RVAULT_WHISPER_MODEL"
 # Measured on the 2-core CI machine (benchmarks/run.py): batched decoding of
@@ -35,13 +39,6 @@ MODEL_ENV = "RVAULT_WHISPER_MODEL"
 # realtime; sequential decoding with timestamps conditions on its own errors.
 DEFAULT_BEAM_SIZE = 5
 DEFAULT_BATCH_SIZE = 2
-# Detection looks at the speech in the first minute (silence and music before
-# a talk are skipped by VAD) and encodes one 15-second window. VAD over two
-# minutes cost 0.3 CPU seconds, a third of the detection budget.
-DETECTION_SCAN_SECONDS = 60
-DETECTION_WINDOW_FRAMES = 1500  # 15 s of log-mel frames (100 per second)
-SAMPLE_RATE = 16_000
-HOP_SAMPLES = SAMPLE_RATE // 100
 # On the CPU, int8 weights with float32 activations load base in 0.3 s and
 # detect in 0.5 s; plain int8 took 0.7 s and 0.6-0.9 s (benchmark).
 CPU_COMPUTE_TYPE = "int8_float32"
@@ -57,13 +54,14 @@ class ModelUnavailable(Exception):
 
 
 class LanguageUnsupported(Exception):
-    """The chosen English-only model cannot transcribe the detected language."""
+    """The chosen English-only model cannot transcribe a detected language."""
 
-    def __init__(self, name: str, language: str, probability: float) -> None:
+    def __init__(self, name: str, language: str, probability: float, detection: Detection) -> None:
         super().__init__(f"{name}: detected {language} ({probability:.2f})")
         self.name = name
         self.language = language
         self.probability = probability
+        self.detection = detection
 
 
 @dataclass(frozen=True)
@@ -72,6 +70,7 @@ class LanguageGuess:
     probability: float
     seconds: float
     """Wall time of detection, model load included."""
+    detection: Detection | None = None
 
 
 @dataclass(frozen=True)
@@ -82,11 +81,12 @@ class WhisperResult:
     model: str
     device: str
     language_probability: float | None = None
+    languages: Detection | None = None
 
     @property
     def detection(self) -> Detection:
-        """The languages of the speech with their shares (one window: the whole of it)."""
-        return Detection(AUDIO_DETECTOR, ((self.language, 1.0),))
+        """The languages of the speech with their shares (one language: all of it)."""
+        return self.languages or Detection(AUDIO_DETECTOR, ((self.language, 1.0),))
 
 
 def default_model() -> str:
@@ -152,40 +152,95 @@ def _multilingual() -> tuple[str, Any]:
     return name, _load(name)
 
 
-def _speech_head(audio: Any) -> Any:
-    """Up to 15 s of the speech VAD finds in the first minute (else the raw head)."""
-    import numpy as np
-    from faster_whisper.vad import collect_chunks, get_speech_timestamps
-
-    head = audio[: DETECTION_SCAN_SECONDS * SAMPLE_RATE]
-    chunks, _ = collect_chunks(head, get_speech_timestamps(head))
-    speech = np.concatenate(chunks) if chunks else head
-    return speech[: DETECTION_WINDOW_FRAMES * HOP_SAMPLES]
+def _listener(chosen: str | None) -> Any:
+    """The model that detects languages: a chosen multilingual model, else embedded base."""
+    if chosen is not None:
+        whisper = _load(chosen)
+        if whisper.model.is_multilingual:
+            return whisper
+    return _multilingual()[1]
 
 
 def detect_language(audio: Any) -> LanguageGuess:
-    """The spoken language of 16 kHz mono ``audio`` according to multilingual base.
-
-    faster-whisper's own ``detect_language`` pads every window to 30 s; the
-    encoder (CTranslate2) also takes a shorter one, and 15 s of speech cost
-    a quarter of the CPU time with the same answer on the benchmark's
-    English and German speech, so the window is encoded at 15 s.
-    """
-    from faster_whisper.audio import pad_or_trim
-
+    """The spoken language of 16 kHz mono ``audio`` (largest share) according to base."""
     started = time.perf_counter()
-    _, model = _multilingual()
-    features = model.feature_extractor(_speech_head(audio))
-    encoded = model.encode(pad_or_trim(features, DETECTION_WINDOW_FRAMES))
-    token, probability = model.model.detect_language(encoded)[0][0]
-    language = token[2:-2]  # "<|de|>" -> "de"
-    return LanguageGuess(language, float(probability), time.perf_counter() - started)
+    spoken = spoken_languages(_multilingual()[1], audio)
+    primary = spoken.detection.primary
+    return LanguageGuess(
+        primary, spoken.probability, time.perf_counter() - started, spoken.detection
+    )
 
 
 def _decode(media: str | BinaryIO) -> Any:
     from faster_whisper import decode_audio
 
     return decode_audio(media, sampling_rate=SAMPLE_RATE)
+
+
+def _span_plan(spoken: SpokenLanguages, chosen: str | None) -> list[tuple[Span, str]]:
+    """Which model transcribes each span; an English-only choice refuses other languages."""
+    if chosen is not None:
+        if not _load(chosen).model.is_multilingual:
+            foreign = [code for code, _ in spoken.detection.shares if code != "en"]
+            if foreign:
+                raise LanguageUnsupported(chosen, foreign[0], spoken.probability, spoken.detection)
+        return [(span, chosen) for span in spoken.spans]
+    base = _multilingual()[0]
+    return [(span, default_model() if span.language == "en" else base) for span in spoken.spans]
+
+
+def _decode_span(
+    whisper: Any,
+    audio: Any,
+    span: Span,
+    options: dict[str, Any],
+    batch_size: int,
+    vad: bool,
+    say: Callable[[str], None],
+) -> list[tuple[str, float, float]]:
+    """One span in its language; times are shifted back onto the whole recording."""
+    piece = audio[span.start : span.end]
+    settings = options | {"language": span.language}
+    if batch_size > 0:
+        from faster_whisper import BatchedInferencePipeline
+
+        pipeline = BatchedInferencePipeline(model=whisper)
+        pieces, _ = pipeline.transcribe(piece, batch_size=batch_size, vad_filter=True, **settings)
+    else:
+        pieces, _ = whisper.transcribe(piece, vad_filter=vad, **settings)
+    offset, total = span.start_seconds, len(audio) / SAMPLE_RATE
+    segments = []
+    for p in pieces:
+        segments.append((p.text, float(p.start) + offset, float(p.end) + offset))
+        end = segments[-1][2]
+        say(f"whisper: {end:7.1f}/{total:.1f} s ({span.language}, {100 * end / total:3.0f}%)")
+    return segments
+
+
+def _transcribe_spans(
+    audio: Any,
+    plan: list[tuple[Span, str]],
+    options: dict[str, Any],
+    batch_size: int,
+    vad_filter: bool,
+    say: Callable[[str], None],
+) -> list[tuple[str, float, float]]:
+    """Every span with its model, one model at a time (the one loaded for detection first)."""
+    names = sorted({name for _, name in plan}, key=lambda name: name == default_model())
+    device, compute_type = choose_device()
+    segments: list[tuple[str, float, float]] = []
+    for number, name in enumerate(names):
+        if number:
+            _release_models()  # the previous model's memory goes back first
+        say(f"whisper: loading {name} on {device} ({compute_type})")
+        whisper = _load(name)
+        for span, span_model in plan:
+            if span_model != name:
+                continue
+            segments.extend(
+                _decode_span(whisper, audio, span, options, batch_size, vad_filter, say)
+            )
+    return sorted(segments, key=lambda segment: segment[1])
 
 
 def transcribe(
@@ -197,55 +252,33 @@ def transcribe(
     vad_filter: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> WhisperResult:
-    """Detect the language, then transcribe into (text, start, end) triples."""
+    """Detect the languages window by window, then transcribe each language span in its own."""
     say = progress or (lambda _message: None)
     audio = _decode(media)
     chosen = requested_model(model)
-    device, compute_type = choose_device()
-    guess: LanguageGuess | None = None
-    if chosen is None:
-        guess = detect_language(audio)
-        say(
-            f"whisper: detected language {guess.language} (p={guess.probability:.2f},"
-            f" {guess.seconds:.2f} s)"
-        )
-        if guess.language == "en":
-            name = default_model()
-            _release_models()  # base: memory that English transcription never uses
-        else:
-            name = _multilingual()[0]
-        language: str | None = guess.language
-    else:
-        name, language = chosen, None
-    say(f"whisper: loading {name} on {device} ({compute_type})")
-    whisper = _load(name)
-    if not whisper.model.is_multilingual:
-        if guess is None:
-            guess = detect_language(audio)
-            say(f"whisper: detected language {guess.language} (p={guess.probability:.2f})")
-        if guess.language != "en":
-            raise LanguageUnsupported(name, guess.language, guess.probability)
-        language = "en"
-    options: dict[str, Any] = {
-        "beam_size": beam_size,
-        "condition_on_previous_text": False,
-        "language": language,
-    }
-    if batch_size > 0:
-        from faster_whisper import BatchedInferencePipeline
-
-        pipeline = BatchedInferencePipeline(model=whisper)
-        pieces, info = pipeline.transcribe(audio, batch_size=batch_size, vad_filter=True, **options)
-    else:
-        pieces, info = whisper.transcribe(audio, vad_filter=vad_filter, **options)
-    total = float(info.duration or 0.0)
-    segments: list[tuple[str, float, float]] = []
-    for piece in pieces:
-        segments.append((piece.text, float(piece.start), float(piece.end)))
-        if progress and total > 0:
-            percent = min(100.0, 100 * piece.end / total)
-            progress(f"whisper: {piece.end:7.1f}/{total:.1f} s ({percent:3.0f}%)")
-    detected = str(info.language)
-    probability = guess.probability if guess is not None else float(info.language_probability)
-    say(f"whisper: done, {len(segments)} segments, language {detected}")
-    return WhisperResult(detected, total, segments, name, device, probability)
+    started = time.perf_counter()
+    spoken = spoken_languages(_listener(chosen), audio)
+    detection = spoken.detection
+    say(
+        f"whisper: detected language {detection.primary} (p={spoken.probability:.2f},"
+        f" {time.perf_counter() - started:.2f} s; {detection.summary()} over {spoken.windows}"
+        f" speech windows, {spoken.classified} classified)"
+    )
+    if detection.mixed:
+        say(f"whisper: mixed-language audio, {len(spoken.spans)} spans transcribed separately")
+    plan = _span_plan(spoken, chosen)
+    if chosen is None and all(name == default_model() for _, name in plan):
+        _release_models()  # base: memory that English transcription never uses
+    options = {"beam_size": beam_size, "condition_on_previous_text": False}
+    segments = _transcribe_spans(audio, plan, options, batch_size, vad_filter, say)
+    names = ", ".join(dict.fromkeys(name for _, name in plan))
+    say(f"whisper: done, {len(segments)} segments, language {detection.primary}")
+    return WhisperResult(
+        detection.primary,
+        len(audio) / SAMPLE_RATE,
+        segments,
+        names,
+        choose_device()[0],
+        spoken.probability,
+        detection,
+    )
