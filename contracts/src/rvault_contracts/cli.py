@@ -140,7 +140,7 @@ def run(parser: Any, argv: list[str] | None = None) -> int:
     object once a subcommand has started.
     """
     global _invocation
-    _invocation = (str(parser.prog), *(sys.argv[1:] if argv is None else argv))
+    _invocation = (str(getattr(parser, "prog", "")), *(sys.argv[1:] if argv is None else argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exited:
