@@ -106,6 +106,8 @@ REFUSALS = {
             0,
         ),
     ],
+    # A ledger that breaks its contract is one talk's warning for tracking-db
+    # (test_one_broken_ledger_is_reported_per_talk below); its version is structure.
     ("pattern-observations", "returns-persistence", "tracking-db"): [
         (
             "unsupported_schema_version",
@@ -113,9 +115,9 @@ REFUSALS = {
             9,
         ),
         (
-            "ledger_schema_violation",
-            ["talks", 0, "pattern_observations", "pattern_outcomes", 0, "outcome"],
-            "bogus",
+            "invalid_value",
+            ["talks", 0, "pattern_observations", "evidence_schema_version"],
+            1,
         ),
     ],
     ("pattern-catalog-entry", "returns-persistence", "analysis-writer"): [
@@ -229,3 +231,18 @@ def test_consumer_refuses_one_invalid_field(
     result = _consume(case, claimed, persisted, pending, tmp_path)
     assert (persisted[0].read_bytes(), pending.read_bytes()) == before
     assert_refused(case, cli_codes(result))
+
+
+def test_one_broken_ledger_is_reported_per_talk(persisted: tuple[Path, Path]) -> None:
+    """tracking-db reads a persisted database whose ledger breaks its contract, warning
+    ``ledger_schema_violation`` at that member's path: the vault is not locked."""
+    db = persisted[0]
+    database = json.loads(db.read_bytes())
+    database["talks"][0]["pattern_observations"]["pattern_outcomes"][0]["outcome"] = "bogus"
+    with replaced(db, database):
+        result = run_cli("rvault-db", "read", db)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert {
+        "code": "ledger_schema_violation",
+        "path": '$["talks"][0]["pattern_observations"]["pattern_outcomes"][0]["outcome"]',
+    }.items() <= next(w for w in result.json["warnings"]).items()

@@ -5,9 +5,9 @@ read and renders each ledger's outcome matrix, canonical citations and the
 completed-claim receipt. This runs the persisted vault of ``_persist_producer``
 through the installed console script and checks every persisted row arrives;
 a ledger changed in one field so that it breaks its contract is refused
-by the owner read the site goes through (``ledger_schema_violation``: the
-tracking-db assessment validates every ledger v2 against the registered
-schema, ahead of the site's own ``pattern_observations_invalid`` check; or
+by the site's own ``pattern_observations_invalid`` check (the tracking-db
+owner read reports it as that talk's ``ledger_schema_violation`` warning and
+does not lock the vault; an unsupported ledger version stays fatal there,
 ``unsupported_schema_version``) and no site is written.
 """
 
@@ -26,10 +26,10 @@ from rvault_tracking_db import api
 COVERS = [("pattern-observations", "returns-persistence", "analysis-writer")]
 REFUSALS = {
     ("pattern-observations", "returns-persistence", "analysis-writer"): [
-        ("ledger_schema_violation", ["pattern_outcomes"], "x"),
-        ("ledger_schema_violation", ["opportunity_coverage_identity"], "not-a-digest"),
+        ("pattern_observations_invalid", ["pattern_outcomes"], "x"),
+        ("pattern_observations_invalid", ["opportunity_coverage_identity"], "not-a-digest"),
         (
-            "ledger_schema_violation",
+            "pattern_observations_invalid",
             ["patterns_detected", 0, "evidence_citations", 0, "line_start"],
             0,
         ),

@@ -140,15 +140,7 @@ def _ledger_outcome(database: dict[str, Any]) -> None:
 
 
 # Rules that compare two values or an outside fact: (mutator, owner code, path).
-# The ledger rule is another contract's: db-talk v5 constrains only the
-# ledger's version, and the owner validates the ledger against the
-# pattern-observations schema that version names.
 BEYOND_SCHEMA = [
-    (
-        _ledger_outcome,
-        "ledger_schema_violation",
-        '$["talks"][0]["pattern_observations"]["pattern_outcomes"][0]["outcome"]',
-    ),
     (_dup, "duplicate_talk_filename", '$["talks"][1]["filename"]'),
     (_qr_mirror, "qr_png_rel_path_mismatch", '$["qr_codes"][0]["qr_png_rel_path"]'),
     (_float_version, "invalid_schema_version", '$["resources"][0]["schema_version"]'),
@@ -180,3 +172,15 @@ def test_spec_example_database_is_valid_both_ways() -> None:
     assert assess_database(database).ok
     talk = example_talk(claimed=True)
     assert is_valid("db-talk", 5, talk)
+
+
+def test_the_ledger_contract_is_owner_checked_per_talk() -> None:
+    """The ledger rule is another contract's: db-talk v5 constrains only the ledger's
+    version, and the owner validates the ledger against the pattern-observations
+    schema that version names, as one talk's warning (the database stays usable)."""
+    database = _with(_ledger_outcome)
+    assert is_valid("tracking-database", 1, database)
+    assessment = assess_database(database, database_parent="/vault")
+    assert assessment.ok
+    path = '$["talks"][0]["pattern_observations"]["pattern_outcomes"][0]["outcome"]'
+    assert ("ledger_schema_violation", path) in {(i.code, i.path) for i in assessment.warnings}

@@ -96,10 +96,16 @@ def test_only_current_exact_generation_talks_count() -> None:
     ]
 
 
-def test_nested_score_object_form_must_agree() -> None:
+def test_nested_score_object_form_must_agree_and_still_break_ledger_v2() -> None:
     talk = qb.processed_talk("a.md", 3)
+    talk["pattern_observations"]["pattern_score"] = {"score": 4, "patterns_used": 4}
+    disagreeing = build_baseline([talk], batch_filenames=[], as_of=NOW, catalog_fingerprint=qb.FP)
+    assert [e.reason for e in disagreeing.exclusions] == ["pattern_score_disagreement"]
+    # agreeing, the object form is still not what ledger v2 allows (an integer): left out
     talk["pattern_observations"]["pattern_score"] = {"score": 3, "patterns_used": 3}
-    assert _build([talk])["pattern_score_sum"] == 3
+    agreeing = build_baseline([talk], batch_filenames=[], as_of=NOW, catalog_fingerprint=qb.FP)
+    assert [e.reason for e in agreeing.exclusions] == ["pattern_observations_invalid"]
+    assert agreeing.baseline["pattern_score_sum"] == 0
 
 
 def test_mixed_identities_publish_zero_null_with_reason() -> None:

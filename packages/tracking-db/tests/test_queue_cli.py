@@ -645,7 +645,7 @@ def test_claim_reports_current_talks_left_out_of_the_baseline(tmp_path: Path) ->
     no_identity = qb.processed_talk("2022-02-01-noid.md", 7)
     # A ledger that declares no evidence_schema_version has no contract to be
     # checked against, so the read accepts it and the baseline leaves it out
-    # (a ledger v2 without its identity refuses the read: the next test).
+    # (a ledger v2 without its identity is one talk's warning: the next test).
     del no_identity["pattern_observations"]["opportunity_coverage_identity"]
     del no_identity["pattern_observations"]["evidence_schema_version"]
     db = _vault(tmp_path, [no_observations, no_identity])
@@ -663,18 +663,52 @@ def test_claim_reports_current_talks_left_out_of_the_baseline(tmp_path: Path) ->
     ) == (4, 10)
 
 
-def test_claim_refuses_a_ledger_that_breaks_its_contract(tmp_path: Path, snapshot_file) -> None:
-    """The claim shares the read's assessment: a v2 ledger without its identity is fatal."""
+def test_a_broken_ledger_is_left_out_of_the_baseline_and_other_talks_still_claim(
+    tmp_path: Path,
+) -> None:
+    """One talk's ledger breaking its contract is that talk's trouble, not the vault's."""
     broken = qb.processed_talk("2022-02-01-noid.md", 7)
+    broken["pattern_observations"]["pattern_outcomes"][0]["outcome"] = "bogus"
+    db = _vault(tmp_path, [broken])
+    result = _claim(db, "--talk", "2024-01-01-a.md", console=True)
+    assert result.returncode == 0, result.stdout
+    report = result.json
+    assert schema_issues("queue-report", 1, report) == []
+    assert report["baseline_exclusions"] == [
+        {"filename": "2022-02-01-noid.md", "reason": "pattern_observations_invalid"}
+    ]
+    assert report["adherence_baseline"]["eligible_talk_count"] == 4
+    stored = {t["filename"]: t for t in qb.read_db(db)["talks"]}
+    assert stored["2024-01-01-a.md"]["status"] == "reprocessing-inflight"
+    assert stored["2022-02-01-noid.md"] == broken  # not claimed, not touched
+
+
+def test_normalize_requeues_the_talk_whose_ledger_is_broken(tmp_path: Path) -> None:
+    broken = qb.processed_talk(
+        "2022-02-01-noid.md", 7, reprocess_generation=2, transcript_path="transcripts/b.txt"
+    )
     del broken["pattern_observations"]["opportunity_coverage_identity"]
     db = _vault(tmp_path, [broken])
-    before = snapshot_file(db)
-    result = _claim(db, "--talk", "2024-01-01-a.md", console=True)
-    assert result.returncode == 2, result.stdout
-    error = result.json["error"]
-    assert (error["code"], error["path"]) == (
-        "ledger_schema_violation",
-        '$["talks"][8]["pattern_observations"]',
-    )
-    assert "opportunity_coverage_identity" in error["message"]
-    assert snapshot_file(db) == before
+    dry = _queue(db, "normalize", console=True)
+    assert dry.returncode == 0, dry.stdout
+    digest = dry.json["input_sha256"]
+    result = _queue(db, "normalize", "--apply", "--expected-sha256", digest, console=True)
+    assert result.returncode == 0, result.stdout
+    report = result.json
+    assert schema_issues("queue-report", 1, report) == []
+    ledger = '$["talks"][8]["pattern_observations"]'
+    assert {"filename": "2022-02-01-noid.md", "path": ledger,
+            "code": "ledger_schema_violation"} in report["review"]  # fmt: skip
+    talks = {t["filename"]: t for t in qb.read_db(db)["talks"]}
+    requeued = talks["2022-02-01-noid.md"]
+    assert (
+        requeued["status"],
+        requeued["reprocess_reason"],
+        requeued["reprocess_generation"],
+    ) == ("needs-reprocessing", "evidence_ledger_invalid", 3)
+    assert [t["status"] for n, t in sorted(talks.items()) if n.startswith("2023")] == [
+        "processed"
+    ] * 4
+    # requeued, the talk is claimable like any other needs-reprocessing talk
+    claimed = _claim(db, "--talk", "2022-02-01-noid.md", console=True)
+    assert claimed.returncode == 0, claimed.stdout

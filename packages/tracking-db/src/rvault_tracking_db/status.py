@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from rvault_tracking_db.assessment.trouble import by_talk, needs_requeue
 from rvault_tracking_db.capabilities import ROOT_PPTX, SourceRoots, open_under_root, resolve
 from rvault_tracking_db.media_probe import check_recording
 from rvault_tracking_db.queue.batches import live_claim
@@ -163,6 +164,12 @@ def _next_action(row: dict[str, Any], talk: Mapping[str, Any], stored: Any) -> d
             "text": f"persist batch {batch}",
             "command": f"rvault-returns persist (run {claim['run_id']}, batch {claim['batch_id']})",
         }
+    if status in ANALYSED and needs_requeue(row["evidence_issues"]):
+        return {
+            "code": "normalize",
+            "text": "reprocess: its evidence ledger breaks its contract",
+            "command": "rvault-db queue DB normalize (requeues it), then claim it",
+        }
     if status in ANALYSED:
         return {"code": "none", "text": "analysed", "command": ""}
     if status not in CLAIMABLE_STATUSES:
@@ -222,8 +229,9 @@ def build_status(result: ReadResult) -> dict[str, Any]:
         for r in database.get("pptx_catalog") or []
         if isinstance(r, Mapping) and isinstance(r.get("pptx_path"), str)
     }
+    trouble = by_talk(result.assessment.warnings)
     rows: list[dict[str, Any]] = []
-    for talk in database.get("talks") or []:
+    for position, talk in enumerate(database.get("talks") or []):
         if not isinstance(talk, Mapping):
             continue
         capabilities = resolve(talk, roots).capabilities
@@ -239,6 +247,7 @@ def build_status(result: ReadResult) -> dict[str, Any]:
             "deck": _deck(talk, catalog, roots, pptx_api),
             "video": _video(talk, vault_root, video_api),
             "media": _media(talk, vault_root),
+            "evidence_issues": trouble.get(position, []),
             "active_claim": None
             if claim is None
             else {k: claim.get(k) for k in ("run_id", "batch_id", "claimed_at")},
@@ -246,6 +255,9 @@ def build_status(result: ReadResult) -> dict[str, Any]:
             "score": score if talk.get("status") in ANALYSED else None,
         }
         row["next_action"] = _next_action(row, talk, talk.get("source_capabilities"))
+        row["evidence_issues"] = [
+            {"code": i.code, "path": i.path, "message": i.message} for i in row["evidence_issues"]
+        ]
         rows.append(row)
     by_status: dict[str, int] = {}
     by_action: dict[str, int] = {}
@@ -286,7 +298,8 @@ def _cell(row: dict[str, Any], column: str) -> str:
     if column == "talk":
         return str(row["filename"])
     if column == "status":
-        return str(row["status"])
+        issues = row.get("evidence_issues") or []
+        return str(row["status"]) + (f" [{issues[0]['code']}]" if issues else "")
     if column == "transcript":
         t = row["transcript"]
         return "-" if t["path"] is None else f"{t['state']}"

@@ -8,13 +8,17 @@ schemas do not ``$ref`` it (db-talk v5 constrains only the version), so this
 assessment validates the ledger against that schema itself, through
 ``rvault_contracts`` rather than restating its fields here.
 
-A broken ledger is fatal, like every other talk field the owner interprets:
-the spec's one per-record exception is the PPTX visual-evidence receipt,
-whose shape is "never fatal at the database assessment"; nothing says so of
-a ledger, and a current talk is rendered, queued into baselines and counted
-as source-verified evidence from exactly this object, so a talk whose ledger
-breaks its contract is a malformed record and the database is no usable
-prior state until the talk is reprocessed.
+A broken ledger is one talk's evidence trouble, never the vault's: the spec
+keeps "the database stays usable" for per-record evidence trouble and
+requeues a talk whose evidence identities are missing or obsolete, so a
+``ledger_schema_violation`` is a *warning* at the offending member's JSON
+path. The talk's analysis is then no usable prior state: ``rvault-db status``
+shows it as needing reprocessing, ``queue normalize`` moves an analysed talk
+to ``needs-reprocessing`` (``reprocess_reason: evidence_ledger_invalid``),
+and the adherence baseline of every claim leaves it out
+(``pattern_observations_invalid``); every other talk still reads, claims and
+persists. A ledger *version* the talk cannot carry, or an unsupported one,
+stays fatal (a version is structure, as for every embedded generation).
 
 Speed: a read of 10,000 talks checks thousands of ledgers, so each is first
 offered to jsonschema-rs (:func:`rvault_contracts.fast_accept.fast_accepts`,
@@ -28,7 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rvault_contracts.issues import Collector
+from rvault_contracts.issues import WARNING, Collector
 
 from rvault_tracking_db.assessment import shapes
 
@@ -41,7 +45,7 @@ MAX_LEDGER_ISSUES = 20
 
 
 def assess_ledger(ledger: Any, path: str, issues: Collector, version: int) -> None:
-    """Add one ``ledger_schema_violation`` per schema issue of a ledger vN (paths from ``$``).
+    """Warn ``ledger_schema_violation`` once per schema issue of a ledger vN (paths from ``$``).
 
     ``path`` is the JSON path of the talk's ``pattern_observations``;
     ``version`` the ``evidence_schema_version`` it declares (already checked
@@ -61,6 +65,20 @@ def assess_ledger(ledger: Any, path: str, issues: Collector, version: int) -> No
             path + issue.path[1:],
             f"pattern_observations break {LEDGER_ARTIFACT} v{version} "
             f"({issue.validator}): {issue.message}; it is not what persist wrote: "
-            "restore the ledger or reprocess the talk",
+            "restore the ledger or reprocess the talk (rvault-db queue DB normalize requeues it)",
+            severity=WARNING,
             validator=issue.validator,
         )
+
+
+def ledger_conforms(ledger: Any, version: int) -> bool:
+    """Whether a ledger vN passes its contract (a version without one always does)."""
+    if version not in LEDGER_CONTRACT_VERSIONS:
+        return True
+    from rvault_contracts.fast_accept import fast_accepts
+
+    if fast_accepts(LEDGER_ARTIFACT, version, ledger):
+        return True
+    from rvault_contracts.schemas import is_valid
+
+    return is_valid(LEDGER_ARTIFACT, version, ledger)

@@ -9,6 +9,7 @@ from rvault_contracts.cli import Refusal, emit, finish
 from rvault_contracts.writer import WriteReport
 
 from rvault_tracking_db.apply_protocol import ApplyRequest, Session, session
+from rvault_tracking_db.assessment.trouble import by_talk
 from rvault_tracking_db.capabilities import SourceRoots
 from rvault_tracking_db.queue import store
 from rvault_tracking_db.queue.claim import ClaimRequest, plan_claim
@@ -82,7 +83,9 @@ def run_normalize(args: argparse.Namespace) -> int:
         assert result.database is not None
         current.require_current_root("queue normalize")
         roots = SourceRoots.from_config(current.vault_root, result.database.get("config"))
-        outcome = plan_normalize(result.database, roots)
+        assert result.assessment is not None
+        trouble = by_talk(result.assessment.warnings)
+        outcome = plan_normalize(result.database, roots, trouble)
         planned = None
         if outcome.database is not None:
             planned = store.candidate_bytes(result, outcome.database, changed=outcome.changed)

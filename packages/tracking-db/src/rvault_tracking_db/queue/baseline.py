@@ -105,14 +105,14 @@ def _eligibility(
     observations = talk.get("pattern_observations")
     if not isinstance(observations, dict):
         return "missing_pattern_observations", None
-    if not ledger_conforms(observations, observations.get("evidence_schema_version")):
-        return "pattern_observations_invalid", None  # one talk's trouble: left out, reported
     promoted = talk.get("pattern_score")
     nested = _nested_score(observations)
     if not is_int(promoted) or not is_int(nested) or promoted != nested:
         return "pattern_score_disagreement", None
     if not is_sha256_hex(observations.get("opportunity_coverage_identity")):
         return "missing_opportunity_coverage_identity", None
+    if not ledger_conforms(observations, observations.get("evidence_schema_version")):
+        return "pattern_observations_invalid", None  # one talk's trouble: left out, reported
     return None, observations
 
 

@@ -5,15 +5,25 @@ stored as ``source_capabilities`` when it differs. A legacy no-video /
 no-transcript status becomes ``skipped_no_sources`` only when that list is
 empty; with a capability it is left for review. Talks under a live claim are
 not touched: their sources are part of the generation a worker is using.
+
+A talk the assessment warned about (its evidence ledger breaks its
+contract: :mod:`rvault_tracking_db.assessment.trouble`) keeps no usable
+analysis: an analysed one moves to ``needs-reprocessing``
+(``reprocess_reason: evidence_ledger_invalid``, ``reprocess_generation + 1``),
+so the next claim reprocesses it while every other talk is left alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rvault_contracts.issues import Issue
+
+from rvault_tracking_db.assessment.trouble import REQUEUE_REASON, needs_requeue
 from rvault_tracking_db.capabilities import SourceRoots, resolve
+from rvault_tracking_db.mutations.reprocess import invalidate_analysis
 from rvault_tracking_db.queue.batches import live_claim, talks_of
 from rvault_tracking_db.queue.issues import jp
 
@@ -40,7 +50,12 @@ class NormalizeOutcome:
     changed: list[int] = field(default_factory=list)
 
 
-def plan_normalize(database: Mapping[str, Any], roots: SourceRoots) -> NormalizeOutcome:
+def plan_normalize(
+    database: Mapping[str, Any],
+    roots: SourceRoots,
+    trouble: Mapping[int, Sequence[Issue]] | None = None,
+) -> NormalizeOutcome:
+    """``trouble``: the read's warnings by talk index (``assessment.trouble.by_talk``)."""
     talks = talks_of(database)
     new_talks = list(talks)
     outcome = NormalizeOutcome(None)
@@ -99,6 +114,9 @@ def plan_normalize(database: Mapping[str, Any], roots: SourceRoots) -> Normalize
             outcome.review.append(
                 {"filename": filename, "path": jp(path, finding.field), "code": finding.code}
             )
+        issues = (trouble or {}).get(position, ())
+        if needs_requeue(issues):
+            _requeue(talk, updated, path, filename, issues, outcome)
         if updated != talk:
             new_talks[position] = updated
             outcome.changed.append(position)
@@ -107,3 +125,29 @@ def plan_normalize(database: Mapping[str, Any], roots: SourceRoots) -> Normalize
         new_database["talks"] = new_talks
         outcome.database = new_database
     return outcome
+
+
+def _requeue(
+    talk: Mapping[str, Any],
+    updated: dict[str, Any],
+    path: str,
+    filename: str,
+    issues: Sequence[Issue],
+    outcome: NormalizeOutcome,
+) -> None:
+    """An analysed talk whose ledger is malformed is reprocessed; any talk is listed for review."""
+    for issue in issues:
+        outcome.review.append({"filename": filename, "path": issue.path, "code": issue.code})
+    transition = invalidate_analysis(updated, ["pattern_observations"], REQUEUE_REASON, path)
+    if transition is None:
+        return
+    for name in ("status", "reprocess_reason", "reprocess_generation"):
+        outcome.changes.append(
+            {
+                "filename": filename,
+                "path": jp(path, name),
+                "before_exists": name in talk,
+                "before": talk.get(name),
+                "after": updated[name],
+            }
+        )

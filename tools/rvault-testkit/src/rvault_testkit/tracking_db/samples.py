@@ -9,7 +9,9 @@ evidence ledger: the example's ``pattern_observations`` is a sketch (its
 inspection row has no quality receipt or absence capability, its citations
 no line numbers), and the owner read checks a ledger v2 against its
 registered ``pattern-observations`` contract, so the ledger here is the shape
-``rvault-returns persist`` writes (:func:`example_ledger`).
+``rvault-returns persist`` writes (:func:`example_ledger`). The published
+sketch itself is :func:`spec_sketch_ledger` (verbatim): a database carrying
+it must still read, with that one talk's ledger reported per talk.
 """
 
 from __future__ import annotations
@@ -158,6 +160,43 @@ def example_ledger(
         "antipatterns_detected": [],
         "applicability_assessments": [],
         "pattern_outcomes": sorted(pattern_outcomes, key=lambda o: o["pattern_id"]),
+        "opportunity_coverage_identity": HEX_D,
+        "not_evaluable": [],
+    }
+
+
+def spec_sketch_ledger() -> dict[str, Any]:
+    """The example database's ``pattern_observations`` exactly as the spec prints it.
+
+    It breaks the ``pattern-observations`` v2 contract (the inspection row has
+    no quality receipt or absence capability), which the owner read reports as
+    that talk's ``ledger_schema_violation`` warnings, never a refusal.
+    """
+    return {
+        "evidence_schema_version": 2,
+        "evidence_sources": ["transcript"],
+        "source_inspection": [
+            {
+                "source": "transcript",
+                "line_ranges": [[1, 240]],
+                "line_count": 240,
+                "coverage_complete": True,
+                "artifact_root": "vault",
+                "artifact_path": "transcripts/dQw4w9WgXcQ.txt",
+                "artifact_sha256": HEX_B,
+            }
+        ],
+        "pattern_ids": [],
+        "antipattern_ids": [],
+        "not_evaluable_ids": [],
+        "pattern_score": 0,
+        "patterns_detected": [],
+        "antipatterns_detected": [],
+        "applicability_assessments": [],
+        "pattern_outcomes": [
+            {"pattern_id": "another-catalog-id", "outcome": "not_evaluable"},
+            {"pattern_id": "one-catalog-id", "outcome": "undetected"},
+        ],
         "opportunity_coverage_identity": HEX_D,
         "not_evaluable": [],
     }
