@@ -8,8 +8,9 @@ Each side of that extent is therefore pushed outward, on the median frame
 column (or row) where the picture on its outer side differs from the
 picture on its inner side in most of the rows (columns) the extent spans.
 The two strips compared are ``STRIP`` pixels wide and ``GAP`` pixels away
-from the candidate position, so a thin template line (a footer rule, an
-underline) has the same colour on both sides and is crossed, while the edge
+from the candidate position and each is summarised by its median, so a thin
+template line (a footer rule, an underline: at most two pixels inside a
+strip) leaves both sides the same colour and is crossed, while the edge
 between a white slide and a dark stage or camera picture stops the search.
 A side that meets no border ends at the frame's edge (full-frame slides,
 slides cut by the frame). The search also stops before a strip that is
@@ -31,8 +32,9 @@ from rvault_video_extraction.change_timing import BLOCK, ChangeTiming, block_mas
 
 Box = tuple[int, int, int, int]
 
-STRIP = 4
+STRIP = 6
 GAP = 2
+PLATEAU = 0.5
 BORDER_DELTA = 24
 BORDER_SHARE = 0.6
 MOVING_SHARE = 0.5
@@ -89,7 +91,7 @@ def border_steps(lines: np.ndarray, position: int) -> np.ndarray:
     inner = lines[:, position + GAP : position + GAP + STRIP]
     if outer.shape[1] == 0 or inner.shape[1] == 0:
         return np.zeros(len(lines), np.float32)
-    return np.abs(outer.mean(axis=1) - inner.mean(axis=1))
+    return np.abs(np.median(outer, axis=1) - np.median(inner, axis=1))
 
 
 def border_strength(lines: np.ndarray, position: int) -> float:
@@ -102,9 +104,26 @@ def _first_border(lines: np.ndarray, start: int) -> int | None:
     for position in range(min(start, lines.shape[1] - 1), 0, -1):
         if border_strength(lines, position) >= BORDER_SHARE:
             # The step is spread over a few blurred pixels: take its strongest position.
-            candidates = range(position, max(0, position - 2 * GAP) - 1, -1)
-            return max(candidates, key=lambda at: float(np.median(border_steps(lines, at))))
+            return _strongest(lines, position)
     return None
+
+
+def _strongest(lines: np.ndarray, position: int) -> int:
+    """The middle of the strongest positions within ``2 * (GAP + STRIP)`` below ``position``.
+
+    Strips ``GAP`` away from a sharp edge see the same full step at every
+    position within ``GAP`` of it, so the strongest positions form a plateau
+    centred on the edge; a blurred edge peaks at its centre.
+    """
+    candidates = list(range(max(1, position - 2 * (GAP + STRIP)), position + 1))
+    sizes = [float(np.median(border_steps(lines, at))) for at in candidates]
+    peak = int(np.argmax(sizes))
+    low = high = peak
+    while low > 0 and sizes[low - 1] >= sizes[peak] - PLATEAU:
+        low -= 1
+    while high < len(sizes) - 1 and sizes[high + 1] >= sizes[peak] - PLATEAU:
+        high += 1
+    return candidates[(low + high + 1) // 2]
 
 
 def search_side(lines: np.ndarray, moving: np.ndarray, start: int) -> int:
