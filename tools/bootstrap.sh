@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 VENV="${RVAULT_VENV:-.venv}"
 PYTHON="${PYTHON:-python3}"
 APT_PACKAGES=(tesseract-ocr tesseract-ocr-eng espeak-ng ffmpeg strace chromium fonts-dejavu-core)
+# npm installs axe-core for the site's accessibility test (a Node.js from elsewhere has its own)
+command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(npm)
 
 log() { printf 'bootstrap: %s\n' "$*" >&2; }
 
@@ -30,6 +32,19 @@ else
   for tool in tesseract espeak-ng ffmpeg; do
     command -v "$tool" >/dev/null 2>&1 || log "warning: $tool not found (not root, cannot apt-get install it)"
   done
+fi
+
+# axe-core for the vault site's accessibility test, pinned by its package-lock.json.
+AXE_DIR=packages/analysis-writer/tests/axe
+if command -v npm >/dev/null 2>&1; then
+  axe_want=$(sha256sum "$AXE_DIR/package-lock.json" | cut -d' ' -f1)
+  if [ "$(cat "$AXE_DIR/node_modules/.rvault-stamp" 2>/dev/null)" != "$axe_want" ]; then
+    log "installing axe-core (npm ci in $AXE_DIR)"
+    npm ci --prefix "$AXE_DIR" --no-audit --no-fund --silent
+    echo "$axe_want" > "$AXE_DIR/node_modules/.rvault-stamp"
+  fi
+else
+  log "warning: npm not found: the site's accessibility test needs axe-core ($AXE_DIR)"
 fi
 
 if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then

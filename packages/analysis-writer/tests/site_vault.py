@@ -37,6 +37,7 @@ HOSTILE_QUOTE = '"><img src=x onerror=alert(2)> <script>alert(3)</script> said t
 QUOTE = "the worst deploy of my life"
 CAPTION_ID = "caption0000"
 PUBLIC_VIDEO_ID = "dQw4w9WgXcQ"
+UNIQUE_PHRASE = "a marmalade lighthouse keeps the quarterly roadmap honest"
 SLIDE_HEADER = (120, 30, 90)  # a colour nothing else on the site uses
 PATTERNS = ("narrative-arc", "bookends", "callback-humor", "breadcrumbs", "live-demo-rehearsed")
 ANTIPATTERNS = ("shortchanged", "reading-the-slides", "hiccup-words")
@@ -79,19 +80,25 @@ def transcript_lines(hostile: bool) -> list[str]:
     return lines
 
 
-def make_transcript_bundle(transcripts: Path, hostile: bool = False) -> None:
-    """The owner's bundle for :data:`CAPTION_ID` (text + timing + quality receipts)."""
+def make_transcript_bundle(
+    transcripts: Path, hostile: bool = False, caption_id: str = CAPTION_ID, extra: str = ""
+) -> None:
+    """The owner's bundle for ``caption_id`` (text + timing + quality receipts);
+    ``extra`` is one more line near the end (a phrase only this transcript holds)."""
     transcripts.mkdir(parents=True, exist_ok=True)
-    vtt = transcripts / f"{CAPTION_ID}.en.vtt"
-    vtt.write_text(_vtt(transcript_lines(hostile)), encoding="utf-8")
-    result = run_cli("rvault-transcript", "vtt-cleanup", vtt, transcripts / f"{CAPTION_ID}.txt")
+    vtt = transcripts / f"{caption_id}.en.vtt"
+    lines = transcript_lines(hostile)
+    if extra:
+        lines.insert(len(lines) - 3, extra)
+    vtt.write_text(_vtt(lines), encoding="utf-8")
+    result = run_cli("rvault-transcript", "vtt-cleanup", vtt, transcripts / f"{caption_id}.txt")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def copy_bundle(transcripts: Path, name: str) -> str:
+def copy_bundle(transcripts: Path, name: str, caption_id: str = CAPTION_ID) -> str:
     """Reuse the bundle's bytes as ``transcripts/{name}.txt`` (receipts stay valid)."""
     for suffix in (".txt", ".segments.json", ".quality.json"):
-        shutil.copyfile(transcripts / f"{CAPTION_ID}{suffix}", transcripts / f"{name}{suffix}")
+        shutil.copyfile(transcripts / f"{caption_id}{suffix}", transcripts / f"{name}{suffix}")
     return f"transcripts/{name}.txt"
 
 
@@ -139,6 +146,17 @@ def _observations(talk: dict[str, Any], index: int) -> None:
     score = len(patterns) - len(antipatterns)
     po["pattern_score"] = score
     talk["pattern_score"] = score
+
+
+def _spread(talk: dict[str, Any], lines: list[str]) -> None:
+    """Cite a later transcript line for every detection after the first (which keeps
+    :data:`QUOTE` on line 3), so the moments of a talk lie apart on its timeline."""
+    po = talk["pattern_observations"]
+    for k, record in enumerate(po["patterns_detected"] + po["antipatterns_detected"]):
+        line = 3 + 37 * k
+        if k and line <= len(lines):
+            citation = record["evidence_citations"][0]
+            citation.update(quote=lines[line - 1], line_start=line, line_end=line)
 
 
 def _canonical(talk: dict[str, Any], root: Path) -> None:
@@ -189,11 +207,14 @@ def build_vault(
     pages: int = 3,
     hostile: bool = False,
     legacy_every: int = 4,
+    unique_talk: int | None = None,
 ) -> Vault:
-    """``talks`` talks, the first ``processed`` of them analysed with slides and transcripts."""
+    """``talks`` talks, the first ``processed`` of them analysed with slides and transcripts;
+    talk ``unique_talk`` has its own transcript holding :data:`UNIQUE_PHRASE`."""
     vault = Vault(root, root / "tracking-database.json")
     transcripts = root / "transcripts"
     make_transcript_bundle(transcripts, hostile)
+    lines = transcript_lines(hostile)
     fingerprint = load_catalog().fingerprint
     names = [
         f"{2015 + i % 10}-{1 + i % 12:02d}-{1 + i % 27:02d}-talk-{i:04d}.md" for i in range(talks)
@@ -205,7 +226,11 @@ def build_vault(
             talk = persisted_talk(make_return(name), fingerprint, analysed)
             talk["date"] = name[:10]
             talk["conference"] = ("DevConf", "PyCon", "Strange Loop")[index % 3]
-            talk["transcript_path"] = copy_bundle(transcripts, stem)
+            if index == unique_talk:
+                make_transcript_bundle(transcripts, hostile, "caption0001", UNIQUE_PHRASE)
+                talk["transcript_path"] = copy_bundle(transcripts, stem, "caption0001")
+            else:
+                talk["transcript_path"] = copy_bundle(transcripts, stem)
             drive = f"drive{index:04d}AbCdEf"
             talk["google_drive_id"] = drive
             talk["slides_local_path"] = f"slides/{drive}.pdf"
@@ -213,6 +238,7 @@ def build_vault(
             if index == 1:  # a public recording: its cited moments link to t= seconds
                 talk["youtube_id"] = PUBLIC_VIDEO_ID
             _observations(talk, index)
+            _spread(talk, lines)
             _canonical(talk, root)
             if legacy_every and index % legacy_every == legacy_every - 1:
                 _legacy(talk)

@@ -43,6 +43,9 @@ OLD_TALK = {
 }  # fmt: skip
 
 
+SEARCH_SCRIPTS = ("minisearch.js", "search-index.js", "search.js")
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Vault, Path, Any]:
     root = tmp_path_factory.mktemp("site")
@@ -158,9 +161,11 @@ def test_timeline_places_cited_moments_on_the_talk_axis(built: tuple[Vault, Path
     assert "script" not in tags and "foreignObject" not in tags
     assert not any(key == "style" or key.startswith("on") for e in svg.iter() for key in e.attrib)
     links = [e for e in svg.iter() if e.tag.endswith("}a")]
-    assert len(links) == 3  # one moment per detection (all cite line 3)
-    assert {e.get("href") for e in links} == {"https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=2s"}
-    assert all("at 0:02 in the recording on YouTube" in (e.get("aria-label") or "") for e in links)
+    assert len(links) == 3  # one moment per detection: lines 3, 40 and 77 (site_vault._spread)
+    watch = "https://www.youtube.com/watch?v=dQw4w9WgXcQ&t="
+    # a line per second in the generated captions: line n starts at n-1 s
+    assert [e.get("href") for e in links] == [f"{watch}2s", f"{watch}39s", f"{watch}76s"]
+    assert "Bookends at 0:02 in the recording on YouTube" in (links[0].get("aria-label") or "")
     # the talk without a public video names the recording it has none of, links the finding
     other = (outdir / "talk-2017-03-03-talk-0002.html").read_text()
     assert 'href="#finding-' in other.split('<section id="timeline"', 1)[1].split("</section>")[0]
@@ -209,7 +214,9 @@ def test_hostile_strings_are_escaped_everywhere(built: tuple[Vault, Path, Any]) 
     _, outdir, _ = built
     for name in ("index.html", "talk-2015-01-01-talk-0000.html"):
         text = (outdir / name).read_text()
-        assert "<script" not in text
+        scripts = re.findall(r"<script\b[^>]*>", text)  # only the search's own files
+        assert set(scripts) <= {f'<script src="{n}" defer>' for n in SEARCH_SCRIPTS}, scripts
+        assert (name == "index.html") == bool(scripts)
         assert "<img src=x" not in text
         for tag in re.findall(r"<img\b[^>]*>", text):  # only our own images, no handler
             assert "onerror" not in tag
@@ -280,6 +287,9 @@ def test_every_link_resolves_inside_the_site(built: tuple[Vault, Path, Any]) -> 
                 assert re.fullmatch(r"[^?]+\?v=[\w-]{11}&amp;t=\d+s", target), target
                 continue
             assert "/" not in target and ":" not in target, (name, target)  # relative, no scheme
+            target, _, fragment = target.partition("#")
             assert (outdir / target).is_file(), (name, target)
+            if fragment:
+                assert f'id="{fragment}"' in (outdir / target).read_text(), (name, fragment)
             linked.add(target)
     assert set(pages) - {"index.html"} <= linked  # every talk page is reachable from the overview

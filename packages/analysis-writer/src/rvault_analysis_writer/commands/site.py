@@ -17,7 +17,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
             "talk with its outcomes, citations and slide thumbnails) from the tracking "
             "database, its completed-claim receipts and the owners' readers, and install it "
             "into OUTDIR as one transaction. Open OUTDIR/index.html from disk: no server, "
-            "no network, no script. stdout is the site report (JSON)."
+            "no network; the only script is the vault search (--no-search leaves it out). "
+            "stdout is the site report (JSON)."
         ),
     )
     parser.add_argument("outdir", type=Path, metavar="OUTDIR")
@@ -42,6 +43,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="a persisted batch file (repeatable): each talk whose completed-claim receipt is "
         "one of its returns shows that return's catalog feedback",
     )
+    parser.add_argument(
+        "--no-search",
+        dest="search",
+        action="store_false",
+        help="leave out the search index and its scripts (a site without any script)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -56,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
             catalog=args.catalog,
             outside_vault=args.outside_vault,
             returns=tuple(args.returns),
+            search=args.search,
         ),
         progress=contract_cli.progress,
     )

@@ -32,6 +32,8 @@ from rvault_analysis_writer.site.output import MANIFEST, install_site
 from rvault_analysis_writer.site.overview import ANALYSED_STATUSES, TalkRow, build_rows, totals
 from rvault_analysis_writer.site.parallel import ordered_map
 from rvault_analysis_writer.site.paths import Scrubber
+from rvault_analysis_writer.site.search import Document, index_script
+from rvault_analysis_writer.site.search_documents import talk_documents
 from rvault_analysis_writer.site.talk_page import talk_page
 from rvault_analysis_writer.site.thumbnails import Thumbnails, thumbnail_job
 
@@ -47,6 +49,8 @@ class SiteRequest:
     catalog: Path | None = None
     outside_vault: bool = False
     returns: tuple[Path, ...] = ()
+    search: bool = True
+    """Build the search index and its scripts (``--no-search``: a site without any script)."""
     """Batch files whose receipt-bound returns give each talk its catalog feedback."""
 
 
@@ -99,6 +103,16 @@ def _thumbnail_note(row: TalkRow, thumbs: Thumbnails | None) -> str:
     return note + (f" {thumbs.problem}." if thumbs.problem else "")
 
 
+def _search_files(documents: list[Document]) -> dict[str, bytes]:
+    """The index as a script, the vendored MiniSearch with its licence, the page glue."""
+    return {
+        "search-index.js": index_script(documents),
+        "search.js": render.static("search.js"),
+        "minisearch.js": render.static("vendor", "minisearch.js"),
+        "minisearch-license.txt": render.static("vendor", "minisearch-LICENSE.txt"),
+    }
+
+
 def _data_uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
@@ -142,6 +156,7 @@ def render_site(
     bodies: dict[str, bytes] = {chart.name: chart.svg for chart in drawn}
     pages = thumbnail_count = 0
     scrubber = Scrubber(vault_root)
+    documents: list[Document] = []
     for row in rows:
         if row.page is None:
             continue
@@ -151,12 +166,23 @@ def render_site(
         lanes = feedback.for_receipt(row.receipt.payload_sha256 if row.receipt else None)
         note = _thumbnail_note(row, thumbs)
         page = talk_page(row, catalog, images, note, lanes, scrubber)
+        if request.search:
+            documents.extend(talk_documents(page, thumbs.texts if thumbs else (), scrubber))
         bodies[row.page] = render.render("talk.html.j2", page=page, site=site)
         pages += 1
         if pages % PROGRESS_EVERY == 0:
             progress(f"rendered {pages} talk pages")
+    if request.search:
+        progress(f"indexing {len(documents)} search documents")
+        bodies.update(_search_files(documents))
     bodies["index.html"] = render.render(
-        "index.html.j2", rows=rows, totals=totals(rows), charts=drawn, site=site, goals=[]
+        "index.html.j2",
+        rows=rows,
+        totals=totals(rows),
+        charts=drawn,
+        site=site,
+        goals=[],
+        search=request.search,
     )
     bodies["style.css"] = render.static("style.css")
     manifest = {

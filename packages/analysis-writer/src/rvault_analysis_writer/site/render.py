@@ -50,6 +50,6 @@ def render(template: str, **context: Any) -> bytes:
     return environment().get_template(template).render(**context).encode("utf-8")
 
 
-def static(name: str) -> bytes:
-    """A file shipped beside the templates (the stylesheet), byte for byte."""
-    return resources.files("rvault_analysis_writer.site").joinpath("templates", name).read_bytes()
+def static(*parts: str) -> bytes:
+    """A file shipped beside the templates (stylesheet, scripts), byte for byte."""
+    return resources.files("rvault_analysis_writer.site").joinpath("templates", *parts).read_bytes()

@@ -117,6 +117,8 @@ class TalkPage:
     thumbnails: list[SlideRef]
     thumbnail_note: str | None
     feedback_note: str | None
+    video_id: str | None = None
+    local_recording: str | None = None
 
 
 @dataclass(frozen=True)
@@ -310,6 +312,8 @@ def talk_page(
         timeline_note=_timeline_note(row, timeline),
         thumbnails=[_slide(n, ctx) for n in range(1, len(thumbnails) + 1)],
         thumbnail_note=scrubber.text(note) if note else None,
+        video_id=video_id,
+        local_recording=ctx.local,
         feedback_note=None
         if feedback is not None
         else "Not shown: catalog feedback lives only in the worker's return. Pass the "

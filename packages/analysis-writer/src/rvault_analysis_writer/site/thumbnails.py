@@ -24,6 +24,8 @@ class Thumbnails:
     pages: tuple[bytes, ...]
     page_count: int
     problem: str | None = None
+    texts: tuple[str, ...] = ()
+    """Each rendered page's text layer (PDFium), for the search index; empty for an image."""
 
 
 def thumbnail_job(job: tuple[Path, str, str]) -> Thumbnails:
@@ -47,13 +49,16 @@ def render_thumbnails(
         return Thumbnails((), 0, f"the promoted PDF cannot be rendered: {exc}")
     try:
         count = len(document)
-        pages = []
+        pages, texts = [], []
         for index in range(min(count, max_pages)):
             page = document[index]
             try:
                 page_width = page.get_width() or 1.0
                 bitmap = page.render(scale=width / page_width)
                 image = bitmap.to_pil().convert("RGB")
+                textpage = page.get_textpage()
+                texts.append(" ".join(textpage.get_text_range().split()))
+                textpage.close()
             finally:
                 page.close()
             buffer = io.BytesIO()
@@ -62,4 +67,4 @@ def render_thumbnails(
     finally:
         document.close()
     problem = None if count <= max_pages else f"only the first {max_pages} of {count} pages shown"
-    return Thumbnails(tuple(pages), count, problem)
+    return Thumbnails(tuple(pages), count, problem, tuple(texts))
