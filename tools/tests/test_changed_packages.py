@@ -14,6 +14,7 @@ import changed_packages as cp
 
 PACKAGES = [
     "analysis-writer",
+    "archive-batch",
     "pptx-evidence",
     "returns-persistence",
     "tracking-db",

@@ -21,6 +21,10 @@ KNOWN = {
         "pattern_observations_invalid": "refusal",  # Refusal(...)
         "ledger_schema_violation": "issue",  # {"code": ...} dict
     },
+    "archive-batch": {
+        "database_changed": "refusal",  # Refusal(...) at the batch's one registration
+        "scheduler_unreachable": "refusal",
+    },
     "pptx-evidence": {
         "input_missing": "refusal",  # Refusal(refusals.INPUT_MISSING, ...)
         "worker_timeout": "refusal",  # a constant table's value

@@ -29,7 +29,7 @@ def _failure(task: Task, error: BaseException) -> dict[str, Any]:
     if isinstance(error, KilledWorker):
         code = "worker_lost"
     elif isinstance(error, TransientTaskError):
-        code = "retries_exhausted"
+        code = "task_retries_exhausted"
     elif isinstance(error, FutureCancelledError):
         code = "task_cancelled"
     else:
