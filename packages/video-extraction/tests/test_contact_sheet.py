@@ -9,13 +9,20 @@ import cv2
 import numpy as np
 from rvault_testkit.video_extraction.synthetic import TalkSpec, distinct_slides, timeline
 from rvault_video_extraction.contact_sheet import (
+    CORNER_SIZE,
+    KEPT_COLOUR,
+    MARK_THICKNESS,
     MAX_TILES,
     TILE_WIDTH,
     caption_lines,
     choose_tiles,
+    corner_origin,
+    render_contact_sheet,
     sheet_size,
     tile_height,
+    tile_marks,
     tile_origin,
+    zoomed_corner,
 )
 from rvault_video_extraction.extract import ExtractRequest, contact_sheet_name, extract
 from rvault_video_extraction.region import to_pixels
@@ -40,7 +47,7 @@ def test_sheet_shows_sampled_frames_with_the_region_box(
     assert sheet is not None
     tiles = choose_tiles(manifest["total_frames_extracted"], [0, 5, 10])
     assert len(tiles) == min(MAX_TILES, manifest["total_frames_extracted"])
-    width, height = sheet_size(len(tiles), spec.width, spec.height)
+    width, height = sheet_size(len(tiles), spec.width, spec.height, corners=True)
     assert (sheet.shape[1], sheet.shape[0]) == (width, height)
     tall = tile_height(spec.width, spec.height)
     x0, y0, x1, y1 = to_pixels(region, TILE_WIDTH, tall)
@@ -62,7 +69,8 @@ def test_sheet_is_rewritten_with_the_auto_region_and_is_deterministic(
     sheet_path = vault.outdir / contact_sheet_name(vault.video_id)
     first = extract(ExtractRequest(vault.video, vault.outdir, vault.video_id, fps=2.0))
     data = sheet_path.read_bytes()
-    assert extract(ExtractRequest(vault.video, vault.outdir, vault.video_id, fps=2.0)) == first
+    again = ExtractRequest(vault.video, vault.outdir, vault.video_id, fps=2.0, force=True)
+    assert extract(again) == first
     assert sheet_path.read_bytes() == data
     sheet = cv2.imread(str(sheet_path), cv2.IMREAD_COLOR)
     x0, y0, _x1, y1 = to_pixels(first["slide_region"], TILE_WIDTH, tile_height(320, 180))
@@ -82,3 +90,47 @@ def test_caption_prints_normalized_and_pixel_coordinates_and_the_flags() -> None
     assert "NOT verified" in lines[0]
     assert lines[1].endswith("--region 0.03,0.12,0.66,0.88 --region-verified")
     assert "no slide region" in caption_lines("Talk1", None, "none", False)[0]
+
+
+def test_tile_marks_name_the_page_of_each_kept_sample() -> None:
+    marks = tile_marks([0, 1, 4], retained=[0, 4], fps=2.0)
+    assert [mark.kept for mark in marks] == [True, False, True]
+    assert marks[0].text == "KEPT page 1 (sample 0, 0.0 s)"
+    assert marks[1].text == "not kept (sample 1, 0.5 s)"
+    assert marks[2].text.startswith("KEPT page 2 (sample 4, 2.0 s)")
+
+
+def is_green(pixel: np.ndarray) -> bool:
+    return bool(np.all(np.abs(pixel.astype(int) - np.array(KEPT_COLOUR)) <= 10))
+
+
+def test_kept_tiles_are_framed_and_the_region_corners_are_zoomed() -> None:
+    """Two frames (a white slide on a dark stage, region = the slide): the kept one is framed
+    green, the other not; each corner zoom has the red region edges at the slide's corner."""
+    frame = np.full((180, 320, 3), 20, np.uint8)
+    frame[30:150, 40:260] = 250
+    region = [40 / 320, 30 / 180, 260 / 320, 150 / 180]
+    marks = tile_marks([0, 1], retained=[1], fps=1.0)
+    png = render_contact_sheet([frame, frame.copy()], region, ["caption"], marks)
+    sheet = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
+    assert (sheet.shape[1], sheet.shape[0]) == sheet_size(2, 320, 180, corners=True)
+    tall = tile_height(320, 180)
+    for index, kept in ((0, False), (1, True)):
+        left, top = tile_origin(index, 320, 180)
+        edge = sheet[top + tall // 2, left - MARK_THICKNESS + 1]
+        assert is_green(edge) is kept
+    box = to_pixels(region, 320, 180)
+    for corner in range(4):
+        zoom = zoomed_corner(frame, box, corner)
+        assert zoom.shape == (CORNER_SIZE, CORNER_SIZE, 3)
+        red_columns = [x for x in range(CORNER_SIZE) if all(is_red(p) for p in zoom[:, x])]
+        red_rows = [y for y in range(CORNER_SIZE) if all(is_red(p) for p in zoom[y, :])]
+        assert len(red_columns) == 1 and len(red_rows) == 1
+        x, y = red_columns[0], red_rows[0]
+        # the slide (white) lies on the inner side of both red lines, the stage outside
+        inner_x = x + 3 if corner in (0, 2) else x - 3
+        inner_y = y + 3 if corner in (0, 1) else y - 3
+        outer_x = x - 3 if corner in (0, 2) else x + 3
+        assert zoom[inner_y, inner_x].min() > 200 and zoom[inner_y, outer_x].max() < 60
+        left, top = corner_origin(corner, 2, 320, 180)
+        assert np.array_equal(sheet[top : top + CORNER_SIZE, left : left + CORNER_SIZE], zoom)

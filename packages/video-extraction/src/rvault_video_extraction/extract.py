@@ -30,6 +30,7 @@ from rvault_video_extraction.contact_sheet import (
     caption_lines,
     choose_tiles,
     render_contact_sheet,
+    tile_marks,
 )
 from rvault_video_extraction.errors import VideoExtractionError
 from rvault_video_extraction.frame_sink import JPEG_QUALITY, NO_SPACE_ERRNOS, io_failure
@@ -212,6 +213,7 @@ def _contact_sheet(video_id: str, sampled: SampledVideo, result: AnalysisResult)
         caption_lines(
             video_id, crop.region, crop.method, crop.verified, (sampled.width, sampled.height)
         ),
+        tile_marks(tiles, result.retained, sampled.fps_used),
     )
 
 
