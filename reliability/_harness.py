@@ -96,6 +96,24 @@ def trace_syscalls(
         log.unlink(missing_ok=True)
 
 
+def call_number(argv: list[str], syscall: str, needle: str, *, cwd: Path | None = None) -> int:
+    """The occurrence number of the first ``syscall`` whose traced arguments contain ``needle``.
+
+    For a targeted kill point (e.g. the ``openat`` that creates the first
+    staged file) instead of a sweep; the run happens once, for real.
+    """
+    assert STRACE is not None, "strace is required (tools/bootstrap.sh installs it)"
+    log = Path(os.environ.get("TMPDIR", "/tmp")) / f"rv-strace-{os.getpid()}-{random.random()}"
+    try:
+        done = run([STRACE, "-qq", "-o", str(log), "-e", f"trace={syscall}", *argv], cwd=cwd)
+        assert done.returncode == 0, (done.stdout, done.stderr[-2000:])
+        calls = [line for line in log.read_text(errors="replace").splitlines()
+                 if line.startswith(f"{syscall}(")]  # fmt: skip
+        return next(n for n, line in enumerate(calls, 1) if needle in line)
+    finally:
+        log.unlink(missing_ok=True)
+
+
 def killed_run(
     argv: list[str], syscall: str, when: int, sig: signal.Signals, *, cwd: Path | None = None
 ) -> Run:

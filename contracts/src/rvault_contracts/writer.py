@@ -70,10 +70,12 @@ __all__ = [
     "install",
     "install_bundle",
     "lock_path_for",
+    "pending_bundle",
     "read_entry",
     "read_snapshot",
     "recover_bundle",
     "replace_entries",
+    "settle_pending_bundle",
     "writer_lock",
 ]
 
@@ -692,8 +694,38 @@ def _stage(
     step_prefix: str = "",
     digest: _Digest | None = None,
 ) -> _Staged:
-    """Create a unique staged file (``O_EXCL``, no-follow), write and fsync it."""
-    staged_name = _staged_name(name, kind)
+    """Create a unique staged file (``O_EXCL``, no-follow), write and fsync it.
+
+    Creating the name and taking ownership of it (:class:`_Staged`) happen
+    with unwinding signals deferred: a SIGTERM that arrives on the ``open``
+    is raised once the file is ours, so the cleanup below removes it and a
+    writer stopped that way leaves no staged file behind (it used to, when
+    the signal surfaced between the ``open`` and the ``fstat``).
+    """
+    staged: _Staged | None = None
+    try:
+        with cli.deferred_interrupts():
+            staged = _create_staged(dir_fd, _staged_name(name, kind), data, shown)
+        if digest is None:
+            digest = _Digest(data)
+        fd = staged.fd
+        if mode is not None:
+            os.fchmod(fd, mode)
+        _write_all(fd, data)
+        _call_fault(fault, step_prefix + "after_stage_write")
+        os.fsync(fd)
+        staged.sha256 = digest.result()
+        staged.baseline = FileGeneration.from_stat(os.fstat(fd))
+        _call_fault(fault, step_prefix + "after_stage_fsync")
+    except BaseException:
+        if staged is not None:
+            _discard_staged(staged)
+        raise
+    return staged
+
+
+def _create_staged(dir_fd: int, staged_name: str, data: bytes, shown: str) -> _Staged:
+    """Create ``staged_name`` exclusively and return it as ours (closed again on failure)."""
     try:
         fd = os.open(
             staged_name,
@@ -707,23 +739,10 @@ def _stage(
         st = os.fstat(fd)
     except BaseException:
         os.close(fd)
+        with suppress(OSError):
+            os.unlink(staged_name, dir_fd=dir_fd)  # created exclusively just now: ours
         raise
-    if digest is None:
-        digest = _Digest(data)
-    staged = _Staged(dir_fd, staged_name, fd, _identity(st), data, "")
-    try:
-        if mode is not None:
-            os.fchmod(fd, mode)
-        _write_all(fd, data)
-        _call_fault(fault, step_prefix + "after_stage_write")
-        os.fsync(fd)
-        staged.sha256 = digest.result()
-        staged.baseline = FileGeneration.from_stat(os.fstat(fd))
-        _call_fault(fault, step_prefix + "after_stage_fsync")
-    except BaseException:
-        _discard_staged(staged)
-        raise
-    return staged
+    return _Staged(dir_fd, staged_name, fd, _identity(st), data, "")
 
 
 def _discard_staged(staged: _Staged) -> bool:
@@ -1438,6 +1457,47 @@ def recover_bundle(
     finally:
         if lock is None:
             held.release()
+
+
+def pending_bundle(lock_target: str | os.PathLike[str]) -> Path | None:
+    """The journal of an interrupted bundle transaction locked on ``lock_target``, if any.
+
+    For readers: a bundle torn by a kill between its renames holds a mix of
+    old and new files until the journal is settled, so its digests disagree
+    for a reason that is neither tampering nor staleness. A reader reports
+    such a bundle as *recovery pending* (naming what settles it) instead of a
+    hash mismatch. Only ``lstat``: no lock is taken, nothing is created, a
+    symbolic link is never followed.
+    """
+    target = Path(lock_target)
+    journal = target.parent / _journal_name(target)
+    try:
+        os.lstat(journal)
+    except OSError:
+        return None
+    return journal
+
+
+def settle_pending_bundle(
+    directory: str | os.PathLike[str],
+    lock_target: str | os.PathLike[str],
+    *,
+    lock_timeout: float = 30.0,
+) -> dict[str, Any] | None:
+    """Settle an interrupted bundle transaction before a writer reads its inputs.
+
+    A writer judges the files it reads (an existing transcript, a manifest it
+    must not downgrade) and binds its install to those snapshots. Had it read
+    a torn bundle, the settle inside :func:`install_bundle` would change the
+    files under it and the install would be refused as ``input_changed``:
+    the first run after a kill failed. Calling this first (cheap when there
+    is no journal: one ``lstat``, no lock file created) settles under the
+    bundle's lock, so the writer reads a whole generation and does its job.
+    Returns what was done (:func:`recover_bundle`), or ``None``.
+    """
+    if pending_bundle(lock_target) is None:
+        return None
+    return recover_bundle(directory, lock_target, lock_timeout=lock_timeout)
 
 
 def install_bundle(
@@ -2222,6 +2282,7 @@ def _entries_after_install(
             str(directory / name), state, True, input_sha, sha, tuple(per_file[name])
         )
     return BundleReport(str(directory), reports, (), tuple(bundle_warnings))
+
 
 def _raise_bundle_failure(
     exc: BaseException,

@@ -26,7 +26,7 @@ from typing import Any
 from rvault_contracts.canonical import sha256_bytes
 from rvault_contracts.issues import Issue
 from rvault_contracts.strict_json import StrictJSONError, loads_strict_any
-from rvault_contracts.writer import WriterError, read_snapshot
+from rvault_contracts.writer import WriterError, pending_bundle, read_snapshot
 
 from rvault_transcript.fetch_result import (
     INVALID_FETCH_RESULT,
@@ -49,6 +49,7 @@ from rvault_transcript.sidecars import quality_path_for, timing_path_for
 
 __all__ = [
     "INVALID_FETCH_RESULT",
+    "RECOVERY_PENDING",
     "EvidenceReport",
     "FetchResult",
     "FetchResultError",
@@ -141,8 +142,11 @@ class EvidenceReport:
         A quality receipt bound to media the caller's context does not name
         (local Whisper on the speaker's own recording, no duration or video
         id in the database) cannot be checked here, so it is ``unverified``:
-        neither trusted nor invalid. ``rvault-db status`` and the vault
-        report both show this word.
+        neither trusted nor invalid. A bundle torn by a kill whose journal
+        awaits recovery is ``recovery_pending`` (code
+        :data:`RECOVERY_PENDING`, the message names the command that settles
+        it), never a hash mismatch. ``rvault-db status`` and the vault report
+        both show this word.
         """
         if self.transcript_status != "valid":
             return self.transcript_status
@@ -160,6 +164,30 @@ class EvidenceReport:
             "timing": self.timing.to_dict(),
             "evidence": {"plain_quote": self.plain_quote, "timed_quote": self.timed_quote},
         }
+
+
+RECOVERY_PENDING = "bundle_recovery_pending"
+"""The code of a bundle torn by a kill whose journal awaits recovery (transcript state
+``recovery_pending``): its digests disagree because the write stopped between renames,
+not because anything is stale or forged; ``rvault-transcript recover`` settles it."""
+
+
+def recovery_pending(transcript_path: Path) -> str | None:
+    """Why the bundle of ``transcript_path`` cannot be judged now (None: it can).
+
+    A kill between the renames of ``fetch`` / ``vtt-cleanup`` leaves the
+    bundle's journal beside the files (``rvault_contracts.writer``): some names
+    already hold the new bytes, others the old, so a receipt would read as a
+    hash mismatch. The message names the command that settles it.
+    """
+    journal = pending_bundle(transcript_path)
+    if journal is None:
+        return None
+    return (
+        f"an interrupted write of this transcript's bundle awaits recovery ({journal.name}); "
+        f"`rvault-transcript recover {transcript_path}` (or the next fetch / vtt-cleanup of it) "
+        "settles it"
+    )
 
 
 def _read(path: Path) -> bytes | None:
@@ -273,6 +301,9 @@ def read_timing(
     """Read ``{id}.segments.json`` beside a transcript and decide whether it is a timing source."""
     path = Path(transcript_path)
     owner = owner or OwnerContext()
+    pending = recovery_pending(path)
+    if pending is not None:
+        return TimingReading("invalid", RECOVERY_PENDING, pending)
     try:
         data = _read(timing_path_for(path))
         if transcript_bytes is None:
@@ -311,6 +342,9 @@ def read_quality(
     """Read ``{id}.quality.json`` and re-run its policy on the current transcript bytes."""
     path = Path(transcript_path)
     owner = owner or OwnerContext()
+    pending = recovery_pending(path)
+    if pending is not None:
+        return QualityReading("invalid", RECOVERY_PENDING, pending)
     try:
         data = _read(quality_path_for(path))
         if transcript_bytes is None:
@@ -338,6 +372,11 @@ def read_evidence(
 ) -> EvidenceReport:
     """Which transcript evidence (plain quote, timed quote) the current bytes support."""
     path = Path(transcript_path)
+    pending = recovery_pending(path)
+    if pending is not None:
+        quality = QualityReading("invalid", RECOVERY_PENDING, pending)
+        timing = TimingReading("invalid", RECOVERY_PENDING, pending)
+        return EvidenceReport(str(path), None, "recovery_pending", quality, timing)
     try:
         data = _read(path)
     except WriterError as error:

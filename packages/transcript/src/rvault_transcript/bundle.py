@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rvault_contracts.writer import (
     BundleReport,
@@ -21,6 +22,7 @@ from rvault_contracts.writer import (
     WriterError,
     install_bundle,
     read_snapshot,
+    settle_pending_bundle,
     writer_lock,
 )
 
@@ -39,6 +41,18 @@ class BundlePaths:
 
     def all(self) -> tuple[Path, Path, Path]:
         return (self.transcript, self.timing, self.quality)
+
+
+def settle_interrupted(transcript: Path) -> dict[str, Any] | None:
+    """Settle a bundle a kill left between its renames, before a writer reads it.
+
+    Every writer of a transcript (``fetch``, ``vtt-cleanup``) calls this
+    first, so it judges a whole generation and its own install is not
+    refused as ``input_changed`` by the settle inside the writer protocol.
+    ``None`` when nothing was pending (one ``lstat``); a bundle that matches
+    neither generation is refused as ``bundle_recovery_conflict``.
+    """
+    return settle_pending_bundle(transcript.parent, transcript)
 
 
 def read_bundle(paths: BundlePaths) -> dict[str, Snapshot]:

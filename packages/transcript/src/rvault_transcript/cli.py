@@ -12,6 +12,7 @@ from rvault_contracts import cli as contract_cli
 
 from rvault_transcript.__about__ import __version__
 from rvault_transcript.commands import fetch as fetch_command
+from rvault_transcript.commands import recover as recover_command
 from rvault_transcript.commands import verify as verify_command
 from rvault_transcript.commands import vtt_cleanup as vtt_cleanup_command
 
@@ -26,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
             " with timing and quality receipts."
         ),
         __version__,
-        [fetch_command, vtt_cleanup_command, verify_command],
+        [fetch_command, vtt_cleanup_command, verify_command, recover_command],
     )
 
 

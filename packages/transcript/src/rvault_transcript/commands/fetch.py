@@ -31,6 +31,7 @@ from typing import Any
 from rvault_contracts.cli import EXIT_OK, emit
 from rvault_contracts.writer import FaultHook
 
+from rvault_transcript.bundle import settle_interrupted
 from rvault_transcript.fetch import EXISTING_SOURCES, FetchRequest, fetch
 from rvault_transcript.vault import result_locators
 
@@ -81,6 +82,7 @@ def register(subparsers: Any) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    settle_interrupted(args.out)  # a bundle torn by a kill: judged whole, not input_changed
     request = FetchRequest(
         id=args.id,
         out=args.out,

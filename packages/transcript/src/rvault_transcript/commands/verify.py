@@ -20,7 +20,7 @@ from typing import Any
 
 from rvault_contracts.cli import EXIT_OK, Refusal, emit
 
-from rvault_transcript.api import OwnerContext, read_evidence
+from rvault_transcript.api import RECOVERY_PENDING, OwnerContext, read_evidence
 
 
 def register(subparsers: Any) -> None:
@@ -66,11 +66,14 @@ def handle(args: argparse.Namespace) -> int:
     report = read_evidence(args.transcript, owner=owner)
     document = report.to_dict()
     if not report.plain_quote:
+        context = {"report": document}
+        if report.quality.code == RECOVERY_PENDING:
+            context["hint"] = f"run `rvault-transcript recover {args.transcript}`, then verify"
         raise Refusal(
             report.quality.code if report.transcript_status != "missing" else "transcript_missing",
             "no transcript evidence is available: " + report.quality.message,
             str(args.transcript),
-            report=document,
+            **context,
         )
     emit({"ok": True, **document})
     return EXIT_OK

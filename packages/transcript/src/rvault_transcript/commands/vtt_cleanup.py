@@ -32,6 +32,7 @@ from typing import Any
 from rvault_contracts.cli import EXIT_OK, emit
 from rvault_contracts.writer import FaultHook
 
+from rvault_transcript.bundle import settle_interrupted
 from rvault_transcript.vault import result_locators
 from rvault_transcript.vtt_import import MAX_VTT_BYTES, VttImportRequest, import_vtt
 
@@ -72,6 +73,7 @@ def register(subparsers: Any) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    settle_interrupted(args.out)  # a bundle torn by a kill: judged whole, not input_changed
     request = VttImportRequest(
         vtt=args.vtt,
         out=args.out,

@@ -1,0 +1,144 @@
+"""A bundle torn by a kill: readers say recovery is pending, the next writer settles it.
+
+Targeted kill points, not a sweep (``test_crash_writers.py`` sweeps). A
+``vtt-cleanup --force`` replaces a transcript bundle (transcript, timing
+sidecar, quality receipt: three renames after the journal's):
+
+- SIGKILL on entry to the third rename leaves the transcript new and both
+  receipts old, with the writer protocol's journal beside them. Every reader
+  reports ``recovery_pending`` (``bundle_recovery_pending``, naming
+  ``rvault-transcript recover``), not ``transcript_hash_mismatch``;
+- the next writer of the bundle settles the journal and then does its own
+  job on its first attempt (it used to be refused as ``input_changed``);
+- ``rvault-transcript recover`` settles it on its own;
+- SIGTERM on entry to the ``openat`` that creates the first staged file
+  stops the writer with ``interrupted`` and leaves no staged file behind,
+  before any other writer runs (it used to leave it for the next one).
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+from pathlib import Path
+
+import pytest
+from _harness import (
+    INSTALL_OPS,
+    call_number,
+    command,
+    hidden_leftovers,
+    killed_run,
+    run,
+    trace_syscalls,
+    tree_bytes,
+)
+from rvault_contracts.writer import pending_bundle
+from rvault_transcript import api
+
+NAME = "talk"
+
+
+def _captions(word: str) -> str:
+    lines = ["WEBVTT", ""]
+    for i in range(70):  # 490 words: over the default quality floor
+        at = f"00:{i // 60:02d}:{i % 60:02d}"
+        lines += [f"{at}.000 --> {at}.900", f"we discuss point {i} in {word} now", ""]
+    return "\n".join(lines)
+
+
+class Bundle:
+    """A transcript bundle of generation ``old``; ``argv`` writes generation ``new``."""
+
+    def __init__(self, root: Path) -> None:
+        self.transcripts = root / "vault" / "transcripts"
+        self.transcripts.mkdir(parents=True)
+        vtt = self.transcripts / f"{NAME}.en.vtt"
+        vtt.write_text(_captions("detail"))
+        self.transcript = self.transcripts / f"{NAME}.txt"
+        first = run(command("rvault-transcript", "vtt-cleanup", vtt, self.transcript))
+        assert first.returncode == 0, first.stdout
+        vtt.write_text(_captions("depth"))
+        self.argv = command("rvault-transcript", "vtt-cleanup", vtt, self.transcript, "--force")
+        self.pristine = root / "pristine"
+        shutil.copytree(self.transcripts, self.pristine)
+        self.old = tree_bytes(self.transcripts)
+
+    def restore(self) -> None:
+        shutil.rmtree(self.transcripts)
+        shutil.copytree(self.pristine, self.transcripts)
+
+    def state(self) -> dict[str, bytes]:
+        return tree_bytes(self.transcripts)
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> tuple[Bundle, dict[str, bytes], int]:
+    """The bundle, its new generation and the occurrence of the rename that tears it."""
+    made = Bundle(tmp_path_factory.mktemp("torn"))
+    reference, events = trace_syscalls(made.argv)
+    assert reference.returncode == 0, reference.stdout
+    new = made.state()
+    renames = [when for syscall, when in events if syscall == "renameat"]
+    assert [sc for sc, _ in events if sc in INSTALL_OPS] == ["renameat"] * 4  # journal + 3 names
+    return made, new, renames[2]  # the second name's rename: the first name is already new
+
+
+def _torn(bundle: Bundle, when: int) -> None:
+    bundle.restore()
+    killed = killed_run(bundle.argv, "renameat", when, signal.SIGKILL)
+    assert killed.signalled == signal.SIGKILL
+    assert pending_bundle(bundle.transcript) is not None  # the journal awaits recovery
+
+
+def test_a_torn_bundle_reads_as_recovery_pending_and_the_next_writer_finishes(
+    bundle: tuple[Bundle, dict[str, bytes], int],
+) -> None:
+    made, new, when = bundle
+    _torn(made, when)
+    torn = made.state()
+    assert torn not in (made.old, new)  # the transcript is new, its receipts old
+    evidence = api.read_evidence(made.transcript)
+    assert evidence.state == "recovery_pending"
+    assert evidence.quality.code == evidence.timing.code == api.RECOVERY_PENDING
+    assert f"rvault-transcript recover {made.transcript}" in evidence.quality.message
+    assert api.read_quality(made.transcript).code == api.RECOVERY_PENDING
+    verify = run(command("rvault-transcript", "verify", made.transcript))
+    assert verify.returncode == 2
+    assert verify.document["error"]["code"] == "bundle_recovery_pending"
+    assert "rvault-transcript recover" in verify.document["hint"]
+    assert made.state() == torn  # readers never settle
+    again = run(made.argv)  # the next writer of the bundle: settles, then writes
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert made.state() == new
+    assert not hidden_leftovers(made.transcripts)
+    assert api.read_evidence(made.transcript).state == "valid"
+
+
+def test_recover_settles_a_torn_bundle_to_one_generation(
+    bundle: tuple[Bundle, dict[str, bytes], int],
+) -> None:
+    made, _, when = bundle
+    _torn(made, when)
+    recovered = run(command("rvault-transcript", "recover", made.transcript))
+    assert recovered.returncode == 0, recovered.stdout + recovered.stderr
+    assert recovered.document["settled"]["action"] == "rolled_back"
+    assert made.state() == made.old
+    assert not hidden_leftovers(made.transcripts)
+    assert run(command("rvault-transcript", "verify", made.transcript)).returncode == 0
+    idle = run(command("rvault-transcript", "recover", made.transcript))
+    assert idle.returncode == 0 and idle.document["settled"] is None
+
+
+def test_a_writer_stopped_by_sigterm_removes_its_own_staged_file(
+    bundle: tuple[Bundle, dict[str, bytes], int],
+) -> None:
+    made, _, _ = bundle
+    made.restore()
+    when = call_number(made.argv, "openat", ".staged")  # the first staged candidate
+    made.restore()
+    stopped = killed_run(made.argv, "openat", when, signal.SIGTERM)
+    assert stopped.returncode == 1, stopped.stdout + stopped.stderr
+    assert stopped.document["error"]["code"] == "interrupted"
+    assert made.state() == made.old
+    assert hidden_leftovers(made.transcripts) == []  # before any other writer runs
