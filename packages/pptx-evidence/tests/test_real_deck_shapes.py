@@ -248,3 +248,22 @@ def test_empty_text_frame_may_omit_the_font_bundle(schema_valid: Any, rich_doc: 
     document = copy.deepcopy(rich_doc)
     document["native_deck_audit"]["rendered_page_inspection"] = None
     schema_valid(document)
+
+
+def test_picture_in_a_picture_placeholder_is_typed_placeholder(
+    tmp_path: Path, schema_valid: Any
+) -> None:
+    """python-pptx types an inserted placeholder picture PLACEHOLDER (14); it is
+    still a picture with its asset binding (the peer checks the same)."""
+    from rvault_testkit.pptx_evidence import peer_decks
+
+    deck = tmp_path / "placeholder-picture.pptx"
+    deck.write_bytes(peer_decks.placeholder_picture_deck())
+    document = extract_path(deck, "placeholder-picture.pptx", ocr_mode=OCR_DISABLED)
+    schema_valid(document)
+    slide = document["per_slide_visual"][0]
+    picture = next(s for s in slide["shapes_summary"] if s["is_picture"])
+    assert picture["shape_type"] == "PLACEHOLDER (14)"
+    assert picture["has_text_frame"] is False
+    assert picture["picture_asset_status"] == "available"
+    assert slide["has_image"] is True

@@ -183,7 +183,12 @@ def _shape_type_label(element: Any, is_media: bool) -> str:
     if tag == qn("p:cxnSp"):
         return _enum_label(MSO_SHAPE_TYPE.LINE)
     if tag == qn("p:pic"):
-        return _enum_label(MSO_SHAPE_TYPE.MEDIA if is_media else MSO_SHAPE_TYPE.PICTURE)
+        if is_media:
+            return _enum_label(MSO_SHAPE_TYPE.MEDIA)
+        # A picture inserted into a picture placeholder is python-pptx's
+        # PlaceholderPicture, typed PLACEHOLDER; it is still is_picture.
+        placeholder = placeholder_of(element) is not None
+        return _enum_label(MSO_SHAPE_TYPE.PLACEHOLDER if placeholder else MSO_SHAPE_TYPE.PICTURE)
     if tag == qn("p:graphicFrame"):
         return "GRAPHIC_FRAME"
     if tag == qn("p:sp"):
