@@ -1,4 +1,4 @@
-"""video-manifest v3: what tracking-db and returns-persistence refuse.
+"""video-manifest v4: what tracking-db and returns-persistence refuse.
 
 One verified-region extraction by the installed ``rvault-video extract`` is
 produced per module, in a vault whose talk (``youtube_id`` = the video) is
@@ -40,11 +40,14 @@ REFUSALS = {
     ("video-manifest", "video-extraction", "tracking-db"): [
         ("frame_count_inconsistent", ["total_frames_extracted"], 1),
         ("video_id_mismatch", ["source_video_id"], "ZyXwVuTsR_2"),
+        ("source_receipt_inconsistent", ["source_receipt", "vault_path"], "media/other.mp4"),
+        ("source_receipt_inconsistent", ["source_receipt", "decode_complete"], False),
     ],
     ("video-manifest", "video-extraction", "returns-persistence"): [
         ("video_manifest_invalid", ["total_frames_extracted"], 1),
         ("video_manifest_invalid", ["review_required"], True),
         ("video_manifest_identity_mismatch", ["source_video_id"], "ZyXwVuTsR_2"),
+        ("video_manifest_invalid", ["source_receipt", "size_bytes"], 1),
     ],
 }
 
@@ -113,7 +116,7 @@ def test_produced_manifest_is_trusted_by_both_api_readers(
     produced: tuple[Path, Path, dict[str, Any]], consumer: str
 ) -> None:
     root, path, manifest = produced
-    assert schema_issues("video-manifest", 3, manifest) == []
+    assert schema_issues("video-manifest", 4, manifest) == []
     report = _report(consumer, root, path, manifest)
     assert (report.status, report.trusted, list(report.codes)) == ("current", True, [])
 

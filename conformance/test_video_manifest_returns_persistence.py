@@ -1,10 +1,10 @@
-"""video-manifest v3: video-extraction -> returns-persistence.
+"""video-manifest v4: video-extraction -> returns-persistence.
 
 returns-persistence may persist a video-extracted return only after it has
-recomputed trust from the complete schema-v3 manifest, never from
+recomputed trust from the complete schema-v4 manifest, never from
 ``slide_source`` or an isolated artifact boolean. This runs the installed
 ``rvault-video extract`` on a video generated here and reads the manifest
-back through the public reader ``rvault_video_extraction.api`` and the v3
+back through the public reader ``rvault_video_extraction.api`` and the v4
 schema: a verified manual crop is trusted (and its slide_region PDF is the one
 that may be promoted to ``slides/{id}.pdf``), an auto crop is a candidate,
 one forged flag breaks trust, and the recorded identity must match the
@@ -25,7 +25,7 @@ COVERS = [("video-manifest", "video-extraction", "returns-persistence")]
 
 def test_verified_manual_crop_is_trusted_and_identity_bound(tmp_path: Path) -> None:
     root, manifest = extract(tmp_path, "--region", "0.03,0.12,0.66,0.88", "--region-verified")
-    assert schema_issues("video-manifest", 3, manifest) == []
+    assert schema_issues("video-manifest", 4, manifest) == []
     report = api.validate_manifest(manifest, vault_root=root, expected_video_id=VIDEO_ID)
     assert report.status == "current" and report.trusted
     slide_region = next(a for a in manifest["artifacts"] if a["artifact_scope"] == "slide_region")
@@ -54,4 +54,5 @@ def test_every_pdf_is_probed_against_its_page_count(tmp_path: Path) -> None:
     context = Path(manifest["artifacts"][1]["path"])
     context.write_bytes(Path(manifest["artifacts"][0]["path"]).read_bytes()[:200])
     report = api.validate_manifest(manifest, vault_root=root)
-    assert not report.trusted and "pdf_invalid" in report.codes
+    assert not report.trusted and report.codes == ["artifact_changed"]
+    assert report.status == "stale"

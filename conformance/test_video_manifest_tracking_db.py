@@ -1,4 +1,4 @@
-"""video-manifest v3: video-extraction -> tracking-db (source capabilities).
+"""video-manifest v4: video-extraction -> tracking-db (source capabilities).
 
 tracking-db decides whether a talk has usable video-extracted slides from
 the stored manifest: current and valid (context PDF usable), trusted
@@ -21,7 +21,7 @@ COVERS = [("video-manifest", "video-extraction", "tracking-db")]
 
 def test_capability_classes_of_real_and_stored_manifests(tmp_path: Path) -> None:
     root, manifest = extract(tmp_path)
-    assert schema_issues("video-manifest", 3, manifest) == []
+    assert schema_issues("video-manifest", 4, manifest) == []
     current = api.validate_manifest(manifest, vault_root=root)
     assert (current.status, current.usable, current.trusted) == ("current", True, False)
     legacy = {k: v for k, v in manifest.items() if k not in ("schema_version", "pipeline_version")}
@@ -29,8 +29,43 @@ def test_capability_classes_of_real_and_stored_manifests(tmp_path: Path) -> None
     assert (
         api.validate_manifest({**manifest, "schema_version": 2}, vault_root=root).status == "legacy"
     )
-    future = api.validate_manifest({**manifest, "schema_version": 4}, vault_root=root)
+    future = api.validate_manifest({**manifest, "schema_version": 5}, vault_root=root)
     assert (future.status, future.usable) == ("future", False)
+    # v3 (no source receipt) stays readable, fully validated, never trusted.
+    v3 = {k: v for k, v in manifest.items() if k != "source_receipt"}
+    v3["schema_version"] = 3
+    v3["artifacts"] = [
+        {k: v for k, v in a.items() if k not in ("sha256", "size_bytes")} for a in v3["artifacts"]
+    ]
+    assert schema_issues("video-manifest", 3, v3) == []
+    legacy3 = api.validate_manifest(v3, vault_root=root)
+    assert (legacy3.status, legacy3.usable, legacy3.trusted) == ("legacy", True, False)
+    assert legacy3.codes == ["source_receipt_missing"]
+    assert api.check_sources(v3, vault_root=root).state == "unbound"
+
+
+def test_a_replaced_recording_is_stale_in_rvault_db_status(tmp_path: Path) -> None:
+    """The reader status calls re-checks the recording's digest: replaced bytes are stale."""
+    from _support import pending_talk, write_current_database
+    from rvault_testkit.plugin import run_cli
+
+    root, manifest = extract(tmp_path, "--region", "0.03,0.12,0.66,0.88", "--region-verified")
+    talk = pending_talk(root, "2024-01-01-a.md", "a transcript\n")
+    talk["youtube_id"] = VIDEO_ID
+    db = write_current_database(root, [talk])
+
+    def video_row() -> dict[str, object]:
+        result = run_cli("rvault-db", "status", db, "--format", "json")
+        assert result.returncode == 0, result.stdout + result.stderr
+        return result.json["talks"][0]["video"]
+
+    assert video_row()["status"] == "current" and video_row()["trusted"] is True
+    recording = Path(manifest["source_video_path"])
+    size = recording.stat().st_size
+    recording.write_bytes(b"\0" * size)  # same size: only the digest can tell
+    assert (video_row()["status"], video_row()["trusted"]) == ("stale", False)
+    check = api.check_sources(manifest, vault_root=root)
+    assert (check.state, [i.code for i in check.issues]) == ("stale", ["source_changed"])
 
 
 def test_stored_manifest_file_reads_strictly(tmp_path: Path) -> None:

@@ -91,6 +91,7 @@ def video_argv(vault: Path, video: Path) -> list[str]:
         "--region",
         "0,0,1,1",
         "--region-verified",
+        "--force",  # crash and hostile runs replace the base vault's manifest
     )
 
 

@@ -141,6 +141,7 @@ def video_extract(vault: Path, video: Path, outdir: Path, video_id: str = VID) -
             "--region",
             "0,0,1,1",
             "--region-verified",
+            "--force",  # crash and hostile runs replace the base vault's manifest
         )
     )
 

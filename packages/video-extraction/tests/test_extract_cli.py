@@ -8,6 +8,7 @@ output changed (bytes and inode) and no intermediate survived.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -53,7 +54,33 @@ def test_extract_writes_both_pdfs_and_the_manifest(
     manifest = result.json
     region_pdf, context_pdf, manifest_file = outputs(vault)
     assert json.loads(manifest_file.read_text()) == manifest
-    assert manifest["schema_version"] == 3
+    assert manifest["schema_version"] == 4
+    data = vault.video.read_bytes()
+    receipt = manifest["source_receipt"]
+    assert receipt["vault_path"] == f"slides-rebuild/{vault.video_id}/{vault.video_id}.mp4"
+    assert (receipt["sha256"], receipt["size_bytes"]) == (
+        hashlib.sha256(data).hexdigest(),
+        len(data),
+    )
+    assert receipt["video_stream"] == {
+        "codec": "mpeg4",
+        "width": 320,
+        "height": 180,
+        "fps": vault.spec.fps,
+        "frame_count": vault.spec.frame_count(),
+    }
+    assert receipt["duration_source"] == "video_stream"
+    assert receipt["container_duration_seconds"] == pytest.approx(vault.spec.duration())
+    assert receipt["demuxed_end_seconds"] == pytest.approx(vault.spec.duration())
+    assert receipt["decode_complete"] is True
+    assert receipt["decoded_span_seconds"]["first"] == 0.0
+    assert vault.spec.duration() - receipt["decoded_span_seconds"]["last"] <= 0.25 + 0.01
+    for artifact in manifest["artifacts"]:
+        pdf = Path(artifact["path"]).read_bytes()
+        assert (artifact["sha256"], artifact["size_bytes"]) == (
+            hashlib.sha256(pdf).hexdigest(),
+            len(pdf),
+        )
     assert manifest["pipeline_version"] == PIPELINE_VERSION
     assert manifest["source_video_path"] == str(vault.video.resolve())
     assert manifest["unique_frame_count"] == 3
@@ -90,7 +117,7 @@ def test_rerun_is_byte_identical(cli: Callable[..., Any], talk_vault: Callable[.
     vault = talk_vault(small_spec())
     assert extract_cli(cli, vault).returncode == 0
     first = [p.read_bytes() for p in outputs(vault)]
-    assert extract_cli(cli, vault).returncode == 0
+    assert extract_cli(cli, vault, "--force").returncode == 0
     assert [p.read_bytes() for p in outputs(vault)] == first
 
 
@@ -104,7 +131,9 @@ def test_verified_manual_region_is_the_only_trusted_outcome(
     assert unverified["review_required"] is True
     assert unverified["artifacts"][0]["trusted_for_authored_slide_analysis"] is False
     assert not validate_manifest(unverified, vault_root=vault.root).trusted
-    trusted = extract_cli(cli, vault, "--region", "0.03,0.12,0.66,0.88", "--region-verified").json
+    trusted = extract_cli(
+        cli, vault, "--region", "0.03,0.12,0.66,0.88", "--region-verified", "--force"
+    ).json
     assert trusted["slide_region_verified"] is True
     assert trusted["review_required"] is False and trusted["review_reason"] is None
     assert trusted["artifacts"][0]["trusted_for_authored_slide_analysis"] is True
@@ -153,7 +182,7 @@ def test_bad_options_are_refused_and_change_nothing(
     vault = talk_vault(small_spec())
     assert extract_cli(cli, vault).returncode == 0
     before = snapshot_tree(vault.root)
-    result = extract_cli(cli, vault, *extra)
+    result = extract_cli(cli, vault, *extra, "--force")
     assert result.returncode == 2
     assert result.json["error"]["code"] == code
     assert snapshot_tree(vault.root) == before
@@ -289,7 +318,12 @@ def test_failure_mid_run_leaves_previous_outputs_and_no_intermediates(
     with pytest.raises(VideoExtractionError) as refused:
         extract(
             ExtractRequest(
-                vault.video, vault.outdir, vault.video_id, fps=2.0, region=[0.0, 0.0, 0.5, 0.5]
+                vault.video,
+                vault.outdir,
+                vault.video_id,
+                fps=2.0,
+                region=[0.0, 0.0, 0.5, 0.5],
+                force=True,
             )
         )
     assert refused.value.code == "io_error"

@@ -65,7 +65,7 @@ def test_full_disk_is_io_error_exit_2_and_loses_nothing(
     else:
         monkeypatch.setattr(writer, "_write_all", no_space)
     # a different rate, so that the bundle really has new bytes to write
-    code, failure = _run_in_process([*argv[:-1], "1"], capsys)
+    code, failure = _run_in_process([*argv[:-1], "1", "--force"], capsys)
     assert code == 2
     assert failure["error"]["code"] == "io_error"
     assert {path: snapshot_file(path) for path in paths} == before

@@ -1,10 +1,13 @@
 """Vault path rules on the filesystem: missing, not regular, unreadable, duplicated artifacts.
 
-Each broken path is reported with its stable code at the manifest's JSON path
-of that field; a path that fails the filesystem check is never probed. The
-``rvault-video validate`` command refuses such a manifest (exit 2,
-``manifest_unusable``, the manifest as the error path, the issues in the
-report) and changes nothing in the vault.
+Each broken PDF path is reported with its stable code at the manifest's JSON
+path of that field; a path that fails the filesystem check is never probed.
+The recording of a v4 manifest is re-checked through its source receipt: a
+removed, non-regular or unreadable recording makes the manifest ``stale``
+(``source_missing`` / ``source_unreadable`` at ``$.source_receipt``), not
+invalid. The ``rvault-video validate`` command refuses such a manifest (exit
+2, ``manifest_unusable`` or ``manifest_stale``, the manifest as the error
+path, the issues in the report) and changes nothing in the vault.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from rvault_video_extraction.api import validate_manifest
 from rvault_video_extraction.cli import main
 
 VIDEO = "$.source_video_path"
+RECEIPT = "$.source_receipt"
 REGION = "$.artifacts[0].path"
 CONTEXT = "$.artifacts[1].path"
 
@@ -49,29 +53,46 @@ def _fifo(path: Path) -> None:
     os.mkfifo(path)
 
 
-@pytest.mark.parametrize("where", [VIDEO, CONTEXT])
-@pytest.mark.parametrize(
-    ("change", "code"),
+CHANGES = pytest.mark.parametrize(
+    ("change", "code", "recording_code"),
     [
-        (_remove, "path_missing"),
-        (_directory, "path_not_regular_file"),
-        (_fifo, "path_not_regular_file"),
+        (_remove, "path_missing", "source_missing"),
+        (_directory, "path_not_regular_file", "source_unreadable"),
+        (_fifo, "path_not_regular_file", "source_unreadable"),
     ],
     ids=["removed", "directory", "fifo"],
 )
-def test_each_path_field_names_its_filesystem_problem(
+
+
+@CHANGES
+def test_each_pdf_path_names_its_filesystem_problem(
     extracted: tuple[Path, dict[str, Any]],
-    where: str,
     change: Callable[[Path], None],
     code: str,
+    recording_code: str,
 ) -> None:
     root, manifest = extracted
-    change(_field(manifest, where))
+    change(_field(manifest, CONTEXT))
     report = validate_manifest(manifest, vault_root=root)
     # Only the path rule: a path that failed it is not handed to the PDF probe.
-    assert issue_pairs(report) == [(code, where)], report.to_dict()
+    assert issue_pairs(report) == [(code, CONTEXT)], report.to_dict()
     assert not report.usable and not report.trusted
     assert report.status == "invalid"
+
+
+@CHANGES
+def test_a_recording_gone_or_not_regular_makes_the_manifest_stale(
+    extracted: tuple[Path, dict[str, Any]],
+    change: Callable[[Path], None],
+    code: str,
+    recording_code: str,
+) -> None:
+    root, manifest = extracted
+    change(_field(manifest, VIDEO))
+    report = validate_manifest(manifest, vault_root=root)
+    assert issue_pairs(report) == [(recording_code, RECEIPT)], report.to_dict()
+    assert report.status == "stale"
+    assert report.usable and not report.trusted
 
 
 def test_a_regular_file_as_a_parent_directory_is_path_missing(
@@ -96,11 +117,14 @@ def test_a_path_the_os_cannot_look_up_is_path_unreadable(
         document["source_video_path"] = too_long
         for artifact in document["artifacts"]:
             artifact["source_video_path"] = too_long
+        document["source_receipt"]["vault_path"] = str(Path(too_long).relative_to(root.resolve()))
     else:
         document["artifacts"][1]["path"] = too_long
     report = validate_manifest(document, vault_root=root)
-    assert issue_pairs(report) == [("path_unreadable", where)], report.to_dict()
-    assert not report.usable
+    expected = ("source_unreadable", RECEIPT) if where == VIDEO else ("path_unreadable", where)
+    assert issue_pairs(report) == [expected], report.to_dict()
+    assert not report.trusted
+    assert report.status == ("stale" if where == VIDEO else "invalid")
 
 
 def test_two_artifacts_naming_one_file_are_refused(
@@ -128,7 +152,7 @@ def _validate(
         (lambda doc: Path(doc["artifacts"][1]["path"]).unlink(), ("path_missing", CONTEXT)),
         (
             lambda doc: _directory(Path(doc["source_video_path"])),
-            ("path_not_regular_file", VIDEO),
+            ("source_unreadable", RECEIPT),
         ),
         (
             lambda doc: doc["artifacts"][1].__setitem__(
@@ -162,9 +186,11 @@ def test_validate_command_refuses_and_changes_nothing(
     code, result = _validate(capsys, path, root)
     assert code == 2, result
     assert result["ok"] is False
-    assert result["error"]["code"] == "manifest_unusable"
+    stale = expected[0] == "source_unreadable"
+    assert result["error"]["code"] == ("manifest_stale" if stale else "manifest_unusable")
     assert result["error"]["path"] == str(path)
-    assert result["report"]["status"] == "invalid" and result["report"]["usable"] is False
+    assert result["report"]["status"] == ("stale" if stale else "invalid")
+    assert result["report"]["usable"] is stale
     pairs = [(issue["code"], issue["path"]) for issue in result["report"]["issues"]]
     assert expected in pairs
     assert snapshot_tree(root) == vault_before

@@ -8,6 +8,7 @@ trusted. The api module must stay light (no OpenCV, NumPy or yt-dlp).
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import os
 import subprocess
@@ -144,14 +145,26 @@ def test_paths_outside_root_symlinked_or_with_wrong_page_count(tmp_path: Path) -
 
     ok, jpeg = cv2.imencode(".jpg", np.zeros((8, 8, 3), np.uint8))
     assert ok
-    context.write_bytes(
-        write_jpeg_pdf([JpegPage(jpeg.tobytes(), 8, 8)], title="x", producer="x", creator="x")
+    one_page = write_jpeg_pdf(
+        [JpegPage(jpeg.tobytes(), 8, 8)], title="x", producer="x", creator="x"
     )
-    assert "pdf_page_count_mismatch" in codes(manifest, root)
+    context.write_bytes(one_page)
+    # Other bytes than extracted: stale before any parsing...
+    assert codes(manifest, root) == ["artifact_changed"]
+    # ...and with the digests forged to match, the probe still counts the pages.
+    assert "pdf_page_count_mismatch" in codes(_bound_to(manifest, one_page), root)
     context.write_bytes(b"%PDF-1.4 truncated")
-    assert "pdf_invalid" in codes(manifest, root)
+    assert "pdf_invalid" in codes(_bound_to(manifest, b"%PDF-1.4 truncated"), root)
     context.write_bytes(original)
     assert codes(manifest, root) == []
+
+
+def _bound_to(manifest: dict[str, Any], context_bytes: bytes) -> dict[str, Any]:
+    """``manifest`` with the context PDF's recorded digest and size set to ``context_bytes``."""
+    forged = copy.deepcopy(manifest)
+    forged["artifacts"][1]["sha256"] = hashlib.sha256(context_bytes).hexdigest()
+    forged["artifacts"][1]["size_bytes"] = len(context_bytes)
+    return forged
 
 
 @pytest.mark.parametrize(
@@ -168,7 +181,7 @@ def test_paths_outside_root_symlinked_or_with_wrong_page_count(tmp_path: Path) -
             "legacy",
             True,
         ),
-        ({"schema_version": 4, "anything": True}, "future", False),
+        ({"schema_version": 5, "anything": True}, "future", False),
         ([1, 2], "invalid", False),
     ],
 )

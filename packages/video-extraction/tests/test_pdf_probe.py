@@ -198,6 +198,9 @@ def test_validator_reports_an_oversized_pdf_at_its_artifact(
         handle.truncate(MAX_PDF_BYTES + 1)
     identity = context.stat()
     region_pdf = snapshot_file(manifest["artifacts"][0]["path"])
+    # The recorded size agrees (else the size check alone reports artifact_changed):
+    # the probe's own bound is what refuses it, before reading a byte.
+    manifest["artifacts"][1]["size_bytes"] = MAX_PDF_BYTES + 1
     report = validate_manifest(manifest, vault_root=root)
     assert issues_at(report, CONTEXT) == ["pdf_too_large"]
     assert report.codes == ["pdf_too_large"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -51,7 +52,9 @@ def test_untrusted_manifest_is_refused_and_nothing_is_created(
     assert "--region-verified" in result.json["error"]["message"]
     assert snapshot_tree(vault.root) == before
     extract(
-        ExtractRequest(vault.video, vault.outdir, vault.video_id, fps=2.0, region=[0, 0, 0.7, 1])
+        ExtractRequest(
+            vault.video, vault.outdir, vault.video_id, fps=2.0, region=[0, 0, 0.7, 1], force=True
+        )
     )
     unverified = cli(SCRIPT, "promote", manifest_path(vault.root), "--vault-root", vault.root)
     assert unverified.json["error"]["code"] == "manifest_untrusted"
@@ -72,6 +75,8 @@ def test_other_existing_deck_is_kept_unless_replace(
     result = cli(SCRIPT, "promote", manifest_path(root), "--vault-root", root)
     assert result.returncode == 2
     assert result.json["error"]["code"] == "target_exists"
+    assert hashlib.sha256(target.read_bytes()).hexdigest() in result.json["error"]["message"]
+    assert "--replace" in result.json["hint"]
     assert snapshot_file(target) == before
     replaced = cli(SCRIPT, "promote", manifest_path(root), "--vault-root", root, "--replace")
     assert replaced.returncode == 0

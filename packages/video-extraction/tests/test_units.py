@@ -98,6 +98,24 @@ def test_no_region_gives_a_context_only_manifest() -> None:
             applied=False,
             method="none",
             verified=False,
+            source_receipt={
+                "vault_path": "slides-rebuild/AbCdEfGhI_1/AbCdEfGhI_1.mp4",
+                "sha256": "1" * 64,
+                "size_bytes": 1000,
+                "container_duration_seconds": 20.0,
+                "duration_source": "video_stream",
+                "video_stream": {
+                    "codec": "h264",
+                    "width": 320,
+                    "height": 180,
+                    "fps": 10.0,
+                    "frame_count": 200,
+                },
+                "demuxed_end_seconds": 20.0,
+                "decoded_span_seconds": {"first": 0.0, "last": 19.0},
+                "decode_complete": True,
+            },
+            pdf_digests={"/v/slides-rebuild/AbCdEfGhI_1/AbCdEfGhI_1.context.pdf": ("0" * 64, 9)},
         )
     )
     assert [a["artifact_scope"] for a in manifest["artifacts"]] == ["full_frame_context"]

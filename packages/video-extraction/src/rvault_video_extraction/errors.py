@@ -9,10 +9,20 @@ from __future__ import annotations
 
 
 class VideoExtractionError(Exception):
-    """A refused input or failed precondition with a stable ``code``."""
+    """A refused input or failed precondition with a stable ``code``.
 
-    def __init__(self, code: str, message: str, path: str | None = None) -> None:
+    ``hint`` names the next action when the message alone does not.
+    """
+
+    def __init__(
+        self, code: str, message: str, path: str | None = None, *, hint: str | None = None
+    ) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
         self.path = path
+        self.hint = hint
+
+    def refusal_context(self) -> dict[str, str]:
+        """Extra keys of the ``cli-failure`` document (the hint, when there is one)."""
+        return {} if self.hint is None else {"hint": self.hint}

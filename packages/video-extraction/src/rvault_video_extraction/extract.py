@@ -1,4 +1,4 @@
-"""``extract``: video in, two PDFs and a schema-v3 manifest out, atomically.
+"""``extract``: video in, two PDFs and a schema-v4 manifest out, atomically.
 
 Order of work: validate every argument and path first (nothing is written on
 a refusal), read the snapshots of the three outputs, decode and analyse with
@@ -7,6 +7,13 @@ both PDFs and the manifest in memory, and install the three files as one
 ``rvault_contracts.writer.install_bundle`` transaction. Any failure before or
 during the install leaves the previous outputs byte- and inode-identical, and
 the intermediate directory is removed in every case.
+
+The recording may be any regular file inside the vault (a download at the
+contract path ``slides-rebuild/{id}/{id}.mp4``, or a local recording
+registered elsewhere in the vault): it is read where it is, never copied,
+and the manifest's ``source_receipt`` records its vault-relative path and
+the digest of the bytes decoded (``source_binding``). An existing manifest
+is replaced only with ``force`` (``replacement``).
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import cv2
-from rvault_contracts.canonical import artifact_bytes
+from rvault_contracts.canonical import artifact_bytes, sha256_bytes
 from rvault_contracts.writer import install_bundle, read_snapshot
 
 from rvault_video_extraction.analysis import AnalysisResult, analyse
@@ -37,7 +44,16 @@ from rvault_video_extraction.frame_sink import JPEG_QUALITY, NO_SPACE_ERRNOS, io
 from rvault_video_extraction.manifest import ManifestInputs, build_manifest
 from rvault_video_extraction.pdf_writer import JpegPage, write_jpeg_pdf
 from rvault_video_extraction.region import to_pixels
+from rvault_video_extraction.replacement import require_replaceable
 from rvault_video_extraction.sampling import SampledVideo, remove_frames, sample_video
+from rvault_video_extraction.source_binding import (
+    SourceFacts,
+    read_source,
+    require_complete,
+    require_unchanged,
+    source_receipt,
+)
+from rvault_video_extraction.source_receipt import vault_relative
 from rvault_video_extraction.vault_paths import (
     CONTRACT_DIR,
     locate_in_vault,
@@ -67,6 +83,10 @@ class ExtractRequest:
     region: list[float] | None = None
     region_verified: bool = False
     vault_root: Path | None = None
+    allow_incomplete: bool = False
+    """Keep a decode that stops short of the declared duration as an untrusted candidate."""
+    force: bool = False
+    """Replace an existing manifest (and what it trusted)."""
 
 
 def output_names(video_id: str) -> tuple[str, str, str]:
@@ -251,6 +271,10 @@ def extract(
             name: read_snapshot(outdir / name)
             for name in (region_name, context_name, manifest_name, sheet_name)
         }
+        require_replaceable(
+            expected[manifest_name].data, request.force, str(outdir / manifest_name)
+        )
+        source = read_source(video, vault_relative(video, storage))
         _remove_dead_frames(outdir, request.video_id)
         try:
             # The pid in the name lets a later run prove a crashed run's frames dead.
@@ -264,7 +288,7 @@ def extract(
             ) from None
         try:
             manifest, summary = _extract_into(
-                request, video, outdir, frames_dir, expected, progress
+                request, source, (video, outdir, frames_dir), expected, progress
             )
         except OSError as exc:
             # Intermediate frames, crops: a full disk or failing device is a refusal
@@ -310,16 +334,19 @@ def _remove_dead_frames(outdir: Path, video_id: str) -> None:
 
 def _extract_into(
     request: ExtractRequest,
-    video: Path,
-    outdir: Path,
-    frames_dir: Path,
+    source: SourceFacts,
+    paths: tuple[Path, Path, Path],
     expected: dict[str, Any],
     progress: Callable[[str], None] | None,
 ) -> tuple[dict[str, Any], str]:
+    video, outdir, frames_dir = paths
     region_name, context_name, manifest_name = output_names(request.video_id)
     started = time.monotonic()
     try:
         sampled = sample_video(video, request.fps, frames_dir, progress)
+        require_unchanged(video, source)
+        receipt = source_receipt(source, sampled, request.fps)
+        require_complete(receipt, request.allow_incomplete, video)
         result: AnalysisResult = analyse(
             sampled, request.hash_threshold, request.region, request.region_verified
         )
@@ -342,12 +369,17 @@ def _extract_into(
                 producer=PDF_PRODUCER,
                 creator=PDF_PRODUCER,
             )
+        region_path = str(outdir / region_name)
+        context_path = str(outdir / context_name)
+        digests = {context_path: (sha256_bytes(context_pdf), len(context_pdf))}
+        if region_pdf is not None:
+            digests[region_path] = (sha256_bytes(region_pdf), len(region_pdf))
         manifest = build_manifest(
             ManifestInputs(
                 video_id=request.video_id,
                 video_path=str(video),
-                slide_region_pdf=str(outdir / region_name) if region_pdf is not None else None,
-                context_pdf=str(outdir / context_name),
+                slide_region_pdf=region_path if region_pdf is not None else None,
+                context_pdf=context_path,
                 total_samples=sampled.sample_count,
                 retained=result.retained,
                 hash_threshold=request.hash_threshold,
@@ -357,6 +389,8 @@ def _extract_into(
                 applied=crop.applied,
                 method=crop.method,
                 verified=crop.verified,
+                source_receipt=receipt,
+                pdf_digests=digests,
             )
         )
         sheet = _contact_sheet(request.video_id, sampled, result)

@@ -1,8 +1,10 @@
-"""The schema-v3 manifest, built from one extraction.
+"""The schema-v4 manifest, built from one extraction.
 
 Trust is computed here in exactly one place: only a verified manual
-slide_region is trusted for authored-slide analysis and may clear
-``review_required``; every other outcome is a candidate that needs review.
+slide_region of a recording decoded to its end is trusted for authored-slide
+analysis and may clear ``review_required``; every other outcome is a
+candidate that needs review. v4 adds the ``source_receipt`` (which bytes the
+slides came from, see ``source_receipt``) and each PDF's SHA-256 and size.
 """
 
 from __future__ import annotations
@@ -22,6 +24,10 @@ REVIEW_AUTO = (
 REVIEW_MANUAL_UNVERIFIED = (
     "manual slide_region was not marked visually checked: inspect it, "
     "then rerun with --region-verified"
+)
+REVIEW_INCOMPLETE = (
+    "the decode stopped short of the recording's declared duration (truncated or damaged "
+    "file): these pages are never trusted; re-download or repair the recording and re-extract"
 )
 REVIEW_NO_REGION = (
     "no slide region was detected or given: only full-frame context exists, which is never an "
@@ -45,6 +51,9 @@ class ManifestInputs:
     applied: bool
     method: str
     verified: bool
+    source_receipt: dict[str, Any]
+    pdf_digests: dict[str, tuple[str, int]]
+    """SHA-256 and size of each PDF's bytes, by its manifest path."""
 
 
 def timestamp(frame_index: int, fps: float) -> float:
@@ -52,7 +61,11 @@ def timestamp(frame_index: int, fps: float) -> float:
     return round(frame_index / fps, 6)
 
 
-def review_state(method: str, verified: bool, applied: bool) -> tuple[bool, str | None]:
+def review_state(
+    method: str, verified: bool, applied: bool, complete: bool = True
+) -> tuple[bool, str | None]:
+    if not complete:
+        return True, REVIEW_INCOMPLETE
     if applied and method == "manual" and verified:
         return False, None
     if not applied:
@@ -63,7 +76,12 @@ def review_state(method: str, verified: bool, applied: bool) -> tuple[bool, str 
 
 
 def build_manifest(inputs: ManifestInputs) -> dict[str, Any]:
-    review_required, review_reason = review_state(inputs.method, inputs.verified, inputs.applied)
+    review_required, review_reason = review_state(
+        inputs.method,
+        inputs.verified,
+        inputs.applied,
+        inputs.source_receipt["decode_complete"],
+    )
     pages = len(inputs.retained)
     artifacts: list[dict[str, Any]] = []
     if inputs.slide_region_pdf is not None:
@@ -72,6 +90,8 @@ def build_manifest(inputs: ManifestInputs) -> dict[str, Any]:
                 "path": inputs.slide_region_pdf,
                 "artifact_scope": SLIDE_REGION_SCOPE,
                 "page_count": pages,
+                "sha256": inputs.pdf_digests[inputs.slide_region_pdf][0],
+                "size_bytes": inputs.pdf_digests[inputs.slide_region_pdf][1],
                 "source_video_id": inputs.video_id,
                 "source_video_path": inputs.video_path,
                 "crop_method": inputs.method,
@@ -84,6 +104,8 @@ def build_manifest(inputs: ManifestInputs) -> dict[str, Any]:
             "path": inputs.context_pdf,
             "artifact_scope": CONTEXT_SCOPE,
             "page_count": pages,
+            "sha256": inputs.pdf_digests[inputs.context_pdf][0],
+            "size_bytes": inputs.pdf_digests[inputs.context_pdf][1],
             "source_video_id": inputs.video_id,
             "source_video_path": inputs.video_path,
             "crop_method": "none",
@@ -97,6 +119,7 @@ def build_manifest(inputs: ManifestInputs) -> dict[str, Any]:
         "pipeline_version": PIPELINE_VERSION,
         "source_video_id": inputs.video_id,
         "source_video_path": inputs.video_path,
+        "source_receipt": inputs.source_receipt,
         "total_frames_extracted": inputs.total_samples,
         "unique_frame_count": pages,
         "authored_slide_count": None,

@@ -1,14 +1,19 @@
 """The referential validator of video manifests (light: no cv2, no yt_dlp).
 
-JSON Schema checks the shape of v3; this module checks what a schema cannot,
+JSON Schema checks the shape of v4 (and v3); this module checks what a schema cannot,
 as the spec's ingress does "as one referential unit before trusting it":
 identities agree; region geometry agrees with the detected/applied/method/
 verified flags; retained frames and page counts agree with
 ``unique_frame_count``; scope, crop, verification and trust flags are
 mutually consistent; paths obey the vault path rules; every PDF passes the
-bounded probe with its recorded page count. Version handling follows the
-reader contract: no ``schema_version`` is legacy v0, v1 and v2 are legacy
-(readable, never trusted), a version above 3 is unusable.
+bounded probe with its recorded page count; and (v4) the source receipt
+agrees with itself (its completeness rule, its vault path) and the recording
+and PDFs still have the recorded bytes (``freshness``): a replaced, missing or
+unreadable recording or a replaced PDF makes the report ``stale`` (readable,
+never trusted). Version handling follows the reader contract: no
+``schema_version`` is legacy v0, v1 and v2 are legacy (readable, never
+trusted), v3 is fully validated but legacy (``source_receipt_missing``: no
+digest binds it to its recording), a version above 4 is unusable.
 """
 
 from __future__ import annotations
@@ -24,23 +29,29 @@ from rvault_contracts.issues import Collector, Issue, render
 from rvault_contracts.schemas import schema_issues
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
+from rvault_video_extraction.freshness import STALE_CODES, pdf_issue, recording_issues
 from rvault_video_extraction.manifest import CONTEXT_SCOPE, SLIDE_REGION_SCOPE
 from rvault_video_extraction.pdf_probe import PdfProbeError, probe_pdf
+from rvault_video_extraction.source_receipt import decode_complete
 from rvault_video_extraction.vault_paths import descendant_issues, path_text_issues
 from rvault_video_extraction.versioning import SCHEMA_VERSION
 
 CURRENT_VERSION = SCHEMA_VERSION
 LEGACY_VERSIONS = (0, 1, 2)
+RECEIPTLESS_VERSION = 3  # fully validated, then reported legacy: no source digest
 ARTIFACT_ID = "video-manifest"
 
 
 @dataclass(frozen=True)
 class ManifestReport:
-    """``status``: current | legacy | future | invalid.
+    """``status``: current | stale | legacy | future | invalid.
 
-    ``usable``: the record may be read (current and valid, or legacy);
+    ``usable``: the record may be read (current and valid, stale, or legacy);
     ``trusted``: a verified manual slide_region artifact may be used for
-    authored-slide analysis (current, valid, review not required).
+    authored-slide analysis (current, valid, review not required, decoded to
+    the end, recording and PDFs unchanged). ``stale``: valid, but the
+    recording or a PDF no longer has the recorded bytes (codes in
+    ``freshness.STALE_CODES``); never trusted.
     """
 
     status: str
@@ -77,7 +88,7 @@ def _version_of(document: dict[str, Any]) -> tuple[str, int | None]:
         return "legacy", version
     if version > CURRENT_VERSION:
         return "future", version
-    if version == CURRENT_VERSION:
+    if version in (RECEIPTLESS_VERSION, CURRENT_VERSION):
         return "current", version
     return "invalid", version
 
@@ -171,12 +182,15 @@ def _check_artifacts(doc: dict[str, Any], out: Collector) -> dict[str, Any] | No
     method = doc["slide_region_method"]
     verified = doc["slide_region_verified"]
     applied = doc["slide_region_applied"]
-    trustworthy = applied and method == "manual" and verified
+    receipt = doc.get("source_receipt")
+    complete = receipt is None or receipt["decode_complete"]
+    trustworthy = applied and method == "manual" and verified and complete
     if review_required == trustworthy:
         out.add(
             "review_inconsistent",
             "$.review_required",
-            "review_required is false exactly for a verified manual slide_region",
+            "review_required is false exactly for a verified manual slide_region "
+            "of a recording decoded to its end",
         )
     if (doc["review_reason"] is None) != (not review_required):
         out.add(
@@ -260,6 +274,7 @@ def _located_paths(document: dict[str, Any]) -> list[tuple[str, Any]]:
 def _check_paths(
     doc: dict[str, Any], out: Collector, storage_root: Path | None, probe: bool
 ) -> dict[str, str]:
+    receipt_bound = "source_receipt" in doc
     for where, text in _located_paths(doc):
         for code in path_text_issues(text):
             out.add(
@@ -267,7 +282,8 @@ def _check_paths(
                 where,
                 "manifest paths are native absolute without dot segments, ~, NUL or foreign syntax",
             )
-        if storage_root is not None:
+        if storage_root is not None and not (receipt_bound and where == "$.source_video_path"):
+            # A v4 recording is re-checked by its receipt (missing = stale, not invalid).
             for code in descendant_issues(text, storage_root):
                 out.add(
                     code,
@@ -281,12 +297,18 @@ def _check_paths(
         where = f"$.artifacts[{position}].path"
         if any(issue.path == where for issue in out.items):
             continue
+        if receipt_bound and _size_changed(artifact):
+            out.extend([pdf_issue("changed", f"$.artifacts[{position}]", artifact["path"])])
+            continue  # a different size is stale without parsing a byte
         try:
             result = probe_pdf(artifact["path"])
         except PdfProbeError as exc:
             out.add(exc.code, where, exc.message)
             continue
         digests[artifact["path"]] = result.sha256
+        if receipt_bound and result.sha256 != artifact["sha256"]:
+            out.extend([pdf_issue("changed", f"$.artifacts[{position}]", artifact["path"])])
+            continue
         if result.page_count != artifact["page_count"]:
             out.add(
                 "pdf_page_count_mismatch",
@@ -295,6 +317,39 @@ def _check_paths(
                 f"the manifest says {artifact['page_count']}",
             )
     return digests
+
+
+def _size_changed(artifact: dict[str, Any]) -> bool:
+    try:
+        return os.lstat(artifact["path"]).st_size != artifact["size_bytes"]
+    except OSError:
+        return False  # the probe names why it cannot be read
+
+
+def _check_receipt(
+    doc: dict[str, Any], out: Collector, storage_root: Path | None, probe: bool
+) -> None:
+    """v4: the receipt agrees with itself and the manifest; the recording still has its bytes."""
+    receipt = doc["source_receipt"]
+    if receipt["decode_complete"] != decode_complete(receipt, doc["fps_used"]):
+        out.add(
+            "source_receipt_inconsistent",
+            "$.source_receipt.decode_complete",
+            "decode_complete must be what the receipt's duration, demuxed end and decoded "
+            "span give",
+        )
+    for code in path_text_issues("/" + receipt["vault_path"]):
+        out.add(code, "$.source_receipt.vault_path", "a vault-relative POSIX locator")
+    if storage_root is None or any(i.path == "$.source_receipt.vault_path" for i in out.items):
+        return
+    if str(storage_root / receipt["vault_path"]) != doc["source_video_path"]:
+        out.add(
+            "source_receipt_inconsistent",
+            "$.source_receipt.vault_path",
+            "source_receipt.vault_path must name source_video_path below the vault root",
+        )
+    elif probe:
+        out.extend(recording_issues(receipt, storage_root))
 
 
 def _path_text_codes(document: dict[str, Any], out: Collector) -> None:
@@ -353,8 +408,9 @@ def validate_manifest(
             "schema_version must be a non-negative integer",
         )
         return ManifestReport("invalid", version, False, False, (issue,))
+    assert version is not None
     out = Collector()
-    out.extend(schema_issues(ARTIFACT_ID, CURRENT_VERSION, document))
+    out.extend(schema_issues(ARTIFACT_ID, version, document))
     if out.items:
         _path_text_codes(document, out)
         return ManifestReport("invalid", version, False, False, tuple(out.items))
@@ -368,8 +424,20 @@ def validate_manifest(
     _check_frames(document, out)
     slide_artifact = _check_artifacts(document, out)
     storage = Path(str(Path(vault_root).resolve())) if vault_root is not None else None
+    if version == CURRENT_VERSION:
+        _check_receipt(document, out, storage, probe_pdfs)
     digests = _check_paths(document, out, storage, probe_pdfs)
     issues = tuple(out.items)
+    if issues and all(issue.code in STALE_CODES for issue in issues):
+        return ManifestReport("stale", version, True, False, issues, pdf_sha256=digests)
+    if not issues and version == RECEIPTLESS_VERSION:
+        issue = Issue(
+            "source_receipt_missing",
+            "$.source_receipt",
+            "schema_version 3 records no digest of its recording: readable, never trusted; "
+            "re-extract to bind the slides to the recording's bytes",
+        )
+        return ManifestReport("legacy", version, True, False, (issue,), pdf_sha256=digests)
     valid = not issues
     trusted = bool(
         valid

@@ -99,9 +99,12 @@ def promote(request: PromoteRequest) -> dict[str, Any]:
         if expected.exists and expected.data != data and not request.replace:
             raise VideoExtractionError(
                 "target_exists",
-                f"{SLIDES_DIR}/{video_id}.pdf already holds another PDF (an authored deck?); "
-                "pass --replace to overwrite it with the video extraction",
+                f"{SLIDES_DIR}/{video_id}.pdf already holds another PDF "
+                f"({len(expected.data or b'')} bytes, sha256 {expected.sha256}; an authored "
+                "deck?) that promoting would replace",
                 str(target),
+                hint="keep it (an authored deck is better evidence than video frames), or pass "
+                "--replace to overwrite it with the video extraction",
             )
         written = install(target, data, expected=expected)
     except BaseException:

@@ -62,6 +62,8 @@ class SampledVideo(SubSamples):
     packets_total: int = 0
     gop_treatments: dict[str, int] = field(default_factory=dict)
     skip_frame: str = "NONREF"
+    demuxed_end_seconds: float = 0.0
+    """End of the last packet the demuxer returned (a cut file stops short of its index)."""
 
     @property
     def sample_count(self) -> int:
@@ -75,6 +77,12 @@ class SampledVideo(SubSamples):
             if index < len(self.halves):
                 merged.append(self.halves[index])
         return merged
+
+    def decoded_span_seconds(self) -> tuple[float, float]:
+        """Times of the first and last decoded frames that serve a sub-sample."""
+        if not self.sources:
+            return 0.0, 0.0
+        return min(self.sources) / self.video_fps, max(self.sources) / self.video_fps
 
     def sequence_sources(self) -> list[int]:
         """Decoded-frame identity of each member of :meth:`sequence` (same order)."""
@@ -223,6 +231,7 @@ def sample_video(
         video_fps=video_fps,
         fps_used=fps,
         packets_total=len(packets),
+        demuxed_end_seconds=(last_frame + 1) / video_fps,
         gop_treatments={name: plan.count(name) for name in (SKIP, FULL)},
     )
     started = time.monotonic()

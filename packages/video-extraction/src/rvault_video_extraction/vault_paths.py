@@ -97,7 +97,11 @@ def locate_in_vault(
     parts = _relative_below(candidate, configured_root, storage_root)
     if parts is None:
         raise VideoExtractionError(
-            "outside_vault_root", "the path is not inside the vault root", str(candidate)
+            "outside_vault_root",
+            f"the path is not inside the vault root {configured_root}",
+            str(candidate),
+            hint="copy or move the recording into the vault (e.g. VAULT/media/, then "
+            "rvault-db attach-media), or pass --vault-root for the vault that holds it",
         )
     current = storage_root
     for part in parts:
@@ -112,7 +116,11 @@ def locate_in_vault(
             break
         if stat.S_ISLNK(info.st_mode):
             raise VideoExtractionError(
-                "symlink_refused", "a symlink below the vault root is refused", str(current)
+                "symlink_refused",
+                "a symlink below the vault root is refused: manifests name the very files read",
+                str(current),
+                hint="pass the file the link points to (inside the vault), or replace the link "
+                "with the file itself",
             )
     return storage_root.joinpath(*parts)
 

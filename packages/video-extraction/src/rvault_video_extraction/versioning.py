@@ -8,8 +8,8 @@ sampling, dedupe or cropping bumps the pipeline version only.
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 3
-PIPELINE_VERSION = "1.1.0"
+SCHEMA_VERSION = 4
+PIPELINE_VERSION = "1.2.0"
 PDF_PRODUCER = f"rvault-video-extraction pipeline {PIPELINE_VERSION}"
 
 # Sampling defaults, shared by the CLI (which must not import cv2 to parse

@@ -52,7 +52,9 @@ def run_single(args: argparse.Namespace) -> int:
             enable_file_urls=args.enable_file_urls,
         )
     except VideoExtractionError as exc:
-        raise contract_cli.Refusal(exc.code, exc.message, exc.path) from None
+        raise contract_cli.Refusal(
+            exc.code, exc.message, exc.path, **exc.refusal_context()
+        ) from None
     document = result.to_dict()
     document["ok"] = True
     contract_cli.emit(document)

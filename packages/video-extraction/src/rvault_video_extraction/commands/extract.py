@@ -14,14 +14,16 @@ from rvault_video_extraction.versioning import DEFAULT_FPS, DEFAULT_HASH_THRESHO
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser(
         "extract",
-        help="sample a talk video, keep distinct slides, write two PDFs and manifest v3",
+        help="sample a talk video, keep distinct slides, write two PDFs and manifest v4",
         description=(
             "Sample VIDEO at --fps (decoding only the frames the samples need), keep every "
             "distinct stable slide, and write VIDEO_ID.slide-region.pdf (cropped), "
             "VIDEO_ID.context.pdf (full frames), VIDEO_ID.video-extraction.json and "
             "VIDEO_ID.contact-sheet.png (sampled frames with the region drawn) into OUTDIR. "
-            "Under slides-rebuild/ VIDEO_ID must match the contract path "
-            "slides-rebuild/{id}/{id}.mp4. stdout is the manifest (schema v3)."
+            "VIDEO may be any regular file inside the vault (read in place, never copied); "
+            "under slides-rebuild/ VIDEO_ID must match the contract path "
+            "slides-rebuild/{id}/{id}.mp4. An existing manifest is replaced only with --force. "
+            "stdout is the manifest (schema v4)."
         ),
     )
     parser.add_argument("video", type=Path, metavar="VIDEO")
@@ -53,6 +55,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument(
         "--vault-root", type=Path, help="vault storage root (default: inferred from OUTDIR)"
     )
+    parser.add_argument(
+        "--allow-incomplete",
+        action="store_true",
+        help=(
+            "keep a decode that stops short of the recording's declared duration (truncated or "
+            "damaged file) as an untrusted candidate instead of refusing it"
+        ),
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an existing manifest of VIDEO_ID in OUTDIR (and what it trusted)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -71,10 +86,14 @@ def run(args: argparse.Namespace) -> int:
                 region=region,
                 region_verified=args.region_verified,
                 vault_root=args.vault_root,
+                allow_incomplete=args.allow_incomplete,
+                force=args.force,
             ),
             progress=contract_cli.progress,
         )
     except VideoExtractionError as exc:
-        raise contract_cli.Refusal(exc.code, exc.message, exc.path) from None
+        raise contract_cli.Refusal(
+            exc.code, exc.message, exc.path, **exc.refusal_context()
+        ) from None
     contract_cli.emit(manifest)
     return contract_cli.EXIT_OK

@@ -37,7 +37,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         report = promote(PromoteRequest(args.manifest, args.vault_root, args.replace))
     except VideoExtractionError as exc:
-        raise contract_cli.Refusal(exc.code, exc.message, exc.path) from None
+        raise contract_cli.Refusal(
+            exc.code, exc.message, exc.path, **exc.refusal_context()
+        ) from None
     contract_cli.progress(f"promoted to {report['slides_local_path']}")
     contract_cli.emit(report)
     return contract_cli.EXIT_OK

@@ -1,4 +1,8 @@
-"""``rvault-video validate MANIFEST --vault-root DIR``: the referential check."""
+"""``rvault-video validate MANIFEST --vault-root DIR``: the referential check.
+
+It also re-checks the bytes (v4): a recording or PDF replaced, removed or
+unreadable since extraction is refused as ``manifest_stale`` with the report.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,10 @@ from rvault_contracts import cli as contract_cli
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser(
         "validate",
-        help="validate a video manifest as one referential unit (flags, counts, paths, PDFs)",
+        help=(
+            "validate a video manifest as one referential unit (flags, counts, paths, PDFs) "
+            "and re-check the recording and PDFs against their recorded digests"
+        ),
     )
     parser.add_argument("manifest", type=Path, metavar="MANIFEST")
     parser.add_argument("--vault-root", type=Path, required=True, help="the configured vault root")
@@ -40,6 +47,16 @@ def run(args: argparse.Namespace) -> int:
         code = "manifest_unusable" if report.status in ("future", "invalid") else "manifest_invalid"
         raise contract_cli.Refusal(
             code, f"the manifest is {report.status}", str(args.manifest), report=document
+        )
+    if report.status == "stale":
+        raise contract_cli.Refusal(
+            "manifest_stale",
+            "the recording or a PDF no longer has the bytes the manifest recorded: "
+            + "; ".join(issue.message for issue in report.issues),
+            str(args.manifest),
+            report=document,
+            hint="extract again from the recording you mean (rvault-video extract VIDEO OUTDIR "
+            "VIDEO_ID --force, with your checked --region ... --region-verified)",
         )
     if args.require_trusted and not report.trusted:
         raise contract_cli.Refusal(

@@ -351,3 +351,34 @@ def distinct_slides(count: int, prefix: str = "S") -> list[Slide]:
 def timeline(slides: Sequence[Slide], seconds: float = 2.5) -> list[Segment]:
     """Each slide on screen for ``seconds``."""
     return [Segment(slide, seconds) for slide in slides]
+
+
+def remux_faststart(source: Path, target: Path) -> Path:
+    """Copy ``source``'s video packets into an MP4 with its index (moov) first, as yt-dlp's are.
+
+    OpenCV's writer puts the index last, so a file cut short loses it and no
+    longer opens at all; with the index first a cut file still opens and
+    declares its full duration, which is the truncation a reader must catch.
+    PyAV is the video-extraction owner's own dependency, imported here lazily.
+    """
+    import av
+
+    with (
+        av.open(str(source)) as reader,
+        av.open(str(target), "w", options={"movflags": "faststart"}) as writer,
+    ):
+        stream = reader.streams.video[0]
+        out = writer.add_stream_from_template(stream)
+        for packet in reader.demux(stream):
+            if packet.dts is None:
+                continue  # the demuxer's flush packet
+            packet.stream = out
+            writer.mux(packet)
+    return target
+
+
+def truncated_copy(source: Path, target: Path, fraction: float) -> Path:
+    """The first ``fraction`` of ``source``'s bytes (a download or copy cut short)."""
+    data = source.read_bytes()
+    target.write_bytes(data[: int(len(data) * fraction)])
+    return target
