@@ -42,6 +42,7 @@ from rvault_tracking_db.queue.claims import (
 )
 from rvault_tracking_db.reader import DatabaseRefusal, ReadResult, read_database
 from rvault_tracking_db.rejections import match_rejection
+from rvault_tracking_db.slides_identity import check_slides, slides_identity
 from rvault_tracking_db.talk_media import (
     TranscriptOwner,
     talk_duration_seconds,
@@ -67,6 +68,7 @@ __all__ = [
     "baseline_issues",
     "batch_members",
     "check_recording",
+    "check_slides",
     "check_terminal_status",
     "claim_issues",
     "claim_version",
@@ -78,6 +80,7 @@ __all__ = [
     "match_rejection",
     "read_database",
     "resolve",
+    "slides_identity",
     "source_capabilities",
     "talk_duration_seconds",
     "talk_local_media",

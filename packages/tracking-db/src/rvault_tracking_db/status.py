@@ -32,6 +32,7 @@ from rvault_tracking_db.media_probe import check_recording
 from rvault_tracking_db.queue.batches import live_claim
 from rvault_tracking_db.queue.claims import CLAIMABLE_STATUSES
 from rvault_tracking_db.reader import ReadResult
+from rvault_tracking_db.slides_identity import check_slides
 from rvault_tracking_db.talk_media import talk_local_media, talk_video_id, transcript_owner
 
 REPORT_VERSION = 1
@@ -75,6 +76,15 @@ def _media(talk: Mapping[str, Any], vault_root: Path) -> dict[str, Any] | None:
         return {"path": None, "state": "invalid"}
     code = check_recording(vault_root, media)
     return {"path": media.get("path"), "state": "current" if code is None else code}
+
+
+def _slides(talk: Mapping[str, Any], vault_root: Path) -> dict[str, Any] | None:
+    """The registered slide PDF against its recorded bytes (size first, then SHA-256)."""
+    path = talk.get("slides_local_path")
+    if not isinstance(path, str) or not path:
+        return None
+    code = check_slides(vault_root, talk)
+    return {"path": path, "state": "current" if code is None else code}
 
 
 def _video(talk: Mapping[str, Any], vault_root: Path, api: Any) -> dict[str, Any]:
@@ -164,6 +174,14 @@ def _next_action(row: dict[str, Any], talk: Mapping[str, Any], stored: Any) -> d
             "text": f"persist batch {batch}",
             "command": f"rvault-returns persist (run {claim['run_id']}, batch {claim['batch_id']})",
         }
+    slides = row["slides"]
+    if slides is not None and slides["state"] in ("slides_stale", "slides_missing"):
+        return {
+            "code": "register_slides",
+            "text": f"the slide PDF changed ({slides['state']})",
+            "command": f"rvault-db register-slides DB --talk {filename} {slides['path']} "
+            "(records the new bytes; an analysed talk is requeued)",
+        }
     if status in ANALYSED and needs_requeue(row["evidence_issues"]):
         return {
             "code": "normalize",
@@ -247,6 +265,7 @@ def build_status(result: ReadResult) -> dict[str, Any]:
             "deck": _deck(talk, catalog, roots, pptx_api),
             "video": _video(talk, vault_root, video_api),
             "media": _media(talk, vault_root),
+            "slides": _slides(talk, vault_root),
             "evidence_issues": trouble.get(position, []),
             "active_claim": None
             if claim is None

@@ -22,6 +22,7 @@ from rvault_tracking_db.assessment.ledger import assess_ledger
 from rvault_tracking_db.assessment.local_media import assess_local_media
 from rvault_tracking_db.assessment.model import child, is_int
 from rvault_tracking_db.assessment.records import assess_source_rejection
+from rvault_tracking_db.slides_identity import slides_identity
 
 TALK = "db-talk"
 TALK_VERSIONS = shapes.versions(TALK)
@@ -95,6 +96,7 @@ def assess_talk(
         checks.check_type(talk, "co_presenter", path, issues, ("boolean",))
     _assess_source_identity(talk, path, issues)
     assess_local_media(talk, path, issues)
+    _assess_slides_identity(talk, path, issues)
     _assess_relation(talk, path, issues)
     _assess_rejections(talk, path, issues, missing_version)
     _assess_claims(
@@ -138,6 +140,23 @@ def _assess_source_identity(talk: dict[str, Any], path: str, issues: Collector) 
     if not checks.require_object(identity, ipath, issues, "source_identity"):
         return
     checks.version_of(identity, ipath, (1,), issues, missing=None, what="source_identity")
+
+
+def _assess_slides_identity(talk: dict[str, Any], path: str, issues: Collector) -> None:
+    """An object (db-talk v5); a malformed one is its talk's warning: its PDF is unbound."""
+    if "slides_local_identity" not in talk:
+        return
+    ipath = child(path, "slides_local_identity")
+    value = talk["slides_local_identity"]
+    if not checks.require_object(value, ipath, issues, "slides_local_identity"):
+        return
+    if slides_identity(talk) is None:
+        issues.warn(
+            "slides_identity_invalid",
+            ipath,
+            "slides_local_identity needs a lowercase hex sha256 and a size_bytes count; "
+            "register the PDF again (rvault-db register-slides)",
+        )
 
 
 def _assess_relation(talk: dict[str, Any], path: str, issues: Collector) -> None:

@@ -101,9 +101,22 @@ def register(subparsers: Any) -> None:
         subparsers,
         "register-slides",
         help="record a promoted slides/ID.pdf (rvault-video promote) as slides_local_path",
-        description="Builds a register_slides_pdf source plan for one talk and runs it.",
+        description=(
+            "Builds a register_slides_pdf source plan for one talk and runs it; the lane "
+            "records the PDF's SHA-256 and size (slides_local_identity), so status reports a "
+            "replaced PDF as stale."
+        ),
         handler="run_register_slides",
-        arguments=[_path("slides/NAME.pdf"), _TALK],
+        arguments=[
+            _path("slides/NAME.pdf"),
+            _TALK,
+            _arg(
+                "--pdf-sha256",
+                metavar="HEX",
+                help="the source_sha256 rvault-video promote printed: refused if the PDF on "
+                "disk has other bytes",
+            ),
+        ],
     )
     _command(
         subparsers,

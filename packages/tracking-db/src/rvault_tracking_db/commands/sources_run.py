@@ -39,7 +39,8 @@ def run_register_transcript(args: argparse.Namespace) -> int:
 
 
 def run_register_slides(args: argparse.Namespace) -> int:
-    return _run(args, SlidesRequest(args.talk, args.path).build, "register-slides")
+    request = SlidesRequest(args.talk, args.path, args.pdf_sha256)
+    return _run(args, request.build, "register-slides")
 
 
 def run_attach_media(args: argparse.Namespace) -> int:

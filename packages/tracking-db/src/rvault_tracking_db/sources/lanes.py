@@ -38,6 +38,8 @@ from rvault_tracking_db.mutations.record_ops import OwnedArray, record_upsert
 from rvault_tracking_db.mutations.reprocess import invalidate_analysis
 from rvault_tracking_db.queue.batches import live_claim
 from rvault_tracking_db.rejections import match_rejection
+from rvault_tracking_db.slides_identity import FIELD as SLIDES_IDENTITY
+from rvault_tracking_db.slides_identity import measure_pdf
 from rvault_tracking_db.sources.plan import (
     ADD_TALK,
     ATTACH_MEDIA,
@@ -280,6 +282,8 @@ def _lane_change(talks: _Talks, change: SourceChange, roots: SourceRoots) -> dic
             updated[name] = derived
         if had != (derived is not None) or (had and talk.get(name) != derived):
             derived_fields[name] = derived
+    if change.kind == REGISTER_SLIDES_PDF:
+        _derive_slides_identity(talk, updated, None if deleting else value, roots, derived_fields)
     if change.kind == REGISTER_TRANSCRIPT and "transcript_source" in change.body:
         updated["transcript_source"] = change.body["transcript_source"]
         derived_fields["transcript_source"] = change.body["transcript_source"]
@@ -291,6 +295,23 @@ def _lane_change(talks: _Talks, change: SourceChange, roots: SourceRoots) -> dic
     if receipt["changed"] and lane.invalidates:
         talks.invalidating.setdefault(position, []).append(lane.field)
     return receipt
+
+
+def _derive_slides_identity(
+    talk: dict[str, Any],
+    updated: dict[str, Any],
+    value: str | None,
+    roots: SourceRoots,
+    derived: dict[str, Any],
+) -> None:
+    """The registered PDF's bytes (SHA-256, size), so a replaced PDF reads as stale."""
+    identity = None if value is None else measure_pdf(roots.vault_root, value)
+    if identity is None:
+        updated.pop(SLIDES_IDENTITY, None)
+    else:
+        updated[SLIDES_IDENTITY] = identity
+    if talk.get(SLIDES_IDENTITY) != identity or (SLIDES_IDENTITY in talk) != (identity is not None):
+        derived[SLIDES_IDENTITY] = identity
 
 
 MEDIA_HINT = (

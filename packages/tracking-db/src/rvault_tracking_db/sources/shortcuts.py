@@ -11,7 +11,9 @@ change and ``--apply --expected-sha256`` binds it to those bytes.
   ``rvault-transcript fetch`` / ``vtt-cleanup`` printed (``--fetch-result``,
   :mod:`rvault_tracking_db.sources.fetched`).
 - ``register-slides``: the ``slides/{id}.pdf`` that ``rvault-video promote``
-  installed, as ``slides_local_path``.
+  installed, as ``slides_local_path``, with its bytes' identity (the lane
+  derives ``slides_local_identity``; ``--pdf-sha256`` binds it to the digest
+  promote printed).
 - ``attach-media``: the talk's own recording inside the vault, measured
   (SHA-256, size, ffprobe duration) into ``local_media``, so every reader
   can bind a local-media transcript receipt to it.
@@ -48,6 +50,7 @@ from rvault_tracking_db.capabilities import (
     open_under_root,
 )
 from rvault_tracking_db.media_probe import MediaError, measure_recording
+from rvault_tracking_db.slides_identity import measure_pdf
 from rvault_tracking_db.sources import fetched
 from rvault_tracking_db.sources.lanes import MEDIA_HINT
 from rvault_tracking_db.sources.plan import (
@@ -159,11 +162,25 @@ class FetchedTranscriptRequest:
 
 @dataclass(frozen=True)
 class SlidesRequest:
+    """``register-slides``; ``pdf_sha256``: the ``source_sha256`` promote printed, if given."""
+
     talk: str
     path: str
+    pdf_sha256: str | None = None
 
     def build(self, session: Session) -> dict[str, Any]:
         value = vault_relative(self.path, session.vault_root, "PATH")
+        if self.pdf_sha256 is not None:
+            measured = measure_pdf(session.vault_root, value)
+            if measured is not None and measured["sha256"] != self.pdf_sha256.lower():
+                raise Refusal(
+                    "slides_digest_mismatch",
+                    f"{value} has SHA-256 {measured['sha256']}, not the {self.pdf_sha256} "
+                    "rvault-video promote printed: the PDF was replaced since",
+                    "--pdf-sha256",
+                    hint="promote the trusted manifest again (rvault-video promote), then "
+                    "register the PDF it prints",
+                )
         return _plan(lane(session, REGISTER_SLIDES_PDF, self.talk, "slides_local_path", value))
 
 
