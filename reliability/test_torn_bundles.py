@@ -13,7 +13,9 @@ sidecar, quality receipt: three renames after the journal's):
 - ``rvault-transcript recover`` settles it on its own;
 - SIGTERM on entry to the ``openat`` that creates the first staged file
   stops the writer with ``interrupted`` and leaves no staged file behind,
-  before any other writer runs (it used to leave it for the next one).
+  before any other writer runs (it used to leave it for the next one);
+- the same kill between the renames of ``rvault-video extract`` (region PDF,
+  context PDF, contact sheet, manifest): its next run settles and extracts.
 """
 
 from __future__ import annotations
@@ -142,3 +144,40 @@ def test_a_writer_stopped_by_sigterm_removes_its_own_staged_file(
     assert stopped.document["error"]["code"] == "interrupted"
     assert made.state() == made.old
     assert hidden_leftovers(made.transcripts) == []  # before any other writer runs
+
+
+def test_the_next_video_extract_settles_a_torn_bundle_and_extracts(tmp_path: Path) -> None:
+    """``rvault-video extract`` killed between its renames: the next run writes, first time."""
+    import json
+
+    import _vault
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    empty = {"schema_version": 1, "talks": [], "pptx_catalog": [], "qr_codes": [],
+             "resources": [], "thumbnails": [], "confirmed_intents": [], "improvement_goals": [],
+             "config": {"schema_version": 2, "pptx_directory_exclusions": []}}  # fmt: skip
+    (vault / _vault.DB).write_text(json.dumps(empty))  # the vault root extract resolves
+    video = vault / "slides-rebuild" / _vault.VIDEO_ID / f"{_vault.VIDEO_ID}.mp4"
+    _vault.make_video(video, ["One", "Two"])
+    argv = _vault.video_argv(vault, video)
+    assert run(argv).returncode == 0
+    _vault.make_video(video, ["Alpha", "Beta", "Gamma"])  # a new recording: new outputs
+    outdir = video.parent
+    pristine = tmp_path / "pristine"
+    shutil.copytree(vault, pristine)
+    old = tree_bytes(vault)
+    reference, events = trace_syscalls(argv)
+    assert reference.returncode == 0, reference.stdout
+    new = tree_bytes(vault)
+    renames = [when for syscall, when in events if syscall == "renameat"]
+    shutil.rmtree(vault)
+    shutil.copytree(pristine, vault)
+    killed = killed_run(argv, "renameat", renames[2], signal.SIGKILL)  # journal, 1st, [2nd]
+    assert killed.signalled == signal.SIGKILL
+    assert tree_bytes(vault) not in (old, new)
+    assert pending_bundle(outdir / f"{_vault.VIDEO_ID}.video-extraction.json") is not None
+    again = run(argv)
+    assert again.returncode == 0, again.stdout + again.stderr  # was input_changed
+    assert tree_bytes(vault) == new
+    assert [p for p in hidden_leftovers(vault) if p.endswith(".bundle-journal")] == []

@@ -30,7 +30,7 @@ from typing import Any
 
 import cv2
 from rvault_contracts.canonical import artifact_bytes, sha256_bytes
-from rvault_contracts.writer import install_bundle, read_snapshot
+from rvault_contracts.writer import install_bundle, read_snapshot, settle_pending_bundle
 
 from rvault_video_extraction.analysis import AnalysisResult, analyse
 from rvault_video_extraction.contact_sheet import (
@@ -267,6 +267,8 @@ def extract(
     installed = False
     try:
         outdir = locate_in_vault(outdir, storage, storage, must_exist=True)
+        # A bundle a kill left between its renames is settled before it is read and judged.
+        settle_pending_bundle(outdir, outdir / manifest_name)
         expected = {
             name: read_snapshot(outdir / name)
             for name in (region_name, context_name, manifest_name, sheet_name)
