@@ -382,7 +382,9 @@ def render_stages(demo: Demo) -> None:
 
     def site() -> None:
         out = vault / "report"  # inside the vault: the site refuses OUTDIR elsewhere
-        report = demo.run("rvault-analysis", "site", out, "--db", db, "--vault-root", vault)
+        returns = ["--returns", demo.state["returns"]] if "returns" in demo.state else []
+        report = demo.run("rvault-analysis", "site", out, "--db", db, "--vault-root", vault,
+                          *returns)  # fmt: skip
         demo.state["site"] = out / "index.html"
         print(f"    {len(report.get('written', report.get('pages', [])))} file(s) -> "
               f"{demo.short(str(out))}/index.html")  # fmt: skip

@@ -10,7 +10,9 @@ included), the way a speaker runs it:
 
 * cold: into a new OUTDIR (every file written);
 * warm: again into the same OUTDIR (every file rendered and compared,
-  nothing rewritten).
+  nothing rewritten);
+* cold without search: ``--no-search`` into a new OUTDIR (no index built),
+  so the difference to cold is what search indexing costs.
 
     .venv/bin/python packages/analysis-writer/benchmarks/site_run.py [--runs N]
 """
@@ -44,13 +46,13 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _run(db: Path, outdir: Path) -> tuple[float, float]:
+def _run(db: Path, outdir: Path, *extra: str) -> tuple[float, float]:
     """(wall seconds, CPU seconds of the command and its worker processes)."""
     script = Path(sys.executable).parent / "rvault-analysis"
     cpu = _cpu()
     started = time.perf_counter()
     result = subprocess.run(
-        [str(script), "site", str(outdir), "--db", str(db), "--outside-vault"],
+        [str(script), "site", str(outdir), "--db", str(db), "--outside-vault", *extra],
         capture_output=True,
         check=False,
     )
@@ -70,21 +72,30 @@ def main(argv: list[str] | None = None) -> int:
         vault = build_vault(root / "vault", talks=TALKS, processed=PROCESSED, pages=PAGES)
         setup = time.perf_counter() - started
         load = os.getloadavg()
-        cold, warm = [], []
+        cold, warm, bare = [], [], []
         for run in range(args.runs):
             outdir = root / f"site-{run}"
             cold.append(_run(vault.db, outdir))
             warm.append(_run(vault.db, outdir))
+            bare.append(_run(vault.db, root / f"bare-{run}", "--no-search"))
+            shutil.rmtree(root / f"bare-{run}")
             if run:
                 shutil.rmtree(outdir)
+        index_kib = (root / "site-0" / "search-index.js").stat().st_size / 1024
         files = sum(1 for _ in (root / "site-0").iterdir())
         rss_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"vault: {TALKS} talks, {PROCESSED} processed, {PAGES}-page PDFs ({setup:.0f} s build)")
     print(f"site: {files} entries in OUTDIR ({PROCESSED * PAGES} thumbnails)")
+    print(f"search-index.js: {index_kib:.0f} KiB")
     print()
     print("| run | median wall s | min wall s | max wall s | median CPU s | target wall s |")
     print("| --- | --- | --- | --- | --- | --- |")
-    for name, runs in (("cold (new OUTDIR)", cold), ("warm (unchanged OUTDIR)", warm)):
+    rows = (
+        ("cold (new OUTDIR)", cold),
+        ("warm (unchanged OUTDIR)", warm),
+        ("cold, --no-search", bare),
+    )
+    for name, runs in rows:
         walls = [wall for wall, _ in runs]
         cpus = [cpu for _, cpu in runs]
         print(

@@ -293,3 +293,19 @@ def test_every_link_resolves_inside_the_site(built: tuple[Vault, Path, Any]) -> 
                 assert f'id="{fragment}"' in (outdir / target).read_text(), (name, fragment)
             linked.add(target)
     assert set(pages) - {"index.html"} <= linked  # every talk page is reachable from the overview
+
+
+def test_no_search_builds_a_site_without_any_script(
+    built: tuple[Vault, Path, Any], tmp_path: Path
+) -> None:
+    vault, outdir, _ = built
+    bare = tmp_path / "bare"
+    report = site(vault, bare, "--no-search")
+    assert not any(name.endswith(".js") for name in report["written"])
+    index = (bare / "index.html").read_text()
+    assert "<script" not in index and 'id="search"' not in index
+    with_search = {p.name for p in outdir.iterdir()} - {p.name for p in bare.iterdir()}
+    assert with_search == {*SEARCH_SCRIPTS, "minisearch-license.txt"}
+    # the talk pages are the same bytes with or without the search
+    for page in outdir.glob("talk-*.html"):
+        assert (bare / page.name).read_bytes() == page.read_bytes()

@@ -68,7 +68,7 @@ def outcome_rows(view: TalkView, catalog: Catalog) -> list[OutcomeRow]:
         elif outcome == "not_evaluable" and pattern_id in unavailable:
             _, reason, required = unavailable[pattern_id]
             name, kind = _name(catalog, pattern_id)
-            detail = f"{reason}; needs {required}"
+            detail = reason if required == "none" else f"{reason}; needs {required}"
             rows.append(OutcomeRow(pattern_id, name, kind, outcome, detail, ()))
         else:
             rows.append(_row(catalog, pattern_id, outcome, None))
