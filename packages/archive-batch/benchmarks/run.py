@@ -71,9 +71,12 @@ def main() -> int:
             load = os.getloadavg()
             walls[workers], reports[workers] = run_batch(vault, workers)
             totals = reports[workers]["totals"]
+            cpu = sum(o["owner_cpu_seconds"] for o in reports[workers]["done"])
+            busy = cpu / walls[workers]
+            changes = reports[workers]["registration"]["mutations"]
             print(f"{workers} worker(s): {walls[workers]:7.1f} s wall, {totals['done']} done, "
-                  f"{totals['failed']} failed, one transaction "
-                  f"({reports[workers]['registration']['mutations']} changes); load average "
+                  f"{totals['failed']} failed, owner CPU {cpu:.1f} s ({busy:.2f} cores busy), "
+                  f"one transaction ({changes} changes); load average "
                   f"{load[0]:.1f} before, {os.getloadavg()[0]:.1f} after")  # fmt: skip
         if 1 in walls and 2 in walls:
             print(f"scaling 1 -> 2 workers: {walls[1] / walls[2]:.2f}x")

@@ -19,13 +19,14 @@ own configuration.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import dask
-from distributed import Client, LocalCluster
+from distributed import Client, LocalCluster, WorkerPlugin
 from distributed.system import MEMORY_LIMIT
 from rvault_contracts.cli import Refusal
 
@@ -51,7 +52,31 @@ def _describe(client: Client, kind: str) -> dict[str, Any]:
         "workers": len(workers),
         "threads": sum(w.get("nthreads", 0) for w in workers.values()),
         "memory_resource": bool(memory) and all(m is not None for m in memory),
+        "dashboard": client.dashboard_link,
     }
+
+
+class ShareCores(WorkerPlugin):
+    """Pin each embedded worker (and so its owner processes) to its own share of the cores.
+
+    The owners parallelise inside one run (video segments decode on one
+    decoder per core in the affinity set, Whisper runs batched), which is
+    what one worker on the whole machine should use; N workers would
+    oversubscribe the same cores N times over. Worker ``i`` of ``n`` gets
+    cores ``i, i+n, ...``; children inherit it. A restarted worker gets
+    its share again (the plugin is set up on every new worker).
+    """
+
+    name = "rvault-batch-share-cores"
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+
+    def setup(self, worker: Any) -> None:
+        cores = sorted(os.sched_getaffinity(0))
+        if not isinstance(worker.name, int) or self.workers > len(cores):
+            return
+        os.sched_setaffinity(0, cores[worker.name % self.workers :: self.workers])
 
 
 @contextmanager
@@ -76,7 +101,9 @@ def open_cluster(scheduler: str | None, workers: int, retries: int) -> Iterator[
             threads_per_worker=1,
             processes=True,
             resources={"memory": MEMORY_LIMIT // workers},
-            dashboard_address=None,
+            dashboard_address=":0",  # a free port: batches side by side never collide
         )
     with cluster, Client(cluster) as client:
+        if hasattr(os, "sched_setaffinity") and workers > 1:
+            client.register_plugin(ShareCores(workers))
         yield Cluster(client, _describe(client, "local"))
