@@ -9,6 +9,7 @@ transcript with N lines and a PDF with N pages made by pypdf.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -364,8 +365,17 @@ def claim_legacy(version: int, filename: str, *, batch_id: str) -> dict[str, Any
     return claim
 
 
+def _digest(path: Path) -> dict[str, Any]:
+    data = path.read_bytes()
+    return {"sha256": hashlib.sha256(data).hexdigest(), "size_bytes": len(data)}
+
+
 def manifest(video_id: str, root: Path, *, trusted: bool = True, pages: int = 6) -> dict[str, Any]:
-    """A schema-v3 video-extraction manifest whose video and PDFs really exist under ``root``."""
+    """A schema-v4 video-extraction manifest whose video and PDFs really exist under ``root``.
+
+    The source receipt records the digests of those very bytes (the owner's
+    validator re-checks them), and a decode that reached the declared end.
+    """
     folder = root.resolve() / "slides-rebuild" / video_id
     folder.mkdir(parents=True, exist_ok=True)
     video_path = folder / f"{video_id}.mp4"
@@ -374,10 +384,26 @@ def manifest(video_id: str, root: Path, *, trusted: bool = True, pages: int = 6)
     context = write_pdf(folder / f"{video_id}.context.pdf", pages)
     return {
         "slide_source": "video_extracted",
-        "schema_version": 3,
-        "pipeline_version": "0.12.0",
+        "schema_version": 4,
+        "pipeline_version": "1.2.0",
         "source_video_id": video_id,
         "source_video_path": str(video_path),
+        "source_receipt": {
+            "vault_path": f"slides-rebuild/{video_id}/{video_id}.mp4",
+            **_digest(video_path),
+            "container_duration_seconds": 200.0,
+            "duration_source": "video_stream",
+            "video_stream": {
+                "codec": "h264",
+                "width": 1280,
+                "height": 720,
+                "fps": 25.0,
+                "frame_count": 5000,
+            },
+            "demuxed_end_seconds": 200.0,
+            "decoded_span_seconds": {"first": 0.0, "last": 199.5},
+            "decode_complete": True,
+        },
         "total_frames_extracted": 100,
         "unique_frame_count": pages,
         "authored_slide_count": None,
@@ -397,6 +423,7 @@ def manifest(video_id: str, root: Path, *, trusted: bool = True, pages: int = 6)
                 "path": str(region),
                 "artifact_scope": "slide_region",
                 "page_count": pages,
+                **_digest(region),
                 "source_video_id": video_id,
                 "source_video_path": str(video_path),
                 "crop_method": "manual",
@@ -407,6 +434,7 @@ def manifest(video_id: str, root: Path, *, trusted: bool = True, pages: int = 6)
                 "path": str(context),
                 "artifact_scope": "full_frame_context",
                 "page_count": pages,
+                **_digest(context),
                 "source_video_id": video_id,
                 "source_video_path": str(video_path),
                 "crop_method": "none",
