@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable
 from pathlib import Path
 
 from rvault_contracts.canonical import file_sha256
 from rvault_pptx_evidence.api import read_extraction
 from rvault_testkit.archive_batch.archive import Archive
+from rvault_testkit.plugin import run_cli
 from rvault_tracking_db.api import read_database, transcript_owner
 from rvault_transcript.api import OwnerContext, read_evidence
 from rvault_video_extraction.api import manifest_path, read_manifest
@@ -94,3 +96,29 @@ def test_run_acquires_every_talk_and_registers_once_then_rerun_does_nothing(
     assert {s["reason"] for s in rerun["skipped"]} == {"current"}
     assert rerun["registration"]["applied"] is False
     assert snapshot_file(archive.database) == state
+
+
+def test_a_deck_two_talks_share_is_extracted_once(archive: Archive, batch: Callable) -> None:
+    first, second = archive.talks
+    change = {"kind": "register_pptx", "filename": second.filename, "expect": second.deck,
+              "value": first.deck}  # fmt: skip
+    plan = json.dumps({"schema_version": 1, "mutations": [change]}).encode()
+    database = str(archive.database)
+    dry = run_cli("rvault-db", "sources", database, "-", input_bytes=plan)
+    applied = run_cli("rvault-db", "sources", database, "-", "--apply", "--expected-sha256",
+                      dry.json["input_sha256"], input_bytes=plan)  # fmt: skip
+    assert applied.returncode == 0, applied.stdout
+    tasks = batch("plan", archive.vault).json["tasks"]
+    decks = [t for t in tasks if t["kind"] == "deck"]
+    assert [(t["talk"], t["args"]["deck"]) for t in decks] == [(first.filename, first.deck)]
+
+
+def test_an_unreachable_scheduler_is_refused_and_nothing_changes(
+    archive: Archive, batch: Callable, snapshot_tree: Callable
+) -> None:
+    before = snapshot_tree(archive.vault)
+    result = batch("run", archive.vault, "--scheduler", "tcp://127.0.0.1:1")
+    assert result.returncode == 2
+    error = result.json["error"]
+    assert error["code"] == "scheduler_unreachable" and "dask scheduler" in result.json["hint"]
+    assert snapshot_tree(archive.vault) == before

@@ -30,7 +30,7 @@ from distributed import Client, LocalCluster, WorkerPlugin
 from distributed.system import MEMORY_LIMIT
 from rvault_contracts.cli import Refusal
 
-CONNECT_TIMEOUT_S = 30
+CONNECT_TIMEOUT_S = 10
 
 
 @dataclass(frozen=True)
