@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -105,6 +106,17 @@ def test_add_talk_takes_the_recording(tmp_path: Path, speech: Path) -> None:
 
 def test_attaching_to_an_analysed_talk_requeues_it(tmp_path: Path, speech: Path) -> None:
     db = _vault(tmp_path, speech)
+    attached = qb.read_db(db)
+    attached["talks"][1]["local_media"] = _apply(
+        "attach-media", db, "--talk", TALK, "recordings/talk.wav"
+    )["changes"][0]["after"]
+    qb.write_db(db.parent, attached)  # the analysed talk already had this recording
+    os.utime(db.parent / "recordings" / "talk.wav", ns=(10**18, 10**18))
+    touched = _apply("attach-media", db, "--talk", DONE, "recordings/talk.wav")
+    assert touched["changed"] is True  # the generation (a cache key) moved ...
+    assert _talk(db, DONE)["status"] == "processed"  # ... the evidence did not
+    recording = db.parent / "recordings" / "talk.wav"
+    recording.write_bytes(recording.read_bytes() + b"\0" * 64)
     _apply("attach-media", db, "--talk", DONE, "recordings/talk.wav")
     talk = _talk(db, DONE)
     assert (talk["status"], talk["reprocess_reason"]) == (
@@ -167,6 +179,8 @@ def test_status_reports_a_replaced_recording_as_stale(tmp_path: Path, speech: Pa
     db = _vault(tmp_path, speech)
     _apply("attach-media", db, "--talk", TALK, "recordings/talk.wav")
     recording = db.parent / "recordings" / "talk.wav"
+    os.utime(recording, ns=(10**18, 10**18))  # touched, same bytes: hashed, still current
+    assert _status_row(db, TALK)["media"]["state"] == "current"
     data = bytearray(recording.read_bytes())
     data[-1] ^= 0xFF  # same size: only the digest can tell
     recording.write_bytes(bytes(data))

@@ -64,12 +64,15 @@ class MediaError(Exception):
 
 @dataclass(frozen=True)
 class Recording:
-    """What ``talks[].local_media`` v1 stores."""
+    """What ``talks[].local_media`` v1 stores (``generation``: the measured file's
+    inode and modification time, a cache key that lets a reader skip the hash)."""
 
     path: str
     sha256: str
     size_bytes: int
     duration_seconds: float
+    inode: int
+    mtime_ns: int
 
     def record(self) -> dict[str, Any]:
         return {
@@ -78,6 +81,7 @@ class Recording:
             "sha256": self.sha256,
             "size_bytes": self.size_bytes,
             "duration_seconds": self.duration_seconds,
+            "generation": {"inode": self.inode, "mtime_ns": self.mtime_ns},
         }
 
 
@@ -148,14 +152,17 @@ def measure_recording(vault_root: Path, relative: str) -> Recording:
             )
     finally:
         os.close(fd)
-    return Recording(relative, sha256, size, duration)
+    return Recording(relative, sha256, size, duration, before[0], before[2])
 
 
 def check_recording(vault_root: Path, record: Mapping[str, Any]) -> str | None:
     """``None`` when the recorded file still has the recorded bytes, else why not.
 
-    The cheap check first: a different size is ``media_stale`` without
-    reading a byte; only an equal size is hashed. ``media_missing``,
+    The cheap checks first: a different size is ``media_stale`` without
+    reading a byte; the same size, inode and modification time as when it
+    was measured (``generation``) is the measured file, current without
+    reading a byte (a same-size rewrite that also restores the mtime is the
+    one change this cannot see); anything else is hashed. ``media_missing``,
     ``symlink_refused``, ``not_regular_file`` and ``path_escapes_root`` say
     the recording is gone or was replaced by something a reader must not follow.
     """
@@ -167,8 +174,11 @@ def check_recording(vault_root: Path, record: Mapping[str, Any]) -> str | None:
     except MediaError as exc:
         return exc.code
     try:
-        if os.fstat(fd).st_size != record.get("size_bytes"):
+        st = os.fstat(fd)
+        if st.st_size != record.get("size_bytes"):
             return "media_stale"
+        if record.get("generation") == {"inode": st.st_ino, "mtime_ns": st.st_mtime_ns}:
+            return None  # the very file that was measured, untouched since: no re-hash
         sha256, _ = _hash(fd)
     except OSError:
         return "media_unreadable"

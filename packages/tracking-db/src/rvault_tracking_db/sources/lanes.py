@@ -292,9 +292,20 @@ def _lane_change(talks: _Talks, change: SourceChange, roots: SourceRoots) -> dic
         receipt["changed"] = receipt["changed"] or any(
             talk.get(k) != v for k, v in derived_fields.items()
         )
-    if receipt["changed"] and lane.invalidates:
+    if receipt["changed"] and lane.invalidates and not _same_recording(change, before, value):
         talks.invalidating.setdefault(position, []).append(lane.field)
     return receipt
+
+
+def _same_recording(change: SourceChange, before: Any, value: Any) -> bool:
+    """A re-attached recording whose bytes are the same (only its generation, the cache
+    key, moved) is no new evidence: the analysis made from it stays current."""
+    if change.kind != ATTACH_MEDIA or not isinstance(before, dict) or not isinstance(value, dict):
+        return False
+    return json_equal(
+        {k: v for k, v in before.items() if k != "generation"},
+        {k: v for k, v in value.items() if k != "generation"},
+    )
 
 
 def _derive_slides_identity(
