@@ -298,3 +298,24 @@ def test_merged_table_cells_are_reported_once_at_their_anchor(
     # A table alone forces low confidence (spec) but is not render-required.
     assert slide["text_extraction_confidence"] == "low"
     assert slide["render_required"] is False
+
+
+def test_reader_derives_the_group_reason_from_the_shape_summaries(
+    rich_doc: dict[str, Any],
+) -> None:
+    """The light reader re-derives ``grouped_shapes`` from ``shape_type`` (it
+    cannot import python-pptx), so its label must be python-pptx's and a
+    dropped reason is caught."""
+    import copy
+
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+    from rvault_pptx_evidence.render_policy import GROUP_SHAPE_TYPE
+
+    group = MSO_SHAPE_TYPE.GROUP
+    assert f"{group.name} ({int(group.value)})" == GROUP_SHAPE_TYPE
+    document = copy.deepcopy(rich_doc)
+    slide = document["per_slide_visual"][1]
+    slide["render_required"], slide["render_required_reasons"] = False, []
+    reading = api.classify(document)
+    assert reading.status == api.INVALID
+    assert any("groups" in issue for issue in reading.issues)
