@@ -122,8 +122,9 @@ def _applied(*args: str | Path, input_bytes: bytes | None = None) -> Any:
 
 
 def test_a_local_whisper_fetch_of_an_attached_recording_verifies(tmp_path: Path) -> None:
-    """attach-media | ``fetch LABEL --audio`` (real Whisper on espeak-ng speech) |
-    ``register-transcript -`` | status: the receipts bind to the recorded media digest."""
+    """``fetch LABEL --audio`` (real Whisper on espeak-ng speech) | ``register-transcript -``
+    | status (unverified: attach the recording) | attach-media | status: the receipts bind
+    to the recorded media digest."""
     assert shutil.which("espeak-ng"), "espeak-ng is required"
     vault = tmp_path / "vault"
     (vault / "transcripts").mkdir(parents=True)
@@ -138,8 +139,6 @@ def test_a_local_whisper_fetch_of_an_attached_recording_verifies(tmp_path: Path)
     subprocess.run(["espeak-ng", "-s", "150", "-w", str(speech), spoken], check=True)
     with wave.open(str(speech)) as audio:
         seconds = audio.getnframes() / audio.getframerate()
-    attached = _applied("attach-media", db, "--talk", "2024-05-01-meetup.md", speech)
-    assert attached.json["changes"][0]["after"]["path"] == "recordings/talk.wav"
     fetched = run_cli(
         "rvault-transcript", "fetch", "meetup", "--audio", speech,
         "--out", vault / "transcripts" / "meetup.txt", "--existing-source", "unknown",
@@ -154,6 +153,17 @@ def test_a_local_whisper_fetch_of_an_attached_recording_verifies(tmp_path: Path)
         "transcripts/meetup.txt",
         "whisper",
     )
+    # the receipts bind media the database does not name yet: unverified, attach it
+    status = run_cli("rvault-db", "status", db, "--format", "json")
+    (row,) = status.json["talks"]
+    assert (row["transcript"]["state"], row["transcript"]["quality"]) == (
+        "unverified",
+        "owner_context_missing",
+    ), row
+    assert row["next_action"]["code"] == "attach_media"
+    attached = _applied("attach-media", db, "--talk", "2024-05-01-meetup.md", speech)
+    assert attached.json["changes"][0]["after"]["path"] == "recordings/talk.wav"
+    (stored,) = json.loads(db.read_bytes())["talks"]
     assert stored["local_media"]["sha256"] == fetched.json["source"]["media_sha256"]
     # every reader builds the owner context from the attached recording: verified
     status = run_cli("rvault-db", "status", db, "--format", "json")

@@ -163,17 +163,11 @@ def _deck(
     }
 
 
-def _next_action(row: dict[str, Any], talk: Mapping[str, Any], stored: Any) -> dict[str, str]:
+def _evidence_action(row: dict[str, Any], filename: str) -> dict[str, str] | None:
+    """The first evidence problem of an unclaimed talk: a replaced slide PDF, a broken
+    ledger of an analysed talk, a replaced or missing recording (claimable talks), or
+    a local-media transcript whose recording was never attached."""
     status = row["status"]
-    filename = row["filename"]
-    claim = row["active_claim"]
-    if claim is not None:
-        batch = f"{claim['run_id']}/{claim['batch_id']}"
-        return {
-            "code": "persist_batch",
-            "text": f"persist batch {batch}",
-            "command": f"rvault-returns persist (run {claim['run_id']}, batch {claim['batch_id']})",
-        }
     slides = row["slides"]
     if slides is not None and slides["state"] in ("slides_stale", "slides_missing"):
         return {
@@ -188,10 +182,8 @@ def _next_action(row: dict[str, Any], talk: Mapping[str, Any], stored: Any) -> d
             "text": "reprocess: its evidence ledger breaks its contract",
             "command": "rvault-db queue DB normalize (requeues it), then claim it",
         }
-    if status in ANALYSED:
-        return {"code": "none", "text": "analysed", "command": ""}
     if status not in CLAIMABLE_STATUSES:
-        return {"code": "none", "text": f"not claimable ({status})", "command": ""}
+        return None
     media = row["media"]
     if media is not None and media["state"] != "current":
         return {
@@ -200,6 +192,34 @@ def _next_action(row: dict[str, Any], talk: Mapping[str, Any], stored: Any) -> d
             "command": f"rvault-db attach-media DB --talk {filename} PATH; then fetch its "
             "transcript again (rvault-transcript fetch LABEL --audio PATH)",
         }
+    if media is None and row["transcript"]["quality"] == "owner_context_missing":
+        return {
+            "code": "attach_media",
+            "text": "attach the recording the transcript was made from",
+            "command": f"rvault-db attach-media DB --talk {filename} PATH (the file passed to "
+            "rvault-transcript fetch --audio, inside the vault)",
+        }
+    return None
+
+
+def _next_action(row: dict[str, Any], talk: Mapping[str, Any], stored: Any) -> dict[str, str]:
+    status = row["status"]
+    filename = row["filename"]
+    claim = row["active_claim"]
+    if claim is not None:
+        batch = f"{claim['run_id']}/{claim['batch_id']}"
+        return {
+            "code": "persist_batch",
+            "text": f"persist batch {batch}",
+            "command": f"rvault-returns persist (run {claim['run_id']}, batch {claim['batch_id']})",
+        }
+    evidence = _evidence_action(row, filename)
+    if evidence is not None:
+        return evidence
+    if status in ANALYSED:
+        return {"code": "none", "text": "analysed", "command": ""}
+    if status not in CLAIMABLE_STATUSES:
+        return {"code": "none", "text": f"not claimable ({status})", "command": ""}
     names = {c["capability"] for c in row["capabilities"]}
     remote_youtube = any(
         c["capability"] == "remote_video" and c.get("provider_id") for c in row["capabilities"]
