@@ -130,3 +130,22 @@ def test_side_without_border_stops_before_a_moving_picture() -> None:
     moving = np.zeros_like(median, dtype=bool)
     moving[:, 130:] = True
     assert snap_to_borders(median, moving, (40, 30, 100, 60)) == (0, 0, 130, 90)
+
+
+def test_a_title_bar_the_slide_sides_run_along_is_taken_in() -> None:
+    """The text under a static title bar changed, the bar did not: the bar ends where the
+    slide's left and right borders end, so it is part of the slide."""
+    median = np.full((90, 160), 25, np.uint8)
+    median[10:80, 20:120] = 240
+    median[10:24, 20:120] = 110  # the title bar
+    moving = np.zeros_like(median, dtype=bool)
+    assert snap_to_borders(median, moving, (40, 40, 100, 70)) == (20, 10, 120, 80)
+
+
+def test_a_background_band_that_runs_past_the_slide_is_not_taken_in() -> None:
+    """A branded strip above the slide spans the whole frame: not the slide's."""
+    median = np.full((90, 160), 25, np.uint8)
+    median[:8, :] = 110  # a banner across the frame, above the slide
+    median[22:80, 20:120] = 240
+    moving = np.zeros_like(median, dtype=bool)
+    assert snap_to_borders(median, moving, (40, 40, 100, 70)) == (20, 22, 120, 80)

@@ -13,7 +13,9 @@ template line (a footer rule, an underline: at most two pixels inside a
 strip) leaves both sides the same colour and is crossed, while the edge
 between a white slide and a dark stage or camera picture stops the search.
 A side that meets no border ends at the frame's edge (full-frame slides,
-slides cut by the frame). The search also stops before a strip that is
+slides cut by the frame). Above and below, a band whose sides continue the
+slide's side borders (a static title bar or footer) is taken in
+(:func:`band_top`). The search also stops before a strip that is
 mostly moving blocks: a speaker picture is never part of the slide.
 
 No region is credible, and None is returned, when no step moment was seen
@@ -39,6 +41,7 @@ BORDER_DELTA = 24
 BORDER_SHARE = 0.6
 MOVING_SHARE = 0.5
 INWARD = BLOCK
+BAND_REACH = 0.25
 GROUP_REACH = 4
 GROUP_SHARE = 0.2
 MIN_DENSITY = 0.15
@@ -160,7 +163,41 @@ def snap_to_borders(median: np.ndarray, moving: np.ndarray, extent: Box) -> Box:
     bottom = height - search_side(
         image[::-1, span_x].T, moving[::-1, span_x].T, height - y1 + INWARD
     )
+    top = band_top(image, (left, top, right, bottom))
+    bottom = height - band_top(image[::-1], (left, height - bottom, right, height - top))
     return (left, top, max(right, left + 1), max(bottom, top + 1))
+
+
+def _side_continues(rows: np.ndarray, position: int) -> bool:
+    """Whether a border runs at ``position`` along ``rows`` (the frame's edge always does)."""
+    return position <= 0 or border_strength(rows, position) >= BORDER_SHARE
+
+
+def band_top(image: np.ndarray, box: Box) -> int:
+    """The top of a band above ``box`` that belongs to the slide, else ``box``'s top.
+
+    A slide template's title bar never changes when only one line of text
+    changes under it, and its lower edge is a border like the slide's own.
+    What gives the bar away is that the slide's left and right borders go on
+    along it: the bar ends where the slide ends, while a stage or a branded
+    background above the slide runs on past the slide's sides. The band may
+    reach up ``BAND_REACH`` of the box's height, to the next border or the
+    frame's edge.
+    """
+    left, top, right, bottom = box
+    reach = round(BAND_REACH * (bottom - top))
+    lines = image[:, left:right].T
+    start = top - GAP - STRIP - 1
+    upper = _first_border(lines, start) if start > 0 else None
+    if upper is None or upper < top - reach:
+        upper = 0 if top <= reach else None
+    if upper is None or top - upper < 2 * GAP:
+        return top
+    rows = image[upper:top]
+    width = image.shape[1]
+    if _side_continues(rows, left) and _side_continues(rows[:, ::-1], width - right):
+        return upper
+    return top
 
 
 def find_slide_region(median: np.ndarray, timing: ChangeTiming) -> Box | None:
