@@ -59,7 +59,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     document = read_returns(args.returns)
-    progress(f"persisting {args.returns} into {args.db}")
+    verb = "persisting" if args.apply else "dry run (nothing is written): checking"
+    progress(f"{verb} {args.returns} into {args.db}")
     report = persist(
         PersistRequest(
             database=args.db,
