@@ -356,44 +356,9 @@ def _extract_into(
             progress(
                 f"retained {len(result.retained)} of {sampled.sample_count} samples; writing PDFs"
             )
-        crop = result.crop
-        context_pdf = write_jpeg_pdf(
-            _context_pages(sampled, result.retained),
-            title=f"{request.video_id} full-frame context",
-            producer=PDF_PRODUCER,
-            creator=PDF_PRODUCER,
-        )
-        region_pdf = None
-        if crop.applied and crop.region is not None:
-            region_pdf = write_jpeg_pdf(
-                _cropped_pages(sampled, result.retained, crop.region),
-                title=f"{request.video_id} slide region",
-                producer=PDF_PRODUCER,
-                creator=PDF_PRODUCER,
-            )
-        region_path = str(outdir / region_name)
-        context_path = str(outdir / context_name)
-        digests = {context_path: (sha256_bytes(context_pdf), len(context_pdf))}
-        if region_pdf is not None:
-            digests[region_path] = (sha256_bytes(region_pdf), len(region_pdf))
-        manifest = build_manifest(
-            ManifestInputs(
-                video_id=request.video_id,
-                video_path=str(video),
-                slide_region_pdf=region_path if region_pdf is not None else None,
-                context_pdf=context_path,
-                total_samples=sampled.sample_count,
-                retained=result.retained,
-                hash_threshold=request.hash_threshold,
-                fps=request.fps,
-                region=crop.region,
-                detected=crop.detected,
-                applied=crop.applied,
-                method=crop.method,
-                verified=crop.verified,
-                source_receipt=receipt,
-                pdf_digests=digests,
-            )
+        context_pdf, region_pdf = _pdfs(request.video_id, sampled, result)
+        manifest = _manifest(
+            request, (video, outdir), sampled, result, receipt, (context_pdf, region_pdf)
         )
         sheet = _contact_sheet(request.video_id, sampled, result)
         install_bundle(
@@ -415,3 +380,64 @@ def _extract_into(
         f"{outdir / contact_sheet_name(request.video_id)}"
     )
     return manifest, summary
+
+
+def _pdfs(
+    video_id: str, sampled: SampledVideo, result: AnalysisResult
+) -> tuple[bytes, bytes | None]:
+    """(context PDF, slide-region PDF or None when no region is applied), same page order."""
+    context_pdf = write_jpeg_pdf(
+        _context_pages(sampled, result.retained),
+        title=f"{video_id} full-frame context",
+        producer=PDF_PRODUCER,
+        creator=PDF_PRODUCER,
+    )
+    crop = result.crop
+    if not crop.applied or crop.region is None:
+        return context_pdf, None
+    region_pdf = write_jpeg_pdf(
+        _cropped_pages(sampled, result.retained, crop.region),
+        title=f"{video_id} slide region",
+        producer=PDF_PRODUCER,
+        creator=PDF_PRODUCER,
+    )
+    return context_pdf, region_pdf
+
+
+def _manifest(
+    request: ExtractRequest,
+    paths: tuple[Path, Path],
+    sampled: SampledVideo,
+    result: AnalysisResult,
+    receipt: dict[str, Any],
+    pdfs: tuple[bytes, bytes | None],
+) -> dict[str, Any]:
+    """The v4 manifest of this run: outputs named in OUTDIR, each PDF with its digest."""
+    video, outdir = paths
+    region_name, context_name, _ = output_names(request.video_id)
+    context_pdf, region_pdf = pdfs
+    region_path = str(outdir / region_name) if region_pdf is not None else None
+    context_path = str(outdir / context_name)
+    digests = {context_path: (sha256_bytes(context_pdf), len(context_pdf))}
+    if region_path is not None and region_pdf is not None:
+        digests[region_path] = (sha256_bytes(region_pdf), len(region_pdf))
+    crop = result.crop
+    return build_manifest(
+        ManifestInputs(
+            video_id=request.video_id,
+            video_path=str(video),
+            slide_region_pdf=region_path,
+            context_pdf=context_path,
+            total_samples=sampled.sample_count,
+            retained=result.retained,
+            hash_threshold=request.hash_threshold,
+            fps=request.fps,
+            region=crop.region,
+            detected=crop.detected,
+            applied=crop.applied,
+            method=crop.method,
+            verified=crop.verified,
+            source_receipt=receipt,
+            pdf_digests=digests,
+        )
+    )

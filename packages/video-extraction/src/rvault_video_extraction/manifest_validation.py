@@ -364,19 +364,8 @@ def _path_text_codes(document: dict[str, Any], out: Collector) -> None:
                 )
 
 
-def validate_manifest(
-    document: Any,
-    *,
-    vault_root: str | Path | None,
-    expected_video_id: str | None = None,
-    probe_pdfs: bool = True,
-) -> ManifestReport:
-    """Validate one decoded manifest.
-
-    ``vault_root`` is the configured vault root (it may be a symlink, which
-    is resolved to the storage root). ``None`` skips the filesystem and PDF
-    checks; such a report is never trusted.
-    """
+def _unvalidated_report(document: Any) -> ManifestReport | None:
+    """The report of a document whose version is not validated field by field, else None."""
     if not isinstance(document, dict):
         return ManifestReport(
             "invalid",
@@ -408,7 +397,26 @@ def validate_manifest(
             "schema_version must be a non-negative integer",
         )
         return ManifestReport("invalid", version, False, False, (issue,))
-    assert version is not None
+    return None
+
+
+def validate_manifest(
+    document: Any,
+    *,
+    vault_root: str | Path | None,
+    expected_video_id: str | None = None,
+    probe_pdfs: bool = True,
+) -> ManifestReport:
+    """Validate one decoded manifest.
+
+    ``vault_root`` is the configured vault root (it may be a symlink, which
+    is resolved to the storage root). ``None`` skips the filesystem and PDF
+    checks; such a report is never trusted.
+    """
+    early = _unvalidated_report(document)
+    if early is not None:
+        return early
+    version = document["schema_version"]
     out = Collector()
     out.extend(schema_issues(ARTIFACT_ID, version, document))
     if out.items:
