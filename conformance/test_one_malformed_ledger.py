@@ -6,7 +6,8 @@ talk's ``pattern_observations`` broken by hand. The owner read reports it as
 that talk's ``ledger_schema_violation`` warning; ``status`` shows the talk as
 needing reprocessing; ``queue normalize`` requeues it; a new talk is claimed
 (the baseline leaves the broken talk out) and persisted by ``rvault-returns
-persist``, which reads the database through the same owner read.
+persist``, which reads the database through the same owner read; then the
+requeued talk itself is claimed and persisted, and the vault reads clean.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from rvault_testkit.plugin import run_cli, run_cli_applied
 NEW = "2024-03-01-c.md"
 NOW = "2026-08-02T09:00:00+00:00"
 LATER = "2026-08-02T10:00:00+00:00"
+LAST = "2026-08-02T11:00:00+00:00"
 
 
 def _applied(*args: str | Path) -> dict:
@@ -82,3 +84,17 @@ def test_a_malformed_ledger_requeues_its_talk_and_the_vault_still_claims_and_per
     assert talks[NEW]["pattern_observations"]["evidence_schema_version"] == 2
     assert talks[broken["filename"]]["status"] == "needs-reprocessing"
     assert talks[broken["filename"]]["reprocess_reason"] == "evidence_ledger_invalid"
+
+    # the requeued talk itself is reprocessed: claimed, persisted, its ledger valid again
+    _applied("queue", db, "claim", "--run-id", "r3", "--batch-id", "b3", "--now", LATER,
+             "--talk", broken["filename"], "--catalog-fingerprint", fingerprint)  # fmt: skip
+    again = completed_return(db, broken["filename"])
+    for lane in ("patterns_detected", "applicability_assessments"):
+        for row in again["pattern_observations"][lane]:
+            for citation in row["evidence_citations"]:
+                citation["quote"] = "in part 3 of the talk"
+    returns.write_text(json.dumps([again]), encoding="utf-8")
+    redone = run_cli_applied("rvault-returns", "persist", db, returns, "--run-date", LAST)
+    assert redone.returncode == 0, redone.stdout + redone.stderr
+    read = run_cli("rvault-db", "read", db)
+    assert read.returncode == 0 and read.json["warnings"] == [], read.stdout
