@@ -184,6 +184,7 @@ def write_youtube_transcript(root: Path, youtube_id: str, cues: int) -> float:
     Built with the transcript owner's strict receipt builders (the bytes its fetch
     writes); returns the video duration the receipts carry.
     """
+    from rvault_transcript.language import language_record
     from rvault_transcript.receipts import (
         Segment,
         build_quality_receipt,
@@ -209,7 +210,7 @@ def write_youtube_transcript(root: Path, youtube_id: str, cues: int) -> float:
     )
     (folder / f"{youtube_id}.segments.json").write_bytes(receipt_bytes(timing))
     provenance = {"kind": "youtube_duration", "video_id": youtube_id, "duration_seconds": duration}
-    quality = build_quality_receipt(data, 400, provenance)
+    quality = build_quality_receipt(data, 400, provenance, language_record("en", [], None))
     (folder / f"{youtube_id}.quality.json").write_bytes(receipt_bytes(quality))
     return duration
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import returns_testdata as td
 from persist_vault import persist_applied
 from rvault_contracts.schemas import schema_issues
+from rvault_transcript.language import language_record
 from rvault_transcript.receipts import build_quality_receipt, receipt_bytes
 
 
@@ -21,7 +22,9 @@ def test_a_video_extracted_return_persists_as_positive_only_slide_evidence(tmp_p
     db, specs = td.corpus_vault(tmp_path)
     talk = specs["video"]
     transcript = tmp_path / "transcripts" / f"{talk['youtube_id']}.txt"
-    receipt = build_quality_receipt(transcript.read_bytes(), 400, {"kind": "fixed_default"})
+    receipt = build_quality_receipt(
+        transcript.read_bytes(), 400, {"kind": "fixed_default"}, language_record("en", [], None)
+    )
     transcript.with_name(f"{talk['youtube_id']}.quality.json").write_bytes(receipt_bytes(receipt))
     ret = td.complete_return(talk, tmp_path, deck_slides=None)
     assert ret["slide_source"] == "video_extracted" and ret["status"] == "processed"
