@@ -154,7 +154,11 @@ def test_a_replaced_recording_is_stale_for_validate_and_check_sources(
     assert result.json["error"]["code"] == "manifest_stale"
     assert result.json["report"]["status"] == "stale"
     assert "--force" in result.json["hint"]
-    assert snapshot_tree(root) == before
+    promoted = cli(SCRIPT, "promote", path, "--vault-root", root)
+    assert promoted.returncode == 2
+    assert promoted.json["error"]["code"] == "manifest_stale"
+    assert "source_changed" in promoted.json["error"]["message"]
+    assert snapshot_tree(root) == before  # no slides/ created, nothing changed
 
 
 def test_a_removed_recording_and_a_replaced_pdf_are_stale(

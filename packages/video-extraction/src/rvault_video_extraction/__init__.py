@@ -1,4 +1,4 @@
-"""Slides from talk videos: OpenCV sampling, perceptual dedupe, slide-region crop, manifest v3."""
+"""Slides from talk videos: OpenCV sampling, perceptual dedupe, slide-region crop, manifest v4."""
 
 from rvault_video_extraction.__about__ import __version__
 

@@ -24,7 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
         PROG,
         (
             "Slides from talk videos: OpenCV sampling, perceptual dedupe, slide-region crop, "
-            "manifest v3."
+            "manifest v4."
         ),
         __version__,
         [extract_command, validate_command, promote_command, download_command],

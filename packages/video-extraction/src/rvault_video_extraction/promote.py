@@ -1,7 +1,7 @@
 """``promote``: a trusted slide_region PDF becomes the talk's deck, ``slides/{id}.pdf``.
 
 The spec's artifact gate allows exactly one video artifact to be analysed
-like an authored deck: a slide_region whose manifest (schema v3, validated
+like an authored deck: a slide_region whose manifest (schema v4, validated
 as one referential unit) trusts it and has ``review_required: false``. This
 module applies that gate with the owner's own validator and copies the very
 bytes the validator probed (same SHA-256) through the writer protocol, so a
@@ -52,6 +52,12 @@ def _untrusted_reason(document: dict[str, Any]) -> str:
         )
     if not document.get("slide_region_verified"):
         return "the manual region is not verified: rerun extract with --region-verified"
+    receipt = document.get("source_receipt")
+    if isinstance(receipt, dict) and receipt.get("decode_complete") is False:
+        return (
+            "the decode stopped short of the recording's declared duration (truncated or "
+            "damaged file): re-download or repair it and extract again"
+        )
     return "review_required is true"
 
 
@@ -66,12 +72,21 @@ def promote(request: PromoteRequest) -> dict[str, Any]:
             "trusted; re-extract with --region L,T,R,B --region-verified",
             str(request.manifest),
         )
+    if report.status == "stale":
+        raise VideoExtractionError(
+            "manifest_stale",
+            "not promoted: the recording or a PDF changed since extraction "
+            f"({', '.join(report.codes)})",
+            str(request.manifest),
+            hint="extract again from the recording you mean (rvault-video extract ... --force), "
+            "then promote",
+        )
     if not report.usable or report.status != "current":
         code = "manifest_unusable" if report.status in ("future", "invalid") else "manifest_invalid"
         raise VideoExtractionError(
             code,
             f"the manifest is {report.status} ({', '.join(report.codes) or 'no current schema'});"
-            " only a current schema-v3 manifest can be promoted",
+            " only a current schema-v4 manifest can be promoted",
             str(request.manifest),
         )
     if not report.trusted or report.trusted_slide_region_path is None:

@@ -15,7 +15,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "promote",
         help="copy a trusted slide_region PDF to slides/{id}.pdf and print its slides_local_path",
         description=(
-            "Validate MANIFEST (schema v3) as one unit and, only if it trusts a verified manual "
+            "Validate MANIFEST (schema v4) as one unit and, only if it trusts a verified manual "
             "slide_region with review_required false, copy that PDF to "
             "VAULT/slides/{id}.pdf through the writer protocol. stdout reports "
             "slides_local_path, to be recorded with the tracking database owner."
