@@ -62,6 +62,19 @@ def _run(db: Path, outdir: Path, *extra: str) -> tuple[float, float]:
     return elapsed, _cpu() - cpu
 
 
+def _render_cpu(db: Path, search: bool) -> float:
+    """CPU seconds (this process and its reaped pool workers) of one in-process render."""
+    from rvault_analysis_writer.site.build import SiteRequest, render_site
+
+    def cpu() -> float:
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        return own.ru_utime + own.ru_stime + _cpu()
+
+    started = cpu()
+    render_site(SiteRequest(outdir=db.parent / "unused", db=db, search=search))
+    return cpu() - started
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
@@ -82,6 +95,11 @@ def main(argv: list[str] | None = None) -> int:
             if run:
                 shutil.rmtree(outdir)
         index_kib = (root / "site-0" / "search-index.js").stat().st_size / 1024
+        # interleaved A/B of the render alone (no install), CPU only: what indexing costs
+        render = {True: [], False: []}
+        for _ in range(args.runs):
+            for search in (True, False):
+                render[search].append(_render_cpu(vault.db, search))
         files = sum(1 for _ in (root / "site-0").iterdir())
         rss_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"vault: {TALKS} talks, {PROCESSED} processed, {PAGES}-page PDFs ({setup:.0f} s build)")
@@ -102,6 +120,11 @@ def main(argv: list[str] | None = None) -> int:
             f"| {name} | {statistics.median(walls):.2f} | {min(walls):.2f} | {max(walls):.2f} "
             f"| {statistics.median(cpus):.2f} | {TARGET_S:.1f} |"
         )
+    on, off = statistics.median(render[True]), statistics.median(render[False])
+    print(
+        f"\nin-process render CPU s, median of {args.runs} interleaved: with search {on:.2f}, "
+        f"--no-search {off:.2f} (indexing {on - off:+.2f})"
+    )
     print(f"\nload average before the runs: {load[0]:.1f} (on {os.cpu_count()} CPUs)")
     print(f"\npeak RSS of one run: {rss_mib:.0f} MiB")
     return 0 if statistics.median(wall for wall, _ in cold) <= TARGET_S else 1

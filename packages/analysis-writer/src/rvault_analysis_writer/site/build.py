@@ -20,7 +20,7 @@ from typing import Any
 
 from rvault_contracts.canonical import artifact_bytes, sha256_bytes
 from rvault_contracts.cli import Refusal
-from rvault_returns_persistence.api import load_catalog
+from rvault_returns_persistence.api import Catalog, load_catalog
 from rvault_tracking_db.api import SourceRoots, read_database
 
 from rvault_analysis_writer.__about__ import __version__
@@ -117,10 +117,17 @@ def _data_uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
-def render_site(
-    request: SiteRequest, progress: Callable[[str], None] = lambda _: None
-) -> tuple[dict[str, bytes], dict[str, Any]]:
-    """Every file of the site (name -> bytes) and the facts the report prints."""
+@dataclass(frozen=True)
+class _Read:
+    """What the site is rendered from: the owner read, the catalog and every talk's row."""
+
+    database_sha256: str
+    catalog: Catalog
+    rows: list[TalkRow]
+    vault_root: Path
+
+
+def _read(request: SiteRequest, progress: Callable[[str], None]) -> _Read:
     read = read_database(request.db)
     catalog = load_catalog(request.catalog)
     vault_root = _vault_root(request)
@@ -133,52 +140,73 @@ def render_site(
         for record in database.get("pptx_catalog", [])
         if isinstance(record, dict)
     }
-    feedback = read_feedback(request.returns)
-    evidence = ordered_map(
-        evidence_job,
-        [
-            (talk, roots, decks.get(talk.get("pptx_path")), talk.get("status") in ANALYSED_STATUSES)
-            for talk in talks
-        ],
-    )
+    jobs = [
+        (talk, roots, decks.get(talk.get("pptx_path")), talk.get("status") in ANALYSED_STATUSES)
+        for talk in talks
+    ]
+    evidence = ordered_map(evidence_job, jobs)
     _refuse_invalid_ledgers(talks, evidence)
     rows = build_rows(talks, evidence, catalog.fingerprint)
+    return _Read(read.sha256 or "", catalog, rows, vault_root)
+
+
+@dataclass
+class _Pages:
+    bodies: dict[str, bytes]
+    documents: list[Document]
+    thumbnails: int = 0
+
+
+def _talk_pages(
+    request: SiteRequest, read: _Read, site: dict[str, Any], progress: Callable[[str], None]
+) -> _Pages:
+    """Every analysed talk's page (and its search documents when searching)."""
+    feedback = read_feedback(request.returns)
     progress("rendering slide thumbnails")
-    thumbnails = _thumbnail_jobs(rows, vault_root)
-    site = {
-        "catalog_fingerprint": catalog.fingerprint,
-        "database_sha256": read.sha256 or "",
-        "talk_count": len(rows),
-        "version": __version__,
-    }
-    progress("drawing trend charts")
-    drawn = charts.all_charts(rows, catalog.fingerprint)
-    bodies: dict[str, bytes] = {chart.name: chart.svg for chart in drawn}
-    pages = thumbnail_count = 0
-    scrubber = Scrubber(vault_root)
-    documents: list[Document] = []
-    for row in rows:
+    thumbnails = _thumbnail_jobs(read.rows, read.vault_root)
+    scrubber = Scrubber(read.vault_root)
+    out = _Pages({}, [])
+    for row in read.rows:
         if row.page is None:
             continue
         thumbs = thumbnails.get(row.page)
         images = [_data_uri(png) for png in thumbs.pages] if thumbs else []
-        thumbnail_count += len(images)
+        out.thumbnails += len(images)
         lanes = feedback.for_receipt(row.receipt.payload_sha256 if row.receipt else None)
         note = _thumbnail_note(row, thumbs)
-        page = talk_page(row, catalog, images, note, lanes, scrubber)
+        page = talk_page(row, read.catalog, images, note, lanes, scrubber)
         if request.search:
-            documents.extend(talk_documents(page, thumbs.texts if thumbs else (), scrubber))
-        bodies[row.page] = render.render("talk.html.j2", page=page, site=site)
-        pages += 1
-        if pages % PROGRESS_EVERY == 0:
-            progress(f"rendered {pages} talk pages")
+            out.documents.extend(talk_documents(page, thumbs.texts if thumbs else (), scrubber))
+        out.bodies[row.page] = render.render("talk.html.j2", page=page, site=site)
+        if len(out.bodies) % PROGRESS_EVERY == 0:
+            progress(f"rendered {len(out.bodies)} talk pages")
+    return out
+
+
+def render_site(
+    request: SiteRequest, progress: Callable[[str], None] = lambda _: None
+) -> tuple[dict[str, bytes], dict[str, Any]]:
+    """Every file of the site (name -> bytes) and the facts the report prints."""
+    read = _read(request, progress)
+    fingerprint = read.catalog.fingerprint
+    site = {
+        "catalog_fingerprint": fingerprint,
+        "database_sha256": read.database_sha256,
+        "talk_count": len(read.rows),
+        "version": __version__,
+    }
+    pages = _talk_pages(request, read, site, progress)
+    progress("drawing trend charts")
+    drawn = charts.all_charts(read.rows, fingerprint)
+    bodies: dict[str, bytes] = {chart.name: chart.svg for chart in drawn}
+    bodies.update(pages.bodies)
     if request.search:
-        progress(f"indexing {len(documents)} search documents")
-        bodies.update(_search_files(documents))
+        progress(f"indexing {len(pages.documents)} search documents")
+        bodies.update(_search_files(pages.documents))
     bodies["index.html"] = render.render(
         "index.html.j2",
-        rows=rows,
-        totals=totals(rows),
+        rows=read.rows,
+        totals=totals(read.rows),
         charts=drawn,
         site=site,
         goals=[],
@@ -186,19 +214,19 @@ def render_site(
     )
     bodies["style.css"] = render.static("style.css")
     manifest = {
-        "catalog_fingerprint": catalog.fingerprint,
-        "database_sha256": read.sha256,
+        "catalog_fingerprint": fingerprint,
+        "database_sha256": read.database_sha256,
         "files": {name: sha256_bytes(data) for name, data in sorted(bodies.items())},
         "schema_version": REPORT_VERSION,
     }
     bodies[MANIFEST] = artifact_bytes(manifest)
     facts = {
-        "catalog_fingerprint": catalog.fingerprint,
+        "catalog_fingerprint": fingerprint,
         "chart_count": len(drawn),
-        "database_sha256": read.sha256,
-        "page_count": pages,
-        "talk_count": len(rows),
-        "thumbnail_count": thumbnail_count,
+        "database_sha256": read.database_sha256,
+        "page_count": len(pages.bodies),
+        "talk_count": len(read.rows),
+        "thumbnail_count": pages.thumbnails,
     }
     return bodies, facts
 
