@@ -122,3 +122,11 @@ def test_an_unreachable_scheduler_is_refused_and_nothing_changes(
     error = result.json["error"]
     assert error["code"] == "scheduler_unreachable" and "dask scheduler" in result.json["hint"]
     assert snapshot_tree(archive.vault) == before
+
+
+def test_max_talks_bounds_the_batch_and_defers_the_rest(archive: Archive, batch: Callable) -> None:
+    plan = batch("plan", archive.vault, "--max-talks", "1").json
+    first, second = archive.talks
+    assert {t["talk"] for t in plan["tasks"]} == {first.filename}
+    assert plan["skipped"] == [{"talk": second.filename, "reason": "deferred",
+                                "text": "beyond --max-talks; the next batch plans it"}]  # fmt: skip

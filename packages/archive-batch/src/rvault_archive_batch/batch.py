@@ -24,11 +24,12 @@ class RunRequest:
     scheduler: str | None
     workers: int
     retries: int
+    max_talks: int | None = None
 
 
 def run_batch(request: RunRequest) -> dict[str, Any]:
     started = time.perf_counter()
-    plan = build_plan(request.vault)
+    plan = build_plan(request.vault, request.max_talks)
     progress(f"rvault-batch: {len(plan.tasks)} task(s), {len(plan.skipped)} talk(s) skipped")
     outcomes: list[dict[str, Any]] = []
     cluster: dict[str, Any] | None = None

@@ -107,7 +107,13 @@ def read_status(database: Path) -> dict[str, Any]:
     return run.document
 
 
-def build_plan(vault: Path) -> BatchPlan:
+def build_plan(vault: Path, max_talks: int | None = None) -> BatchPlan:
+    """The batch for ``vault``; with ``max_talks``, only the first talks that need work.
+
+    A bounded batch bounds what one registration carries (and what a lost
+    driver would leave unregistered); the talks left over are skipped as
+    ``deferred`` and planned by the next batch.
+    """
     database = database_path(vault)
     status = read_status(database)
     try:
@@ -127,6 +133,10 @@ def build_plan(vault: Path) -> BatchPlan:
     config = read.database.get("config") or {}
     plan = BatchPlan(read.database_path, status["sha256"], str(vault_root))
     for row in status["talks"]:
+        if max_talks is not None and len({t.talk for t in plan.tasks}) >= max_talks:
+            text = "beyond --max-talks; the next batch plans it"
+            plan.skipped.append({"talk": row["filename"], "reason": "deferred", "text": text})
+            continue
         _plan_talk(plan, row, talks.get(row["filename"]) or {}, config, vault_root)
     return plan
 

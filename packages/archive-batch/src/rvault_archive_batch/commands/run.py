@@ -7,14 +7,9 @@ from pathlib import Path
 
 from rvault_contracts import cli as contract_cli
 
+from rvault_archive_batch.commands.plan import add_max_talks, positive
+
 DEFAULT_RETRIES = 2
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def _count(text: str) -> int:
@@ -38,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("vault", type=Path, metavar="VAULT", help="vault root or its database")
     parser.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler")
     parser.add_argument(
-        "--workers", type=_positive, default=2, help="local worker processes (default 2)"
+        "--workers", type=positive, default=2, help="local worker processes (default 2)"
     )
     parser.add_argument(
         "--retries",
@@ -46,12 +41,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         default=DEFAULT_RETRIES,
         help=f"retries of a transient failure or lost worker per task (default {DEFAULT_RETRIES})",
     )
+    add_max_talks(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from rvault_archive_batch.batch import RunRequest, run_batch
 
-    request = RunRequest(args.vault, args.scheduler, args.workers, args.retries)
+    request = RunRequest(args.vault, args.scheduler, args.workers, args.retries, args.max_talks)
     contract_cli.emit(run_batch(request))
     return contract_cli.EXIT_OK
