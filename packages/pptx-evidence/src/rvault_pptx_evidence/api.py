@@ -56,6 +56,7 @@ from rvault_pptx_evidence.batch_contract import (
     ROOT_REASON_CODES,
     envelope_issues,
 )
+from rvault_pptx_evidence.deck_identity import deck_identity_facts
 from rvault_pptx_evidence.render_policy import (
     TEXT_BEARING_IMAGE_AREA_RATIO,
     slide_render_reasons,
@@ -97,6 +98,7 @@ __all__ = [
     "binding_issues",
     "classify",
     "classify_pptx_visual_evidence",
+    "deck_identity_facts",
     "failed_receipt",
     "inspection_issues",
     "match_native_deck_audit",

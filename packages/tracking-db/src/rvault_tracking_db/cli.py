@@ -15,6 +15,7 @@ from rvault_tracking_db.commands import goals as goals_command
 from rvault_tracking_db.commands import init as init_command
 from rvault_tracking_db.commands import migrate as migrate_command
 from rvault_tracking_db.commands import mutate as mutate_command
+from rvault_tracking_db.commands import preflight as preflight_command
 from rvault_tracking_db.commands import queue as queue_command
 from rvault_tracking_db.commands import read as read_command
 from rvault_tracking_db.commands import scan_shownotes as scan_shownotes_command
@@ -44,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
             scan_shownotes_command,
             sources_command,
             goals_command,
+            preflight_command,
         ],
     )
 

@@ -1,0 +1,130 @@
+"""Re-checking every stored deck binding against the deck's own facts.
+
+For each talk with a ``pptx_path``, the ``pptx_catalog`` receipt of that deck
+names the extraction ``record-deck`` read (vault-relative path and SHA-256).
+The extraction is read again (never the deck: no python-pptx here), its
+facts taken through pptx-evidence's public api, and the binding proven
+afresh. A binding that cannot be re-proven (no receipt, the extraction gone
+or changed, pptx-evidence not installed) falls back to the proof stored on
+the talk, and says why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rvault_contracts.strict_json import StrictJSONError, loads_strict
+
+from rvault_tracking_db.capabilities import open_under_root
+from rvault_tracking_db.identity.deck_binding import FIELD, BindingProof, prove_binding
+
+MAX_EXTRACTION_BYTES = 256 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class BindingCheck:
+    """One talk's deck binding as re-checked now."""
+
+    talk_index: int
+    filename: str | None
+    pptx_path: str
+    catalog_index: int | None
+    catalog_talk: str | None
+    proof: BindingProof | None
+    extraction_sha256: str | None
+    unavailable: str | None  # why the binding could not be re-proven
+    stored: Mapping[str, Any] | None
+
+    def record(self) -> dict[str, Any] | None:
+        if self.proof is None:
+            return None
+        return self.proof.record(self.pptx_path, self.extraction_sha256)
+
+
+def facts_reader() -> Any:
+    """pptx-evidence's ``deck_identity_facts``, or None when it is not installed."""
+    try:
+        from rvault_pptx_evidence.api import deck_identity_facts
+    except ModuleNotFoundError:
+        return None
+    return deck_identity_facts
+
+
+def read_extraction(vault_root: Path, relative: str, sha256: str | None) -> tuple[Any, str | None]:
+    """The decoded extraction and its digest, or ``(None, reason)``."""
+    fd, code = open_under_root(vault_root, relative)
+    if fd is None:
+        return None, f"extraction_{code}"
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(MAX_EXTRACTION_BYTES + 1)
+    digest = hashlib.sha256(data).hexdigest()
+    if sha256 is not None and digest != sha256:
+        return None, "extraction_changed"
+    try:
+        return loads_strict(data), digest
+    except StrictJSONError:
+        return None, "extraction_malformed"
+
+
+def _catalog(database: Mapping[str, Any]) -> dict[str, tuple[int, Mapping[str, Any]]]:
+    out: dict[str, tuple[int, Mapping[str, Any]]] = {}
+    for index, record in enumerate(database.get("pptx_catalog") or []):
+        if isinstance(record, Mapping) and isinstance(record.get("pptx_path"), str):
+            out.setdefault(record["pptx_path"], (index, record))
+    return out
+
+
+def check_binding(
+    talk: Mapping[str, Any],
+    entry: tuple[int, Mapping[str, Any]] | None,
+    vault_root: Path,
+    reader: Any,
+) -> tuple[BindingProof | None, str | None, str | None]:
+    """``(proof, extraction_sha256, unavailable_reason)`` for one talk's deck."""
+    if entry is None:
+        return None, None, "no_catalog_record"
+    artifact = (entry[1].get("visual_evidence") or {}).get("artifact") or {}
+    if not isinstance(artifact.get("path"), str):
+        return None, None, "no_extraction_recorded"
+    if reader is None:
+        return None, None, "pptx_evidence_not_installed"
+    document, digest = read_extraction(vault_root, artifact["path"], artifact.get("sha256"))
+    if not isinstance(document, Mapping):
+        return None, None, digest
+    return prove_binding(talk, reader(document)), digest, None
+
+
+def sweep(
+    database: Mapping[str, Any], talks: Sequence[tuple[int, Mapping[str, Any]]], vault_root: Path
+) -> list[BindingCheck]:
+    """Every talk's deck binding, re-proven where its extraction can be read."""
+    catalog = _catalog(database)
+    reader = facts_reader()
+    checks = []
+    for index, talk in talks:
+        path = talk.get("pptx_path")
+        if not isinstance(path, str) or not path:
+            continue
+        entry = catalog.get(path)
+        proof, digest, unavailable = check_binding(talk, entry, vault_root, reader)
+        stored = talk.get(FIELD)
+        filename = talk.get("filename")
+        checks.append(
+            BindingCheck(
+                talk_index=index,
+                filename=filename if isinstance(filename, str) else None,
+                pptx_path=path,
+                catalog_index=None if entry is None else entry[0],
+                catalog_talk=None if entry is None else entry[1].get("talk_filename"),
+                proof=proof,
+                extraction_sha256=digest,
+                unavailable=unavailable,
+                stored=stored if isinstance(stored, Mapping) else None,
+            )
+        )
+    return checks

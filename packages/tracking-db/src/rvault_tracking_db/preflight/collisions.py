@@ -1,0 +1,108 @@
+"""Identities that collide: duplicate uploads, borrowed recordings, rejected sources.
+
+Two talks naming one recording are a fault unless all but one of them say
+why with ``source_relation`` (``duplicate`` or ``borrowed_recording``)
+pointing at another talk of the same recording; the one left is canonical.
+A relation must name another existing talk with the same recording. An
+active ``video_url`` or ``slides_url`` that the talk's own
+``source_rejections`` rejects (same URL or same provider ID) is blocking:
+the ledger exists so a rejected source never comes back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rvault_tracking_db.preflight.findings import Findings, TalkRef
+from rvault_tracking_db.preflight.identity import catalog_video_id
+from rvault_tracking_db.rejections import match_rejection
+
+DUPLICATE_RECORDING = "duplicate_recording"
+RELATION_INVALID = "source_relation_invalid"
+REJECTED_SOURCE_ACTIVE = "rejected_source_active"
+
+Talks = Sequence[tuple[TalkRef, Mapping[str, Any]]]
+
+
+def check_duplicates(talks: Talks, findings: Findings) -> None:
+    groups: dict[str, list[tuple[TalkRef, Mapping[str, Any]]]] = {}
+    for ref, talk in talks:
+        video = catalog_video_id(talk)
+        if video is not None:
+            groups.setdefault(video, []).append((ref, talk))
+    for video, members in sorted(groups.items()):
+        if len(members) < 2:
+            continue
+        names = {ref.filename for ref, _ in members}
+        canonical = [
+            (ref, talk)
+            for ref, talk in members
+            if _relation_target(talk) not in names - {ref.filename}
+        ]
+        for ref, _talk in canonical[1:]:
+            findings.block(
+                DUPLICATE_RECORDING,
+                ref.path("video_url"),
+                f"{canonical[0][0].filename} already names recording {video}; mark this talk "
+                "with source_relation (duplicate or borrowed_recording) or correct its video",
+                ref,
+                expected={"source_relation": {"target_filename": canonical[0][0].filename}},
+                actual=video,
+            )
+
+
+def _relation_target(talk: Mapping[str, Any]) -> str | None:
+    relation = talk.get("source_relation")
+    if isinstance(relation, Mapping) and isinstance(relation.get("target_filename"), str):
+        return relation["target_filename"]
+    return None
+
+
+def check_relations(talks: Talks, findings: Findings) -> None:
+    by_name = {ref.filename: talk for ref, talk in talks if ref.filename is not None}
+    for ref, talk in talks:
+        target = _relation_target(talk)
+        if target is None:
+            continue
+        path = ref.path("source_relation", "target_filename")
+        other = by_name.get(target)
+        if target == ref.filename or other is None:
+            problem = "names the talk itself" if target == ref.filename else "names no talk"
+            findings.block(
+                RELATION_INVALID,
+                path,
+                f"source_relation {problem}",
+                ref,
+                expected="another talk's filename",
+                actual=target,
+            )
+        elif catalog_video_id(other) != catalog_video_id(talk):
+            findings.block(
+                RELATION_INVALID,
+                path,
+                "source_relation points at a talk with another recording",
+                ref,
+                expected=catalog_video_id(talk),
+                actual=catalog_video_id(other),
+            )
+
+
+def check_rejections(ref: TalkRef, talk: Mapping[str, Any], findings: Findings) -> None:
+    rejections = talk.get("source_rejections")
+    if not isinstance(rejections, list):
+        return
+    for name, source_type in (("video_url", "video"), ("slides_url", "slides")):
+        url = talk.get(name)
+        if not isinstance(url, str):
+            continue
+        matched = match_rejection(source_type, url, rejections)
+        if matched is not None:
+            findings.block(
+                REJECTED_SOURCE_ACTIVE,
+                ref.path(name),
+                f"{name} is a source this talk's source_rejections rejected ({matched.method})",
+                ref,
+                expected="a source not in source_rejections",
+                actual={"url": url, "reason": matched.record.get("reason")},
+            )

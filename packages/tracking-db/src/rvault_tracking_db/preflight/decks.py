@@ -1,0 +1,81 @@
+"""Deck bindings in the preflight: the sweep's verdicts as findings.
+
+A binding the deck contradicts is blocking (its slides would be another
+talk's evidence), as is a catalog receipt naming another talk than the one
+that uses the deck. A binding that is only plausible, or cannot be re-proven
+and carries no stored proof, is a warning: unproven, not wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from rvault_contracts.strict_json import json_path
+
+from rvault_tracking_db.capabilities import SourceRoots
+from rvault_tracking_db.identity.deck_binding import CONTRADICTED, PROVEN
+from rvault_tracking_db.identity.deck_sweep import BindingCheck, sweep
+from rvault_tracking_db.preflight.findings import Findings, TalkRef
+
+CONTRADICTED_CODE = "deck_binding_contradicted"
+UNPROVEN_CODE = "deck_binding_unproven"
+DISAGREES_CODE = "deck_binding_disagrees"
+
+
+def check_decks(
+    database: Mapping[str, Any],
+    talks: Sequence[tuple[TalkRef, Mapping[str, Any]]],
+    roots: SourceRoots,
+    findings: Findings,
+) -> None:
+    refs = {ref.index: ref for ref, _ in talks}
+    checks = sweep(database, [(ref.index, talk) for ref, talk in talks], Path(roots.vault_root))
+    for check in checks:
+        finding_for(check, refs[check.talk_index], findings)
+
+
+def decision_of(check: BindingCheck) -> tuple[str | None, Any]:
+    """The binding's decision now (re-proven, else stored for this deck) and its reasons."""
+    if check.proof is not None:
+        return check.proof.decision, list(check.proof.reasons)
+    stored = check.stored
+    if stored is not None and stored.get("pptx_path") == check.pptx_path:
+        return stored.get("decision"), stored.get("reasons")
+    return None, [check.unavailable]
+
+
+def finding_for(check: BindingCheck, ref: TalkRef, findings: Findings) -> None:
+    if check.catalog_talk is not None and check.catalog_talk != check.filename:
+        assert check.catalog_index is not None
+        findings.block(
+            DISAGREES_CODE,
+            json_path("$", "pptx_catalog", check.catalog_index, "talk_filename"),
+            "the deck's catalog receipt binds it to another talk than the one that uses it",
+            ref,
+            expected=check.filename,
+            actual=check.catalog_talk,
+        )
+    decision, reasons = decision_of(check)
+    if decision == PROVEN:
+        return
+    path = ref.path("pptx_path")
+    if decision == CONTRADICTED:
+        findings.block(
+            CONTRADICTED_CODE,
+            path,
+            "the deck's own title slide, footers or folders name another delivery",
+            ref,
+            expected="a deck whose facts agree with the talk",
+            actual={"pptx_path": check.pptx_path, "reasons": reasons},
+        )
+    else:
+        findings.warn(
+            UNPROVEN_CODE,
+            path,
+            "nothing on the deck proves it is this talk's deck",
+            ref,
+            expected=PROVEN,
+            actual={"decision": decision, "pptx_path": check.pptx_path, "reasons": reasons},
+        )

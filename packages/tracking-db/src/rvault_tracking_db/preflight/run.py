@@ -1,0 +1,83 @@
+"""One preflight: locate, read through the owner, run every check, one report.
+
+Read-only and offline: the owner read takes no lock and writes nothing, the
+checks open local artifacts read-only below their roots, and nothing asks a
+provider. The report is ``db-preflight-report`` v1; its findings are sorted
+(blocking first, then by talk, code and path) so the same vault state always
+gives the same document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rvault_tracking_db.capabilities import SourceRoots
+from rvault_tracking_db.preflight import artifacts, collisions, decks, identity
+from rvault_tracking_db.preflight.authority import locate, read_with_root
+from rvault_tracking_db.preflight.findings import Findings, TalkRef
+
+REPORT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class PreflightRequest:
+    """What ``rvault-db preflight VAULT_OR_DB`` asked for."""
+
+    target: str
+
+
+def run_preflight(request: PreflightRequest) -> dict[str, Any]:
+    located = locate(request.target)
+    findings = Findings()
+    result = read_with_root(located, findings)
+    database: Mapping[str, Any] = (result.database if result is not None else None) or {}
+    talks = _talks(database)
+    check_talks(database, talks, Path(located.vault_root), findings)
+    blocking, warnings, by_code = findings.counts()
+    return {
+        "blocking_count": blocking,
+        "database": located.database,
+        "findings": [f.to_dict() for f in findings.sorted()],
+        "input_sha256": None if result is None else result.sha256,
+        "ok": blocking == 0,
+        "schema_version": REPORT_VERSION,
+        "summary": {"by_code": by_code},
+        "talk_count": len(talks),
+        "vault_root": located.vault_root,
+        "warning_count": warnings,
+    }
+
+
+def check_talks(
+    database: Mapping[str, Any],
+    talks: list[tuple[TalkRef, Mapping[str, Any]]],
+    vault_root: Path,
+    findings: Findings,
+) -> None:
+    """Every per-talk and cross-talk check over an already-read database."""
+    config = database.get("config")
+    config = config if isinstance(config, Mapping) else {}
+    roots = SourceRoots.from_config(vault_root, config)
+    for ref, talk in talks:
+        identity.check_youtube_id(talk, ref, findings)
+        identity.check_source_identity(talk, config, ref, findings)
+        collisions.check_rejections(ref, talk, findings)
+        artifacts.check_artifacts(ref, talk, roots, findings)
+    collisions.check_duplicates(talks, findings)
+    collisions.check_relations(talks, findings)
+    decks.check_decks(database, talks, roots, findings)
+
+
+def _talks(database: Mapping[str, Any]) -> list[tuple[TalkRef, Mapping[str, Any]]]:
+    items = database.get("talks")
+    if not isinstance(items, list):
+        return []
+    out = []
+    for index, talk in enumerate(items):
+        if isinstance(talk, Mapping):
+            filename = talk.get("filename")
+            out.append((TalkRef(index, filename if isinstance(filename, str) else None), talk))
+    return out
