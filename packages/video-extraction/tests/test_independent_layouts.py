@@ -5,7 +5,9 @@
 on every slide, builds), a textured speaker filmed with sensor noise and
 flicker, MPEG-4 from OpenCV. Each talk here is 320x180 at 10 fps, ten shown
 slides of 1.5 s with 0.3 s fades, extracted at ``--fps 2`` with no
-``--region``. The region must come out within IoU 0.9 of the true slide box,
+``--region`` (``stage``: a filmed projection screen with the speaker walking
+across the stage below it, hands now and then over its lower edge). The
+region must come out within IoU 0.9 of the true slide box,
 every slide must get a page, and duplicates stay within 10 % of the slides;
 a talk with no slides at all must report no region.
 """
@@ -53,14 +55,14 @@ def unverified_run(root: Path, layout: str) -> tuple[ConferenceTalk, dict[str, A
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[ConferenceTalk, dict]]:
-    layouts = ("side_by_side", "side_by_side_branded", "pip", "camera_only")
+    layouts = ("side_by_side", "side_by_side_branded", "pip", "stage", "camera_only")
     return {
         layout: unverified_run(tmp_path_factory.mktemp(layout) / "vault", layout)
         for layout in layouts
     }
 
 
-@pytest.mark.parametrize("layout", ["side_by_side", "side_by_side_branded", "pip"])
+@pytest.mark.parametrize("layout", ["side_by_side", "side_by_side_branded", "pip", "stage"])
 def test_region_and_pages_of_a_talk_with_a_moving_speaker(
     runs: dict[str, tuple[ConferenceTalk, dict]], layout: str
 ) -> None:

@@ -20,10 +20,13 @@ sampling interval apart) a block has a change *event* when at least
 * A block that changed more often at step moments than outside them and
   is not moving (nor within ``NEIGHBOURHOOD`` blocks of a moving block,
   where a speaker's rare excursions land) is *slide change evidence*,
-  unless its connected group of such blocks lies wholly within ``FRINGE``
+  unless its connected group of such blocks lies mostly within ``FRINGE``
   blocks of the moving ones.
 
-A build that changes a few blocks is not a step moment, but it is one
+A step moment whose changing calm blocks lie mostly within ``FRINGE``
+blocks of the moving ones is the speaker's (it stepped to the edge of its
+area and stood a moment) and is dropped, and the moving blocks are counted
+again. A build that changes a few blocks is not a step moment, but it is one
 asynchronous event of a calm block, far below ``MIN_ASYNC``, so it cannot
 make slide blocks look like a speaker. Two iterations are run: the first
 step moments are counted over blocks that change in at most half of the
@@ -49,6 +52,7 @@ MIN_ASYNC = 3
 ASYNC_SHARE = 0.08
 NEIGHBOURHOOD = 2
 FRINGE = 4
+SPEAKER_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -128,11 +132,28 @@ def analyse_timing(sequence: list[np.ndarray], sources: list[int] | None = None)
     moving = _moving(events, steps)
     steps = _steps(events, ~moving)
     moving = _moving(events, steps)
+    steps &= ~_speaker_moments(events, moving)
+    moving = _moving(events, steps)
     synchronous = events[steps].sum(axis=0)
     asynchronous = events[~steps].sum(axis=0)
     steady = synchronous > asynchronous
     evidence = _away_from_motion(steady & ~_near(moving, NEIGHBOURHOOD), moving)
     return ChangeTiming(events=events, steps=steps, moving=moving, evidence=evidence)
+
+
+def _speaker_moments(events: np.ndarray, moving: np.ndarray) -> np.ndarray:
+    """Pairs whose changing calm blocks lie mostly beside the moving ones.
+
+    A speaker who steps to the edge of the area it usually moves in, and
+    stays a moment, changes many calm blocks at once, like a slide step;
+    but those blocks lie along the moving area (within ``FRINGE`` blocks),
+    while a slide's change lies mostly away from it.
+    """
+    fringe = _near(moving, FRINGE) & ~moving
+    calm = events & ~moving
+    changed = calm.sum(axis=(1, 2))
+    beside = (calm & fringe).sum(axis=(1, 2))
+    return beside > SPEAKER_SHARE * np.maximum(changed, 1)
 
 
 def _near(mask: np.ndarray, blocks: int) -> np.ndarray:
@@ -141,7 +162,7 @@ def _near(mask: np.ndarray, blocks: int) -> np.ndarray:
 
 
 def _away_from_motion(evidence: np.ndarray, moving: np.ndarray) -> np.ndarray:
-    """Drop evidence components that lie wholly within ``FRINGE`` blocks of moving blocks.
+    """Drop evidence components that lie mostly within ``FRINGE`` blocks of moving blocks.
 
     A speaker's rare excursions (a hand, a step to the side) land beside the
     places it moves all the time, and some coincide with slide steps. They
@@ -153,7 +174,7 @@ def _away_from_motion(evidence: np.ndarray, moving: np.ndarray) -> np.ndarray:
         return evidence
     fringe = _near(moving, FRINGE)
     outside = np.bincount(labels[evidence & ~fringe], minlength=count)
-    keep = outside > 0
+    keep = outside > 0.5 * np.bincount(labels[evidence], minlength=count)
     keep[0] = False
     return keep[labels]
 

@@ -20,9 +20,12 @@ mostly moving blocks: a speaker picture is never part of the slide.
 
 No region is credible, and None is returned, when no step moment was seen
 (nothing ever changed the way slides change), when the evidence covers
-fewer than ``MIN_EVIDENCE_SHARE`` of the blocks, or more sparsely than
-``MIN_DENSITY`` of the blocks of its own extent, or when the rectangle found is
-smaller than ``MIN_REGION_AREA`` of the frame.
+fewer than ``MIN_EVIDENCE_SHARE`` of the blocks or more sparsely than
+``MIN_DENSITY`` of the blocks of its own extent, or when the rectangle found
+is smaller than ``MIN_REGION_AREA`` of the frame or not shaped like a slide:
+narrower than ``MIN_ASPECT`` or wider than ``MAX_ASPECT`` times its height
+(slides are 4:3 to 16:9, screens up to 21:9; a speaker who stood a while at
+the frame's edge leaves a tall sliver).
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ GROUP_SHARE = 0.2
 MIN_DENSITY = 0.15
 MIN_EVIDENCE_SHARE = 0.02
 MIN_REGION_AREA = 0.08
+MIN_ASPECT = 0.9
+MAX_ASPECT = 2.7
 
 
 def main_evidence(evidence: np.ndarray) -> np.ndarray:
@@ -211,7 +216,9 @@ def find_slide_region(median: np.ndarray, timing: ChangeTiming) -> Box | None:
     moving = block_mask_to_pixels(timing.moving, median.shape)
     box = snap_to_borders(median, moving, extent)
     height, width = median.shape
-    area = (box[2] - box[0]) * (box[3] - box[1])
-    if area < MIN_REGION_AREA * height * width:
+    box_width, box_height = box[2] - box[0], box[3] - box[1]
+    if box_width * box_height < MIN_REGION_AREA * height * width:
+        return None
+    if not MIN_ASPECT <= box_width / box_height <= MAX_ASPECT:
         return None
     return box

@@ -65,6 +65,9 @@ VOCABULARY = (
 )
 WORDS = tuple(VOCABULARY.split())
 NOISE_FIELDS = 8
+# The stage speaker's height as a share of the frame: head at about the screen's lower edge,
+# hands raised over its lower part now and then.
+STAGE_SPEAKER = 0.6
 ACCENTS = [(196, 62, 48), (34, 110, 180), (46, 140, 90), (150, 70, 160), (210, 140, 30)]
 
 
@@ -430,7 +433,7 @@ class _Compositor:
                 x0, y0, x1, y1 = self.slide
                 room[y0:y1, x0:x1] = 0.85 * slides + 20  # a projection: dimmer, lifted blacks
             person = self.room.speaker(
-                seconds, (0.1, 0.9), 0.75 if talk.layout == "stage" else 1.2, room
+                seconds, (0.1, 0.9), STAGE_SPEAKER if talk.layout == "stage" else 1.2, room
             )
         else:
             if slides is not None and self.slide is not None:
