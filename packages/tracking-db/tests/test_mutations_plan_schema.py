@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from rvault_contracts.cli import Refusal
 from rvault_contracts.schemas import is_valid
+from rvault_tracking_db.mutations.goal_ops import validate_goal
 from rvault_tracking_db.mutations.metadata_ops import WRITABLE_FIELDS
 from rvault_tracking_db.mutations.plan import RECORD_KINDS, parse_plan
 from rvault_tracking_db.mutations.record_ops import validate_record
@@ -25,6 +26,8 @@ def _python_accepts(document: Any) -> bool:
         for mutation in plan.mutations:
             if mutation.kind in RECORD_KINDS:
                 validate_record(mutation.kind, mutation.body["record"], mutation.path)
+            if mutation.kind == "upsert_improvement_goal":
+                validate_goal(mutation.body["record"], mutation.path)
             if mutation.kind == "apply_reviewed_metadata":
                 assert set(mutation.body["fields"]) <= set(WRITABLE_FIELDS)
     except (Refusal, AssertionError):

@@ -20,20 +20,14 @@ from rvault_contracts.strict_json import json_equal
 
 from rvault_tracking_db.assessment.model import child, is_int
 from rvault_tracking_db.assessment.records import assess_goal
+from rvault_tracking_db.mutations.plan import (
+    GOAL_VERIFICATION_FIELDS as VERIFICATION_FIELDS,
+)
 from rvault_tracking_db.mutations.plan import Mutation, PlanRefusal, is_missing_marker
 
 ARRAY = "improvement_goals"
 CURRENT_GOAL_VERSION = 2
 RETIRED = "retired"
-#: What verification may set on a v2 record; a v1 record never gains the last two.
-VERIFICATION_FIELDS = (
-    "status",
-    "current_value",
-    "last_checked",
-    "checked_by",
-    "verification_state",
-    "verification_reasons",
-)
 V2_ONLY_FIELDS = frozenset({"verification_state", "verification_reasons"})
 #: The statuses the verification rubric may set; active and retired belong to the goals writer.
 VERIFIED_STATUSES = frozenset({"achieved", "improving", "stalled", "regressed"})
@@ -61,7 +55,8 @@ def _find(goals: list[Any], goal_id: Any, path: str) -> int | None:
     return matches[0] if matches else None
 
 
-def _validate(record: dict[str, Any], path: str) -> None:
+def validate_goal(record: dict[str, Any], path: str) -> None:
+    """Refuse a goal record the writers must not persist (first error wins)."""
     issues = Collector()
     assess_goal(record, path, issues, missing_version=None)
     errors = [i for i in issues.items if i.is_error]
@@ -95,7 +90,7 @@ def upsert_goal(
                 f"a new goal is written at schema_version {CURRENT_GOAL_VERSION}",
                 child(rpath, "schema_version"),
             )
-        _validate(record, rpath)
+        validate_goal(record, rpath)
         goals.append(copy.deepcopy(record))
     else:
         if before is None or not json_equal(expect, before):
@@ -175,7 +170,7 @@ def patch_goal_verification(
             child(mutation.path, "id"),
         )
     after = {**copy.deepcopy(before), **copy.deepcopy(body["set"])}
-    _validate(after, f'$["{ARRAY}"][{index}]')
+    validate_goal(after, f'$["{ARRAY}"][{index}]')
     goals[index] = after
     return _change(mutation.kind, after, before)
 

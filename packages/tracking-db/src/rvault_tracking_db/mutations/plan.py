@@ -31,6 +31,15 @@ APPLY_REVIEWED_METADATA = "apply_reviewed_metadata"
 UPSERT_GOAL = "upsert_improvement_goal"
 PATCH_GOAL_VERIFICATION = "patch_improvement_goal_verification"
 GOAL_KINDS = (UPSERT_GOAL, PATCH_GOAL_VERIFICATION)
+#: What verification may set on a goal (a v1 record never gains the last two).
+GOAL_VERIFICATION_FIELDS = (
+    "status",
+    "current_value",
+    "last_checked",
+    "checked_by",
+    "verification_state",
+    "verification_reasons",
+)
 
 RECORD_KINDS = (RECORD_PPTX, RECORD_RESOURCE, RECORD_THUMBNAIL, RECORD_CONFIRMED_INTENT, RECORD_QR)
 KINDS = (INITIALIZE, SET_CONFIG, *RECORD_KINDS, APPLY_REVIEWED_METADATA, *GOAL_KINDS)
@@ -180,7 +189,7 @@ def _check_set_config(item: dict[str, Any], path: str) -> None:
 
 
 def _check_goal_patch(item: dict[str, Any], path: str) -> None:
-    """Shape only; which fields a patch may set is the goal writer's rule (goal_ops)."""
+    """Shape and field names; what a value may be is the goal writer's rule (goal_ops)."""
     if not isinstance(item["id"], str) or not item["id"].strip():
         raise PlanRefusal("invalid_value", "id must be a non-empty string", child(path, "id"))
     for key in ("set", "expect"):
@@ -195,6 +204,12 @@ def _check_goal_patch(item: dict[str, Any], path: str) -> None:
             child(path, "expect"),
         )
     for name, value in item["set"].items():
+        if name not in GOAL_VERIFICATION_FIELDS:
+            raise PlanRefusal(
+                "goal_fixed_fields",
+                f"verification never sets {name}; it sets only {list(GOAL_VERIFICATION_FIELDS)}",
+                child(child(path, "set"), name),
+            )
         if is_missing_marker(value):
             raise PlanRefusal(
                 "missing_marker_as_value",
