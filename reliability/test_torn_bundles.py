@@ -20,6 +20,7 @@ sidecar, quality receipt: three renames after the journal's):
 
 from __future__ import annotations
 
+import json
 import shutil
 import signal
 from pathlib import Path
@@ -39,6 +40,7 @@ from rvault_contracts.writer import pending_bundle
 from rvault_transcript import api
 
 NAME = "talk"
+TALK = "2024-05-01-talk.md"
 
 
 def _captions(word: str) -> str:
@@ -49,17 +51,36 @@ def _captions(word: str) -> str:
     return "\n".join(lines)
 
 
+def _database(vault: Path, talks: list[dict[str, object]]) -> Path:
+    """A current (schema 1) tracking database holding ``talks``."""
+    document = {"schema_version": 1, "talks": talks, "pptx_catalog": [], "qr_codes": [],
+                "resources": [], "thumbnails": [], "confirmed_intents": [],
+                "improvement_goals": [],
+                "config": {"schema_version": 2, "pptx_directory_exclusions": []}}  # fmt: skip
+    path = vault / "tracking-database.json"
+    path.write_text(json.dumps(document))
+    return path
+
+
 class Bundle:
-    """A transcript bundle of generation ``old``; ``argv`` writes generation ``new``."""
+    """A registered transcript bundle of generation ``old``; ``argv`` writes ``new``."""
 
     def __init__(self, root: Path) -> None:
         self.transcripts = root / "vault" / "transcripts"
         self.transcripts.mkdir(parents=True)
+        talk = {"schema_version": 5, "filename": TALK, "status": "pending"}
+        self.db = _database(root / "vault", [talk])
         vtt = self.transcripts / f"{NAME}.en.vtt"
         vtt.write_text(_captions("detail"))
         self.transcript = self.transcripts / f"{NAME}.txt"
         first = run(command("rvault-transcript", "vtt-cleanup", vtt, self.transcript))
         assert first.returncode == 0, first.stdout
+        printed = root / "fetch.json"
+        printed.write_text(first.stdout)
+        args = ("register-transcript", self.db, "--fetch-result", printed, "--talk", TALK)
+        dry = run(command("rvault-db", *args))
+        sha = dry.document["input_sha256"]
+        assert run(command("rvault-db", *args, "--apply", "--expected-sha256", sha)).returncode == 0
         vtt.write_text(_captions("depth"))
         self.argv = command("rvault-transcript", "vtt-cleanup", vtt, self.transcript, "--force")
         self.pristine = root / "pristine"
@@ -109,12 +130,20 @@ def test_a_torn_bundle_reads_as_recovery_pending_and_the_next_writer_finishes(
     assert verify.returncode == 2
     assert verify.document["error"]["code"] == "bundle_recovery_pending"
     assert "rvault-transcript recover" in verify.document["hint"]
+    status = run(command("rvault-db", "status", made.db, "--format", "json"))
+    (row,) = status.document["talks"]
+    assert (row["transcript"]["state"], row["transcript"]["quality"]) == (
+        "recovery_pending",
+        "bundle_recovery_pending",
+    )
     assert made.state() == torn  # readers never settle
     again = run(made.argv)  # the next writer of the bundle: settles, then writes
     assert again.returncode == 0, again.stdout + again.stderr
     assert made.state() == new
     assert not hidden_leftovers(made.transcripts)
     assert api.read_evidence(made.transcript).state == "valid"
+    status = run(command("rvault-db", "status", made.db, "--format", "json"))
+    assert status.document["talks"][0]["transcript"]["state"] == "valid"
 
 
 def test_recover_settles_a_torn_bundle_to_one_generation(
@@ -148,16 +177,11 @@ def test_a_writer_stopped_by_sigterm_removes_its_own_staged_file(
 
 def test_the_next_video_extract_settles_a_torn_bundle_and_extracts(tmp_path: Path) -> None:
     """``rvault-video extract`` killed between its renames: the next run writes, first time."""
-    import json
-
     import _vault
 
     vault = tmp_path / "vault"
     vault.mkdir()
-    empty = {"schema_version": 1, "talks": [], "pptx_catalog": [], "qr_codes": [],
-             "resources": [], "thumbnails": [], "confirmed_intents": [], "improvement_goals": [],
-             "config": {"schema_version": 2, "pptx_directory_exclusions": []}}  # fmt: skip
-    (vault / _vault.DB).write_text(json.dumps(empty))  # the vault root extract resolves
+    _database(vault, [])  # the vault root extract resolves
     video = vault / "slides-rebuild" / _vault.VIDEO_ID / f"{_vault.VIDEO_ID}.mp4"
     _vault.make_video(video, ["One", "Two"])
     argv = _vault.video_argv(vault, video)
