@@ -6,8 +6,9 @@ sidecar, quality receipt: three renames after the journal's):
 
 - SIGKILL on entry to the third rename leaves the transcript new and both
   receipts old, with the writer protocol's journal beside them. Every reader
-  reports ``recovery_pending`` (``bundle_recovery_pending``, naming
-  ``rvault-transcript recover``), not ``transcript_hash_mismatch``;
+  (the transcript api, ``verify``, ``rvault-db status`` of the talk it is
+  registered to) reports ``recovery_pending`` (``bundle_recovery_pending``,
+  naming ``rvault-transcript recover``), not ``transcript_hash_mismatch``;
 - the next writer of the bundle settles the journal and then does its own
   job on its first attempt (it used to be refused as ``input_changed``);
 - ``rvault-transcript recover`` settles it on its own;
