@@ -44,7 +44,10 @@ def _untrusted_reason(document: dict[str, Any]) -> str:
     """Why the gate is closed, in the words of the spec's artifact gate."""
     method = document.get("slide_region_method")
     if not any(a.get("artifact_scope") == "slide_region" for a in document.get("artifacts", [])):
-        return "the manifest has no slide_region artifact (only full-frame context)"
+        return (
+            "the manifest has no slide_region artifact (only full-frame context): inspect the "
+            "contact sheet, then rerun extract with --region L,T,R,B --region-verified --force"
+        )
     if method != "manual":
         return (
             f"the slide region is {method}, and an automatic crop is never trusted: inspect "
