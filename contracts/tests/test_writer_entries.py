@@ -164,3 +164,43 @@ def test_restore_failure_is_reported_as_incomplete(
         )
     assert failed.value.code == "bundle_rollback_incomplete"
     assert failed.value.context["problems"]
+
+
+def test_sigterm_while_staging_removes_every_staged_file(outdir: Path) -> None:
+    """SIGTERM (unwinding like Ctrl-C) arrives while worker threads still stage.
+
+    The staged files are collected as the writer's own before the signal is
+    raised, so every one is removed: none is left for a later writer's sweep
+    (the threads used to finish staging after the main thread had unwound).
+    """
+    import signal
+    import threading
+    import time
+
+    from rvault_contracts import cli
+
+    sent = threading.Event()
+
+    def hook(step: str) -> None:
+        if step == "entries_after_stage_write":
+            if not sent.is_set():
+                sent.set()
+                os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.3)  # the other names are still being staged
+
+    previous = signal.signal(signal.SIGTERM, cli._unwind)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            replace_entries(
+                outdir,
+                bodies(),
+                expected=expected(outdir),
+                lock_target=outdir.parent / "lock-target",
+                fault=hook,
+            )
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    time.sleep(0.5)  # any thread still staging would have created its file by now
+    assert sent.is_set()
+    assert [p.name for p in outdir.iterdir() if p.name.startswith(".")] == []
+    assert (outdir / "a.md").read_bytes() == b"old a\n"

@@ -1994,27 +1994,31 @@ def replace_entries(
         ]
         # Staging is write + fsync per body; concurrent fsyncs share journal
         # commits, so a 50-file batch stages in a fraction of the serial time.
-        with ThreadPoolExecutor(max_workers=_ENTRY_THREADS) as pool:
-            futures = {
-                name: pool.submit(
-                    _stage,
-                    dir_fd,
-                    name,
-                    new[name],
-                    expected[name].mode,
-                    "staged",
-                    shown(name),
-                    fault,
-                    "entries_",
-                )
-                for name in pending
-            }
-        failures = []
-        for name, future in futures.items():
-            try:
-                staged[name] = future.result()
-            except BaseException as exc:  # noqa: BLE001 - re-raised below, after collecting
-                failures.append(exc)
+        # Unwinding signals wait until every staged file is collected as ours
+        # (the worker threads go on staging meanwhile), so a SIGTERM here ends
+        # in abort() removing all of them rather than leaving the late ones.
+        with cli.deferred_interrupts():
+            with ThreadPoolExecutor(max_workers=_ENTRY_THREADS) as pool:
+                futures = {
+                    name: pool.submit(
+                        _stage,
+                        dir_fd,
+                        name,
+                        new[name],
+                        expected[name].mode,
+                        "staged",
+                        shown(name),
+                        fault,
+                        "entries_",
+                    )
+                    for name in pending
+                }
+            failures = []
+            for name, future in futures.items():
+                try:
+                    staged[name] = future.result()
+                except BaseException as exc:  # noqa: BLE001 - re-raised below, after collecting
+                    failures.append(exc)
         if failures:
             raise failures[0]
         _call_fault(fault, "entries_before_recheck")
