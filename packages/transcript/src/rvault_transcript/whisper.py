@@ -164,7 +164,7 @@ def _listener(chosen: str | None) -> Any:
 def detect_language(audio: Any) -> LanguageGuess:
     """The spoken language of 16 kHz mono ``audio`` (largest share) according to base."""
     started = time.perf_counter()
-    spoken = spoken_languages(_multilingual()[1], audio)
+    spoken = spoken_languages(audio, lambda: _multilingual()[1])
     primary = spoken.detection.primary
     return LanguageGuess(
         primary, spoken.probability, time.perf_counter() - started, spoken.detection
@@ -257,7 +257,7 @@ def transcribe(
     audio = _decode(media)
     chosen = requested_model(model)
     started = time.perf_counter()
-    spoken = spoken_languages(_listener(chosen), audio)
+    spoken = spoken_languages(audio, lambda: _listener(chosen))
     detection = spoken.detection
     say(
         f"whisper: detected language {detection.primary} (p={spoken.probability:.2f},"
