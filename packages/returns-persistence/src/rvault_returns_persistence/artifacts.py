@@ -19,6 +19,7 @@ from typing import Any
 
 from rvault_contracts.strict_json import is_integer as is_int
 from rvault_contracts.strict_json import is_number
+from rvault_tracking_db.api import TranscriptOwner, transcript_owner
 
 
 def _regular_file(root: Path, relative: str) -> Path | None:
@@ -124,44 +125,33 @@ def _stat_key(path: Path) -> tuple[int, int, int, int] | None:
 def _cached_readings(
     path: str,
     data: bytes,
-    video_id: str | None,
-    duration: float | None,
+    owner: TranscriptOwner,
     _receipt_files: tuple[Any, ...],
 ) -> tuple[Any, Any]:
     from rvault_transcript import api as transcript_api  # receipts are rare; keep start-up light
 
-    owner = transcript_api.OwnerContext(video_id=video_id, duration_seconds=duration)
+    context = transcript_api.OwnerContext(**owner.kwargs())
     return (
-        transcript_api.read_timing(path, transcript_bytes=data, owner=owner),
-        transcript_api.read_quality(path, transcript_bytes=data, owner=owner),
-    )
-
-
-def owner_context(talk: dict[str, Any]) -> tuple[str | None, float | None]:
-    """What the talk knows independently of a receipt: its YouTube id and the provider
-    duration of its source identity (so a material duration change is
-    ``transcript_quality_context_drift``, never silently current)."""
-    youtube_id = talk.get("youtube_id")
-    identity = talk.get("source_identity")
-    duration = identity.get("duration_seconds") if isinstance(identity, dict) else None
-    return (
-        youtube_id if isinstance(youtube_id, str) and youtube_id else None,
-        float(duration) if is_number(duration) and duration > 0 else None,
+        transcript_api.read_timing(path, transcript_bytes=data, owner=context),
+        transcript_api.read_quality(path, transcript_bytes=data, owner=context),
     )
 
 
 def owner_readings(path: Path, data: bytes, talk: dict[str, Any]) -> tuple[Any, Any]:
     """(timing, quality) readings of the transcript owner for these exact transcript bytes.
 
-    Re-running the owner's quality policy costs a few hundred milliseconds on a long
-    transcript, and validation, persistence and the video bound all ask; the readings are
-    memoized on the transcript bytes and the receipt files' identities, so a changed
-    receipt is always read again.
+    The owner context is the one the database owner builds for every reader
+    (``transcript_owner``: the YouTube id, an attached recording's digest and
+    duration, else the source identity's duration), so a transcript of a local
+    recording verifies here exactly as in ``rvault-db status``. Re-running the
+    owner's quality policy costs a few hundred milliseconds on a long
+    transcript, and validation, persistence and the video bound all ask; the
+    readings are memoized on the transcript bytes and the receipt files'
+    identities, so a changed receipt is always read again.
     """
     stem = path.with_name(path.stem)
     key = (_stat_key(Path(f"{stem}.segments.json")), _stat_key(Path(f"{stem}.quality.json")))
-    video_id, duration = owner_context(talk)
-    return _cached_readings(str(path), data, video_id, duration, key)
+    return _cached_readings(str(path), data, transcript_owner(talk), key)
 
 
 def _receipt_duration(root: Path, talk: dict[str, Any], transcript: str) -> float | None:
