@@ -24,8 +24,11 @@ from rvault_contracts.writer import (
     WriterError,
     install,
     install_bundle,
+    lock_path_for,
+    pending_bundle,
     read_snapshot,
     recover_bundle,
+    settle_pending_bundle,
     writer_lock,
 )
 
@@ -145,6 +148,36 @@ def test_a_caller_that_read_a_torn_bundle_is_told_to_re_read(tmp_path: Path) -> 
     assert refused.value.code == "input_changed"
     assert refused.value.context["recovered"]["action"] == "rolled_back"
     assert state(directory) == OLD_STATE
+
+
+def test_a_writer_that_settles_first_reads_a_whole_generation_and_writes(tmp_path: Path) -> None:
+    """``pending_bundle`` tells a reader; ``settle_pending_bundle`` before reading lets the
+    next writer do its own job instead of ``input_changed``."""
+    directory = bundle_dir(tmp_path)
+    lock_target = directory / "a.txt"
+    assert pending_bundle(lock_target) is None
+    assert settle_pending_bundle(directory, lock_target) is None
+    assert not lock_path_for(lock_target).exists()  # nothing pending: no lock file created
+    expected = {n: read_snapshot(directory / n) for n in changes()}
+
+    def work() -> None:
+        install_bundle(
+            directory,
+            changes(),
+            expected=expected,
+            lock_target=lock_target,
+            fault=kill_at("bundle_after_install:b.json"),
+        )
+
+    run_killed(work)
+    assert pending_bundle(lock_target) == directory / ".a.txt.bundle-journal"
+    assert state(directory) not in (OLD_STATE, NEW_STATE)  # torn, and readers leave it so
+    settled = settle_pending_bundle(directory, lock_target)
+    assert settled is not None and settled["action"] == "rolled_back"
+    assert pending_bundle(lock_target) is None and state(directory) == OLD_STATE
+    fresh = {n: read_snapshot(directory / n) for n in changes()}
+    install_bundle(directory, changes(), expected=fresh, lock_target=lock_target)
+    assert state(directory) == NEW_STATE and hidden(directory) == []
 
 
 def test_a_journal_that_matches_neither_side_is_a_conflict_and_touches_nothing(
