@@ -19,20 +19,21 @@ CONTEXT_SCOPE = "full_frame_context"
 
 REVIEW_AUTO = (
     "automatic slide_region is an unverified crop candidate: inspect it against the context PDF "
-    "and source video, then rerun with --region LEFT,TOP,RIGHT,BOTTOM --region-verified"
+    "and source video, then rerun with --region LEFT,TOP,RIGHT,BOTTOM --region-verified --force"
 )
 REVIEW_MANUAL_UNVERIFIED = (
     "manual slide_region was not marked visually checked: inspect it, "
-    "then rerun with --region-verified"
+    "then rerun with --region-verified --force"
 )
 REVIEW_INCOMPLETE = (
     "the decode stopped short of the recording's declared duration (truncated or damaged "
-    "file): these pages are never trusted; re-download or repair the recording and re-extract"
+    "file): these pages are never trusted; re-download or repair the recording and re-extract "
+    "with --force"
 )
 REVIEW_NO_REGION = (
     "no slide region was detected or given: only full-frame context exists, which is never an "
     "authored deck; rerun with a checked --region LEFT,TOP,RIGHT,BOTTOM --region-verified "
-    "(0,0,1,1 for a true screencast)"
+    "--force (0,0,1,1 for a true screencast)"
 )
 
 

@@ -51,10 +51,10 @@ def _untrusted_reason(document: dict[str, Any]) -> str:
     if method != "manual":
         return (
             f"the slide region is {method}, and an automatic crop is never trusted: inspect "
-            "the contact sheet, then rerun extract with --region L,T,R,B --region-verified"
+            "the contact sheet, then rerun extract with --region L,T,R,B --region-verified --force"
         )
     if not document.get("slide_region_verified"):
-        return "the manual region is not verified: rerun extract with --region-verified"
+        return "the manual region is not verified: rerun extract with --region-verified --force"
     receipt = document.get("source_receipt")
     if isinstance(receipt, dict) and receipt.get("decode_complete") is False:
         return (
@@ -72,7 +72,7 @@ def promote(request: PromoteRequest) -> dict[str, Any]:
         raise VideoExtractionError(
             "manifest_untrusted",
             f"not promoted: a legacy (schema {report.schema_version or 0}) manifest is never "
-            "trusted; re-extract with --region L,T,R,B --region-verified",
+            "trusted; re-extract with --region L,T,R,B --region-verified --force",
             str(request.manifest),
         )
     if report.status == "stale":
