@@ -75,10 +75,12 @@ def test_site_renders_every_persisted_outcome_and_citation(tmp_path: Path) -> No
         page = (tmp_path / "site" / page_name).read_text(encoding="utf-8")
         assert talk["_queue_claim"]["result_payload_sha256"] in page
         ledger = talk["pattern_observations"]
-        table = page.split('<table id="outcomes"', 1)[1].split("</table>", 1)[0]
+        table = page.split('<table class="outcomes">', 1)[1].split("</table>", 1)[0]
         assert table.count("<tr>") == len(ledger["pattern_outcomes"]) + 1
+        findings = page.split('id="patterns-h"', 1)[1].split('id="other-h"', 1)[0]
         for row in ledger["patterns_detected"] + ledger["antipatterns_detected"]:
+            assert f'id="finding-{row["pattern_id"]}"' in findings
             for citation in row["evidence_citations"]:
                 start, end = citation["line_start"], citation["line_end"]
                 shown = f"line {start}" if start == end else f"lines {start}-{end}"
-                assert shown in table
+                assert shown in findings

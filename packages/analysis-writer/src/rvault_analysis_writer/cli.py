@@ -13,6 +13,7 @@ from rvault_contracts import cli as contract_cli
 from rvault_analysis_writer.__about__ import __version__
 from rvault_analysis_writer.commands import site as site_command
 from rvault_analysis_writer.commands import write as write_command
+from rvault_analysis_writer.hints import HINTS
 
 PROG = "rvault-analysis"
 
@@ -27,4 +28,4 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return contract_cli.console_main(build_parser, argv)
+    return contract_cli.console_main(build_parser, argv, HINTS)

@@ -75,7 +75,8 @@ SCORE_RULE = "the catalog's rule: one point per detected pattern, minus one per 
 class Quote:
     text: str
     original: str | None
-    line: int | None
+    lines: str
+    """Where persistence located it, worded as in the Markdown ("transcript lines 7-8")."""
     seconds: float | None
     time: str | None
     href: str | None
@@ -157,7 +158,7 @@ def _quote(citation: Citation, ctx: _Context) -> Quote:
     return Quote(
         citation.text or "",
         citation.original,
-        line,
+        citation.locator.split(",", 1)[0],
         at,
         seconds(at) if at is not None else None,
         public_link(ctx.video_id, at) if at is not None else None,
