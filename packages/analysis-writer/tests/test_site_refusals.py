@@ -204,9 +204,9 @@ def test_ledger_breaking_its_contract_is_refused(
     )
     assert result.returncode == 2
     error = result.json["error"]
-    # the tracking-db owner read the site goes through validates every ledger
-    # v2 against its contract, so it refuses first (the site's own
-    # pattern_observations_invalid check stays behind it)
-    assert error["code"] == "ledger_schema_violation"
+    # the tracking-db owner read reports a broken ledger v2 as a per-talk warning
+    # (one bad record never locks the vault); the site never draws it, so its own
+    # check refuses with the talk and the field
+    assert error["code"] == "pattern_observations_invalid"
     assert error["path"].startswith('$["talks"][1]["pattern_observations"]["pattern_outcomes"]')
     assert snapshot_tree(old_site) == before
