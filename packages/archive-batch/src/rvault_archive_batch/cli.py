@@ -7,10 +7,28 @@ import argparse
 from rvault_contracts import cli as contract_cli
 
 from rvault_archive_batch.__about__ import __version__
-from rvault_archive_batch.commands import plan as plan_command
-from rvault_archive_batch.commands import run as run_command
+from rvault_archive_batch.hints import HINTS
 
 PROG = "rvault-batch"
+
+
+# Each subcommand"s module is imported only when that subcommand runs (or its
+# --help is shown): --version and --help import none of them. The one-line
+# helps are the ones each module registers (a mismatch fails on first use).
+COMMANDS = [
+    contract_cli.LazyCommand(
+        "rvault_archive_batch.commands.plan",
+        {
+            "plan": "list the acquisition tasks from rvault-db status (read-only)",
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_archive_batch.commands.run",
+        {
+            "run": "run the planned tasks on Dask and register them in one transaction",
+        },
+    ),
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,9 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
             "the tracking database is written once per batch, by its owner."
         ),
         __version__,
-        [plan_command, run_command],
+        COMMANDS,
     )
 
 
 def main(argv: list[str] | None = None) -> int:
-    return contract_cli.console_main(build_parser, argv)
+    return contract_cli.console_main(build_parser, argv, HINTS)
