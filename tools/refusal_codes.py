@@ -83,6 +83,7 @@ class Emitter:
     kind: str
     required: int
     is_method: bool
+    hinted: bool = False  # it supplies a ``hint`` itself (a family default, a fixed one)
 
 
 @dataclass
@@ -102,6 +103,7 @@ class Site:
     kind: str
     pattern: bool
     emitter: str  # the callable (``Refusal``, ``add``...) or ``dict`` for a code dict
+    hinted: bool = False  # the site (or its emitter) passes a ``hint``
 
 
 @dataclass
@@ -245,7 +247,8 @@ def _class_emitters(classes: dict[str, ast.ClassDef]) -> dict[str, list[Emitter]
             exception = _is_exception(classes, name, set())
             kind = ERROR if exception else ISSUE
         required = sum(1 for _, has_default in params if not has_default)
-        emitters[name] = [Emitter(name, names.index("code"), "code", kind, required, False)]
+        hinted = _supplies_hint(classes, name, set())
+        emitters[name] = [Emitter(name, names.index("code"), "code", kind, required, False, hinted)]
     for name, kind in SEEDS.items():
         emitters.setdefault(name, [Emitter(name, 0, "code", kind, 2, False)])
     return emitters
@@ -279,6 +282,30 @@ def _signature(
         if inherited is not None:
             return inherited
     return None
+
+
+def _supplies_hint(classes: dict[str, ast.ClassDef], name: str, seen: set[str]) -> bool:
+    """A class (or a base) that gives every instance a ``hint``: a ``HINT`` default, or a
+    constructor that sets one (``context.setdefault("hint", ...)``)."""
+    node = classes.get(name)
+    if node is None or name in seen:
+        return False
+    seen.add(name)
+    for item in node.body:
+        if isinstance(item, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "HINT" for t in item.targets
+        ):
+            return True
+    init = _init(node)
+    if init is not None and any(
+        isinstance(n, ast.Constant) and n.value == "hint" for n in ast.walk(init)
+    ):
+        return True
+    return any(_supplies_hint(classes, base, seen) for base in _base_names(node))
+
+
+def _passes_hint(call: ast.Call) -> bool:
+    return any(k.arg == "hint" for k in call.keywords)
 
 
 def _is_exception(classes: dict[str, ast.ClassDef], name: str, seen: set[str]) -> bool:
@@ -324,7 +351,7 @@ def _code_argument(call: ast.Call, emitter: Emitter) -> ast.expr | None:
     return None
 
 
-def _dict_codes(function: ast.AST) -> Iterator[tuple[ast.expr, str]]:
+def _dict_codes(function: ast.AST) -> Iterator[tuple[ast.expr, str, bool]]:
     """Code dicts and skip records.
 
     A dict with ``"code"`` and a ``"message"`` or ``"path"`` is an issue (a
@@ -333,12 +360,13 @@ def _dict_codes(function: ast.AST) -> Iterator[tuple[ast.expr, str]]:
     A ``"code"`` key alone is not enough: a status row's ``next_action`` is
     ``{"code", "text", "command"}`` and names a command, not a problem.
     """
-    nested: set[int] = set()
+    nested: dict[int, bool] = {}  # id of a dict under "error"/"refusal" -> parent has "hint"
     for node in ast.walk(function):
         if isinstance(node, ast.Dict):
+            names = {k.value for k in node.keys if isinstance(k, ast.Constant)}
             for key, value in zip(node.keys, node.values, strict=True):
                 if isinstance(key, ast.Constant) and key.value in ("error", "refusal"):
-                    nested.add(id(value))
+                    nested[id(value)] = "hint" in names
     for node in ast.walk(function):
         if not isinstance(node, ast.Dict):
             continue
@@ -347,10 +375,11 @@ def _dict_codes(function: ast.AST) -> Iterator[tuple[ast.expr, str]]:
             for k, v in zip(node.keys, node.values, strict=True)
             if isinstance(k, ast.Constant)
         }
+        hinted = "hint" in keys or nested.get(id(node), False)
         if "code" in keys and ({"message", "path"} & keys.keys() or id(node) in nested):
-            yield keys["code"], REFUSAL if id(node) in nested else ISSUE
+            yield keys["code"], REFUSAL if id(node) in nested else ISSUE, hinted
         elif "reason" in keys and "path" in keys:
-            yield keys["reason"], ISSUE
+            yield keys["reason"], ISSUE, hinted
 
 
 def _wrappers(modules: Iterable[Module], emitters: dict[str, list[Emitter]]) -> None:
@@ -369,13 +398,14 @@ def _wrappers(modules: Iterable[Module], emitters: dict[str, list[Emitter]]) -> 
         changed = False
         for function, is_method, params, calls, dicts in candidates:
             required = len(params) - len(function.args.defaults)
-            forwarded: list[tuple[ast.expr, str]] = list(dicts)
+            forwarded: list[tuple[ast.expr, str, bool]] = list(dicts)
             for node in calls:
                 for emitter in _matching(emitters, node):
                     argument = _code_argument(node, emitter)
                     if argument is not None:
-                        forwarded.append((argument, emitter.kind))
-            for argument, kind in forwarded:
+                        hinted = emitter.hinted or _passes_hint(node)
+                        forwarded.append((argument, emitter.kind, hinted))
+            for argument, kind, hinted in forwarded:
                 if isinstance(argument, ast.Name) and argument.id in params:
                     new = Emitter(
                         function.name,
@@ -384,6 +414,7 @@ def _wrappers(modules: Iterable[Module], emitters: dict[str, list[Emitter]]) -> 
                         kind,
                         required,
                         is_method,
+                        hinted,
                     )
                     known = emitters.setdefault(function.name, [])
                     if not any(_same(e, new) for e in known):
@@ -392,11 +423,12 @@ def _wrappers(modules: Iterable[Module], emitters: dict[str, list[Emitter]]) -> 
 
 
 def _same(a: Emitter, b: Emitter) -> bool:
-    return (a.position, a.keyword, a.kind, a.is_method) == (
+    return (a.position, a.keyword, a.kind, a.is_method, a.hinted) == (
         b.position,
         b.keyword,
         b.kind,
         b.is_method,
+        b.hinted,
     )
 
 
@@ -638,14 +670,17 @@ def extract(source: Path, shared: dict[str, Module] | None = None) -> Extraction
                         f"{_shown(module.path)}:{node.lineno}: {ast.unparse(argument)}"
                     )
                     continue
+                hinted = emitter.hinted or _passes_hint(node)
                 for text, pattern in found:
-                    result.sites.append(Site(text, short, emitter.kind, pattern, emitter.name))
+                    result.sites.append(
+                        Site(text, short, emitter.kind, pattern, emitter.name, hinted)
+                    )
     for scope_node, module in ((f, m) for m in own.values() for f, _ in _functions(m.tree)):
-        for argument, kind in _dict_codes(scope_node):
+        for argument, kind, hinted in _dict_codes(scope_node):
             found = resolver.values(argument, module, scope_node)
             short = module.dotted.split(".", 1)[1] if "." in module.dotted else module.dotted
             for text, pattern in found or []:
-                result.sites.append(Site(text, short, kind, pattern, "dict"))
+                result.sites.append(Site(text, short, kind, pattern, "dict", hinted))
     result.unresolved = sorted(set(result.unresolved + resolver.gaps))
     return result
 
@@ -683,6 +718,37 @@ def shared_codes() -> tuple[str, ...]:
     """The codes ``rvault_contracts`` itself emits (CLI, strict JSON, writer)."""
     found = _collect(extract(CONTRACTS_SRC).sites)
     return tuple(sorted(c for c, (_, _, pattern) in found.items() if not pattern))
+
+
+# Exit-1 codes: an internal error is a bug to report, not an input to fix.
+NOT_REFUSALS = frozenset({"internal_error"})
+
+
+def hint_tables(source: Path) -> dict[str, str]:
+    """The code -> hint tables under ``source``: module-level ``HINTS``/``DEFAULT_HINTS`` dicts."""
+    found: dict[str, str] = {}
+    for module in _load(source).values():
+        for name in ("HINTS", "DEFAULT_HINTS"):
+            value = module.constants.get(name)
+            if isinstance(value, ast.Dict):
+                for key, hint in zip(value.keys, value.values, strict=True):
+                    if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                        found[key.value] = ast.unparse(hint)
+    return found
+
+
+def unhinted(source: Path) -> dict[str, set[str]]:
+    """Refusal and error codes under ``source`` that some site emits without a ``hint``
+    and no hint table (the package's own or ``rvault_contracts``') supplies: code -> modules."""
+    tables = {**hint_tables(CONTRACTS_SRC), **hint_tables(source)}
+    missing: dict[str, set[str]] = {}
+    for site in extract(source).sites:
+        if site.kind == ISSUE or site.hinted or site.code in tables:
+            continue
+        if site.code in NOT_REFUSALS:
+            continue
+        missing.setdefault(site.code, set()).add(site.module)
+    return missing
 
 
 def table(package: str, shared: Iterable[str] | None = None) -> str:

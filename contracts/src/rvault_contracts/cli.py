@@ -15,10 +15,11 @@ import shlex
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, NoReturn, Protocol, TextIO
 
+from rvault_contracts import hints
 from rvault_contracts.canonical import artifact_bytes
 
 EXIT_OK = 0
@@ -50,9 +51,13 @@ def failure_document(
 
 
 def emit(document: dict[str, Any], stream: TextIO | None = None) -> None:
-    """Write one JSON document to stdout in the deterministic artifact encoding."""
+    """Write one JSON document to stdout in the deterministic artifact encoding.
+
+    A failure document without a ``hint`` gets its code's default here
+    (:mod:`rvault_contracts.hints`), the one place every refusal passes.
+    """
     out = stream if stream is not None else sys.stdout
-    out.write(artifact_bytes(document).decode("utf-8"))
+    out.write(artifact_bytes(hints.with_hint(document)).decode("utf-8"))
     out.flush()
 
 
@@ -332,8 +337,16 @@ def build_parser(
     return parser
 
 
-def console_main(build_parser: Callable[[], Any], argv: list[str] | None = None) -> int:
+def console_main(
+    build_parser: Callable[[], Any],
+    argv: list[str] | None = None,
+    hint_table: Mapping[str, str] | None = None,
+) -> int:
     """The entry point every owner console script delegates to.
+
+    ``hint_table`` is the owner's code -> next action table: a refusal that
+    names no ``hint`` of its own is printed with its code's (see
+    :mod:`rvault_contracts.hints`).
 
     As a console script (``argv`` None), SIGTERM and SIGHUP unwind like
     Ctrl-C, so writers roll back, workers are killed and stdout still carries
@@ -343,6 +356,8 @@ def console_main(build_parser: Callable[[], Any], argv: list[str] | None = None)
     come after a finished write.
     """
     global _console_process
+    if hint_table is not None:
+        hints.register(hint_table)
     arguments = sys.argv[1:] if argv is None else list(argv)
     if argv is None:
         _console_process = True

@@ -12,6 +12,7 @@ from rvault_contracts import cli as contract_cli
 
 from rvault_pptx_evidence.__about__ import __version__
 from rvault_pptx_evidence.commands import extract, probe_pdf
+from rvault_pptx_evidence.hints import HINTS
 
 PROG = "rvault-pptx"
 
@@ -26,4 +27,4 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return contract_cli.console_main(build_parser, argv)
+    return contract_cli.console_main(build_parser, argv, HINTS)

@@ -22,6 +22,7 @@ from rvault_tracking_db.commands import scan_shownotes as scan_shownotes_command
 from rvault_tracking_db.commands import sources as sources_command
 from rvault_tracking_db.commands import status as status_command
 from rvault_tracking_db.decoding import collector_paused
+from rvault_tracking_db.hints import HINTS
 
 PROG = "rvault-db"
 
@@ -58,4 +59,4 @@ def main(argv: list[str] | None = None) -> int:
     (a third of a 10,000-talk read). Reference counting frees it as usual.
     """
     with collector_paused():
-        return contract_cli.console_main(build_parser, argv)
+        return contract_cli.console_main(build_parser, argv, HINTS)

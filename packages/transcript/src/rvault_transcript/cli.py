@@ -15,6 +15,7 @@ from rvault_transcript.commands import fetch as fetch_command
 from rvault_transcript.commands import recover as recover_command
 from rvault_transcript.commands import verify as verify_command
 from rvault_transcript.commands import vtt_cleanup as vtt_cleanup_command
+from rvault_transcript.hints import HINTS
 
 PROG = "rvault-transcript"
 
@@ -32,4 +33,4 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return contract_cli.console_main(build_parser, argv)
+    return contract_cli.console_main(build_parser, argv, HINTS)

@@ -15,6 +15,7 @@ from rvault_video_extraction.commands import download as download_command
 from rvault_video_extraction.commands import extract as extract_command
 from rvault_video_extraction.commands import promote as promote_command
 from rvault_video_extraction.commands import validate as validate_command
+from rvault_video_extraction.hints import HINTS
 
 PROG = "rvault-video"
 
@@ -32,4 +33,4 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return contract_cli.console_main(build_parser, argv)
+    return contract_cli.console_main(build_parser, argv, HINTS)
