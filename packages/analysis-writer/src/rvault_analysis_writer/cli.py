@@ -11,11 +11,28 @@ import argparse
 from rvault_contracts import cli as contract_cli
 
 from rvault_analysis_writer.__about__ import __version__
-from rvault_analysis_writer.commands import site as site_command
-from rvault_analysis_writer.commands import write as write_command
 from rvault_analysis_writer.hints import HINTS
 
 PROG = "rvault-analysis"
+
+
+# Each subcommand's module is imported only when that subcommand runs (or its
+# --help is shown): --version and --help import none of them. The one-line
+# helps are the ones each module registers (a mismatch fails on first use).
+COMMANDS = [
+    contract_cli.LazyCommand(
+        "rvault_analysis_writer.commands.write",
+        {
+            "write": "render the Markdown analyses of a completed, receipt-bound batch",
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_analysis_writer.commands.site",
+        {
+            "site": "render a static HTML report of the whole vault into OUTDIR",
+        },
+    ),
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -23,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         PROG,
         "Renders receipt-bound per-talk Markdown analyses.",
         __version__,
-        [write_command, site_command],
+        COMMANDS,
     )
 
 

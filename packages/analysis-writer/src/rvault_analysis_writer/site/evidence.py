@@ -62,6 +62,8 @@ class ManifestState:
     """``retained_frames[].timestamp_seconds`` of a usable manifest: page n appeared at [n-1]."""
     video_path: str | None = None
     """The manifest's ``source_video_path``: the recording the times refer to."""
+    video_seconds: float | None = None
+    """The recording's container duration by the v4 ``source_receipt`` (when recorded)."""
 
 
 @dataclass(frozen=True)
@@ -157,7 +159,9 @@ def _manifest(talk: Mapping[str, Any], vault_root: Path) -> ManifestState:
         return ManifestState(None, "missing", False, (), None, None)
     report = read_manifest(vault_root / relative, vault_root=vault_root, expected_video_id=video)
     region = report.trusted_slide_region_path
-    times, video_path = _frames(vault_root, relative) if report.usable else ((), None)
+    times, video_path, seconds = (
+        _frames(vault_root, relative) if report.usable else ((), None, None)
+    )
     return ManifestState(
         relative,
         report.status,
@@ -167,15 +171,16 @@ def _manifest(talk: Mapping[str, Any], vault_root: Path) -> ManifestState:
         report.pdf_sha256.get(region) if region is not None else None,
         times,
         video_path,
+        seconds,
     )
 
 
-def _frames(vault_root: Path, relative: str) -> tuple[tuple[float, ...], str | None]:
-    """Slide-change times and the recording of a manifest its owner called usable."""
+def _frames(vault_root: Path, relative: str) -> tuple[tuple[float, ...], str | None, float | None]:
+    """Slide-change times, the recording and its duration of a manifest its owner called usable."""
     try:
         document = loads_strict(VaultFiles(vault_root).data(relative) or b"")
     except StrictJSONError:
-        return (), None
+        return (), None, None
     frames = document.get("retained_frames") if isinstance(document, dict) else None
     times = tuple(
         float(frame["timestamp_seconds"])
@@ -183,7 +188,13 @@ def _frames(vault_root: Path, relative: str) -> tuple[tuple[float, ...], str | N
         if isinstance(frame, dict) and isinstance(frame.get("timestamp_seconds"), int | float)
     )
     video = document.get("source_video_path") if isinstance(document, dict) else None
-    return times, video if isinstance(video, str) and not video.startswith("/") else None
+    receipt = document.get("source_receipt") if isinstance(document, dict) else None
+    seconds = receipt.get("container_duration_seconds") if isinstance(receipt, dict) else None
+    return (
+        times,
+        video if isinstance(video, str) and not video.startswith("/") else None,
+        float(seconds) if isinstance(seconds, int | float) and seconds > 0 else None,
+    )
 
 
 def _slides(

@@ -297,6 +297,7 @@ def talk_page(
     duration = (
         talk_duration_seconds(row.talk)
         or (float(media["duration_seconds"]) if media is not None else None)
+        or row.evidence.manifest.video_seconds
         or row.evidence.transcript.timed_until
     )
     of = recording(video_id, ctx.local)
