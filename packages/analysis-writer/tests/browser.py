@@ -196,7 +196,8 @@ class Browser:
         assert AXE.is_file(), f"{AXE} is missing: run tools/bootstrap.sh (npm ci of tests/axe)"
         self.evaluate(AXE.read_text(encoding="utf-8"))
         found = self.evaluate(
-            "axe.run(document, {resultTypes: ['violations']}).then(r => r.violations.map("
+            "axe.run(document, {resultTypes: ['violations'], preload: false})"
+            ".then(r => r.violations.map("
             "v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length,"
             " targets: v.nodes.slice(0, 3).map(n => n.target.join(' '))})))",
             wait=True,
