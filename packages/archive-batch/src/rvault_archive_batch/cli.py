@@ -12,7 +12,7 @@ from rvault_archive_batch.hints import HINTS
 PROG = "rvault-batch"
 
 
-# Each subcommand"s module is imported only when that subcommand runs (or its
+# Each subcommand's module is imported only when that subcommand runs (or its
 # --help is shown): --version and --help import none of them. The one-line
 # helps are the ones each module registers (a mismatch fails on first use).
 COMMANDS = [

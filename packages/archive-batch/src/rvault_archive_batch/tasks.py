@@ -29,9 +29,21 @@ class TransientTaskError(RuntimeError):
 
 
 class _Refused(Exception):
+    """A final answer: an owner refused (exit 2), or its reader rejected what it wrote."""
+
     def __init__(self, run: ToolRun | None, code: str, message: str) -> None:
         super().__init__(f"{code}: {message}")
         self.run, self.code, self.message = run, code, message
+
+    def error(self) -> dict[str, Any]:
+        """The failed outcome's ``error``: the owner's code and hint, and which command."""
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.run is not None:
+            error["command"] = " ".join(self.run.command[:2])
+            hint = (self.run.document or {}).get("hint")
+            if isinstance(hint, str):
+                error["hint"] = hint
+        return error
 
 
 class _Steps:
@@ -149,7 +161,7 @@ def run_task(task: dict[str, Any], vault_root: str, database_path: str) -> dict[
     try:
         result = RUNNERS[task["kind"]](task, Path(vault_root), Path(database_path), steps)
     except _Refused as refused:
-        outcome |= {"state": "failed", "error": {"code": refused.code, "message": refused.message}}
+        outcome |= {"state": "failed", "error": refused.error()}
     else:
         registration = result.pop("registration")
         outcome |= {"state": "done", **result}
