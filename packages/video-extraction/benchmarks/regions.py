@@ -122,14 +122,14 @@ def main() -> int:
         for layout in (args.layout or LAYOUTS)
     ]
     header = (
-        f"{'layout':<13} {'video s':>7} {'detected':>8} {'IoU':>5} {'slides':>6} {'pages':>5} "
+        f"{'layout':<20} {'video s':>7} {'detected':>8} {'IoU':>5} {'slides':>6} {'pages':>5} "
         f"{'recall':>7} {'dups':>4} {'dups %':>6} {'extract s':>9}"
     )
     print(header)
     print("-" * len(header))
     for row in rows:
         print(
-            f"{row['layout']:<13} {row['seconds']:>7} {row['detected']!s:>8} {row['iou']:>5.2f} "
+            f"{row['layout']:<20} {row['seconds']:>7} {row['detected']!s:>8} {row['iou']:>5.2f} "
             f"{row['true_slides']:>6} {row['pages']:>5} {row['recall'] * 100:>6.1f}% "
             f"{row['duplicates']:>4} {row['duplicate_share'] * 100:>5.1f}% {row['extract_s']:>9.2f}"
         )
