@@ -65,3 +65,22 @@ def test_moments_link_to_the_recording_or_name_it() -> None:
     assert timeline is not None and timeline.duration == 75.5
     assert 'href="#finding-bookends"' in timeline.svg
     assert build_timeline([], [], 100.0, "x") is None
+
+
+def test_a_quote_is_placed_at_its_first_word_inside_a_long_line() -> None:
+    from rvault_analysis_writer.site.transcript_times import quote_start, token_starts
+
+    lines = ["intro words here", "one long whisper line says the key phrase here and more", "end"]
+    segments = [
+        Segment("intro words", 0.0),
+        Segment("here one long", 2.0),
+        Segment("whisper line says", 4.0),
+        Segment("the key phrase", 6.5),
+        Segment("here and more end", 9.0),
+    ]
+    starts = token_starts(segments)
+    assert len(starts) == 15
+    assert quote_start(lines, starts, "the  key\nphrase", 2) == 6.5
+    assert quote_start(lines, starts, "here", 2) == 9.0  # from the cited line on
+    assert quote_start(lines, starts, "here", None) == 2.0
+    assert quote_start(lines, starts, "not said", 2) is None

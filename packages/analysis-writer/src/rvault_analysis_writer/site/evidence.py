@@ -23,7 +23,7 @@ from rvault_transcript.api import OwnerContext, read_evidence
 from rvault_video_extraction.api import manifest_path, read_manifest
 
 from rvault_analysis_writer.site.ledger import ledger_issues
-from rvault_analysis_writer.site.transcript_times import line_starts
+from rvault_analysis_writer.site.transcript_times import line_starts, token_starts
 from rvault_analysis_writer.site.vault_files import VaultFiles
 
 VIDEO_EXTRACTED = "video_extracted"
@@ -46,6 +46,8 @@ class TranscriptState:
     """Per line, when it starts by the current timing receipt (empty without one)."""
     timed_until: float | None = None
     """The end of the receipt's last segment: how long the timed talk is at least."""
+    word_starts: tuple[float, ...] = ()
+    """Per word of the transcript, when it was said (a quote is placed by its first word)."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,7 @@ def _transcript(
     lines: tuple[str, ...] = ()
     starts: tuple[float | None, ...] = ()
     until = None
+    words: tuple[float, ...] = ()
     data = VaultFiles(vault_root).data(path) if want_text and report.plain_quote else None
     if data is not None and sha256_bytes(data) == report.transcript_sha256:
         text = data.decode("utf-8", "replace")
@@ -136,6 +139,7 @@ def _transcript(
         if report.timed_quote:
             starts = line_starts(text, report.timing.segments)
             until = report.timing.segments[-1].end_seconds if report.timing.segments else None
+            words = token_starts(report.timing.segments)
     return TranscriptState(
         path,
         report.state,
@@ -147,6 +151,7 @@ def _transcript(
         lines,
         starts,
         until,
+        words,
     )
 
 

@@ -42,6 +42,7 @@ from rvault_analysis_writer.site.timeline import (
     recording,
     where,
 )
+from rvault_analysis_writer.site.transcript_times import quote_start
 from rvault_analysis_writer.talk_view import Citation, Observation, TalkView, build_view, seconds
 
 #: The fourteen rhetoric dimensions in catalog order (spec SUPPLEMENT).
@@ -127,6 +128,8 @@ class _Context:
     """What places a citation in time and on a slide."""
 
     catalog: Catalog
+    lines: Sequence[str]
+    word_starts: Sequence[float]
     line_starts: Sequence[float | None]
     slide_times: Sequence[float]
     thumbnails: Sequence[str]
@@ -153,6 +156,9 @@ def talk_view(talk: Mapping[str, Any], feedback: Mapping[str, Any] | None = None
 def _quote(citation: Citation, ctx: _Context) -> Quote:
     at = citation.start_seconds
     line = citation.line_start
+    quote = citation.original if citation.original is not None else citation.text
+    if at is None and quote:
+        at = quote_start(ctx.lines, ctx.word_starts, quote, line)
     if at is None and line is not None and 0 < line <= len(ctx.line_starts):
         at = ctx.line_starts[line - 1]
     return Quote(
@@ -284,9 +290,12 @@ def talk_page(
 ) -> TalkPage:
     view = scrubber.any(talk_view(row.talk, feedback))
     video_id = talk_video_id(row.talk)
+    transcript = row.evidence.transcript
     ctx = _Context(
         catalog,
-        row.evidence.transcript.line_starts,
+        transcript.lines,
+        transcript.word_starts,
+        transcript.line_starts,
         _slide_times(row),
         thumbnails,
         video_id,
