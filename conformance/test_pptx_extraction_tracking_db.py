@@ -73,7 +73,11 @@ def test_record_deck_builds_the_catalog_receipt_from_a_real_extraction(tmp_path:
     args = ("record-deck", db, "pptx/talk.extraction.json", "--talk", "t.md")
     dry = run_cli("rvault-db", *args)
     assert dry.returncode == 0, dry.stdout
-    assert [c["kind"] for c in dry.json["plan"]["mutations"]] == ["register_pptx", "record_pptx"]
+    assert [c["kind"] for c in dry.json["plan"]["mutations"]] == [
+        "register_pptx",
+        "record_pptx",
+        "set_deck_binding",  # the binding proof (issue 29): plausible, the talk has no title
+    ]
     applied = run_cli("rvault-db", *args, "--apply", "--expected-sha256", dry.json["input_sha256"])
     assert applied.returncode == 0, applied.stdout
     database = run_cli("rvault-db", "read", db).json["database"]

@@ -10,8 +10,10 @@ against the talk's title, conference and date.
 Signals are ``agree``, ``conflict`` or ``unknown``. Two rules shape the
 decision:
 
-- A conflict vetoes: a title slide with none of the talk's title words, or a
-  deck that names only other years than the delivery's, is ``contradicted``.
+- A conflict vetoes: a title slide that names another talk of the vault (and
+  not this one), or a deck that names only other years than the delivery's,
+  is ``contradicted``. A title slide that names no talk at all (a sponsor or
+  "hello" slide) proves nothing either way.
 - Only a distinctive signal proves: the title agreeing, or the conference
   agreeing in the delivery year. A matching year or file name alone is
   ``plausible``, never ``proven``: reused talk families have near-identical
@@ -20,7 +22,7 @@ decision:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,10 +98,26 @@ def _filename(talk: Mapping[str, Any], facts: Mapping[str, Any]) -> str:
     return AGREE if len(stem & talk_words) >= _FILENAME_OVERLAP else UNKNOWN
 
 
-def prove_binding(talk: Mapping[str, Any], facts: Mapping[str, Any]) -> BindingProof:
-    """The decision, its reasons (stable codes) and each signal's verdict."""
+def _title(
+    talk: Mapping[str, Any], facts: Mapping[str, Any], others: Iterable[Mapping[str, Any]]
+) -> str:
+    text = facts.get("title_text")
+    if matching.titles_agree(talk.get("title"), text) == AGREE:
+        return AGREE
+    if any(matching.titles_agree(o.get("title"), text) == AGREE for o in others):
+        return CONFLICT
+    return UNKNOWN
+
+
+def prove_binding(
+    talk: Mapping[str, Any], facts: Mapping[str, Any], others: Iterable[Mapping[str, Any]] = ()
+) -> BindingProof:
+    """The decision, its reasons (stable codes) and each signal's verdict.
+
+    ``others``: the vault's other talks, whose titles the deck may name instead.
+    """
     signals = {
-        "title": matching.titles_agree(talk.get("title"), facts.get("title_text")),
+        "title": _title(talk, facts, others),
         "venue": _venue(talk, facts),
         "delivery_year": _year(talk, facts),
         "filename_similarity": _filename(talk, facts),

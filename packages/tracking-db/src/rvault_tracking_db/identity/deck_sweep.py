@@ -81,6 +81,7 @@ def _catalog(database: Mapping[str, Any]) -> dict[str, tuple[int, Mapping[str, A
 
 def check_binding(
     talk: Mapping[str, Any],
+    others: list[Mapping[str, Any]],
     entry: tuple[int, Mapping[str, Any]] | None,
     vault_root: Path,
     reader: Any,
@@ -96,7 +97,7 @@ def check_binding(
     document, digest = read_extraction(vault_root, artifact["path"], artifact.get("sha256"))
     if not isinstance(document, Mapping):
         return None, None, digest
-    return prove_binding(talk, reader(document)), digest, None
+    return prove_binding(talk, reader(document), others), digest, None
 
 
 def sweep(
@@ -111,7 +112,8 @@ def sweep(
         if not isinstance(path, str) or not path:
             continue
         entry = catalog.get(path)
-        proof, digest, unavailable = check_binding(talk, entry, vault_root, reader)
+        others = [t for i, t in talks if i != index]
+        proof, digest, unavailable = check_binding(talk, others, entry, vault_root, reader)
         stored = talk.get(FIELD)
         filename = talk.get("filename")
         checks.append(

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rvault_tracking_db.identity.recording import catalog_video_id
 from rvault_tracking_db.preflight.findings import Findings, TalkRef
-from rvault_tracking_db.preflight.identity import catalog_video_id
 from rvault_tracking_db.rejections import match_rejection
 
 DUPLICATE_RECORDING = "duplicate_recording"

@@ -16,7 +16,8 @@ from typing import Any
 
 from rvault_tracking_db.identity import matching
 from rvault_tracking_db.identity.matching import AGREE, CONFLICT
-from rvault_tracking_db.ids import is_youtube_id, youtube_id
+from rvault_tracking_db.identity.recording import catalog_video_id
+from rvault_tracking_db.ids import youtube_id
 from rvault_tracking_db.preflight.findings import Findings, TalkRef
 
 YOUTUBE_ID_MISMATCH = "youtube_id_mismatch"
@@ -32,15 +33,6 @@ IDENTITY_INVALID = "source_identity_invalid"
 EVIDENCE_MISSING = "source_identity_evidence_missing"
 NOT_COMPARABLE = "source_identity_not_comparable"
 CATALOG_DURATION_FIELDS = ("duration_seconds", "video_duration_seconds", "talk_duration_seconds")
-
-
-def catalog_video_id(talk: Mapping[str, Any]) -> str | None:
-    """The recording the catalog names: the ID in ``video_url``, else ``youtube_id``."""
-    parsed = youtube_id(talk.get("video_url"))
-    if parsed is not None:
-        return parsed
-    stored = talk.get("youtube_id")
-    return stored if is_youtube_id(stored) else None
 
 
 def check_youtube_id(talk: Mapping[str, Any], ref: TalkRef, findings: Findings) -> None:

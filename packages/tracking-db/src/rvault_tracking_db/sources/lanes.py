@@ -40,6 +40,8 @@ from rvault_tracking_db.queue.batches import live_claim
 from rvault_tracking_db.rejections import match_rejection
 from rvault_tracking_db.slides_identity import FIELD as SLIDES_IDENTITY
 from rvault_tracking_db.slides_identity import measure_pdf
+from rvault_tracking_db.sources.identity_lanes import KINDS as IDENTITY_KINDS
+from rvault_tracking_db.sources.identity_lanes import check_identity_value
 from rvault_tracking_db.sources.plan import (
     ADD_TALK,
     ATTACH_MEDIA,
@@ -47,7 +49,10 @@ from rvault_tracking_db.sources.plan import (
     REGISTER_PPTX,
     REGISTER_SLIDES_PDF,
     REGISTER_TRANSCRIPT,
+    SET_DECK_BINDING,
     SET_SLIDES_URL,
+    SET_SOURCE_IDENTITY,
+    SET_SOURCE_REJECTIONS,
     SET_SOURCE_RELATION,
     SET_VIDEO_URL,
     SourceChange,
@@ -76,6 +81,10 @@ LANES: dict[str, Lane] = {
     REGISTER_SLIDES_PDF: Lane("slides_local_path", LOCAL_PDF),
     SET_SOURCE_RELATION: Lane("source_relation", invalidates=False),
     ATTACH_MEDIA: Lane("local_media"),
+    # Identity records: what the sources are, not new evidence (issue 29).
+    SET_SOURCE_IDENTITY: Lane("source_identity", invalidates=False),
+    SET_SOURCE_REJECTIONS: Lane("source_rejections", invalidates=False),
+    SET_DECK_BINDING: Lane("deck_binding", invalidates=False),
 }
 
 # A URL lane also owns the provider ID derived from it (absent when none).
@@ -231,6 +240,8 @@ def _lane_change(talks: _Talks, change: SourceChange, roots: SourceRoots) -> dic
         _check_artifact(lane, value, roots, vpath)
     if change.kind == ATTACH_MEDIA and not deleting:
         check_media_value(value, roots, vpath)
+    if change.kind in IDENTITY_KINDS and not deleting:
+        check_identity_value(change.kind, talk, value, vpath)
     if change.kind in DERIVED and not deleting:
         rejections = talk.get("source_rejections")
         source_type = "video" if change.kind == SET_VIDEO_URL else "slides"

@@ -30,6 +30,9 @@ SET_SOURCE_RELATION = "set_source_relation"
 ADD_TALK = "add_talk"
 RECORD_PPTX = "record_pptx"
 ATTACH_MEDIA = "attach_media"
+SET_SOURCE_IDENTITY = "set_source_identity"
+SET_SOURCE_REJECTIONS = "set_source_rejections"
+SET_DECK_BINDING = "set_deck_binding"
 
 
 @dataclass(frozen=True)

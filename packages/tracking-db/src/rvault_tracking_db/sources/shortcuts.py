@@ -52,6 +52,7 @@ from rvault_tracking_db.capabilities import (
 from rvault_tracking_db.media_probe import MediaError, measure_recording
 from rvault_tracking_db.slides_identity import measure_pdf
 from rvault_tracking_db.sources import fetched
+from rvault_tracking_db.sources.deck_proof import binding_change
 from rvault_tracking_db.sources.lanes import MEDIA_HINT
 from rvault_tracking_db.sources.plan import (
     ADD_TALK,
@@ -248,9 +249,18 @@ class DeckRequest:
             }
         ]
         if self.talk is not None:
+            others = [
+                t
+                for t in database.get("talks") or []
+                if isinstance(t, Mapping) and t.get("filename") != self.talk
+            ]
+            proof = binding_change(
+                _talk(session, self.talk), others, self.talk, document, sha256_bytes(data)
+            )
             changes.insert(
                 0, lane(session, REGISTER_PPTX, self.talk, "pptx_path", document["pptx_path"])
             )
+            changes.extend([proof] if proof is not None else [])
         return _plan(*changes)
 
 
