@@ -10,6 +10,7 @@ tool-specific context keys.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import shlex
 import signal
@@ -330,11 +331,130 @@ def build_parser(
     parser = argparse.ArgumentParser(prog=prog, description=description, epilog=EXIT_EPILOG)
     parser.add_argument("--version", action="version", version=f"%(prog)s {version}")
     subparsers = parser.add_subparsers(
-        title="commands", metavar="COMMAND", dest="command", required=True
+        title="commands",
+        metavar="COMMAND",
+        dest="command",
+        required=True,
+        parser_class=_DeferredParser,
     )
     for command in commands:
         command.register(subparsers)
     return parser
+
+
+# --------------------------------------------------------------------------- lazy loading
+#
+# ``--version``, ``--help`` and every other command must not pay for the
+# imports of the one command that runs: a command module's implementation
+# pulls in jsonschema, the writer, media libraries or dask. Two idioms, both
+# here so no owner writes a third: :class:`LazyCommand` imports a command
+# module only when its subcommand is parsed (or its help is shown), and
+# :func:`lazy_handler` imports a handler's implementation only when it runs.
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def lazy_handler(module: str, name: str) -> Handler:
+    """A handler that imports ``module`` and calls its ``name`` when invoked."""
+
+    def handler(args: argparse.Namespace) -> int:
+        implementation: Handler = getattr(importlib.import_module(module), name)
+        return implementation(args)
+
+    handler.__qualname__ = f"lazy({module}.{name})"
+    return handler
+
+
+class _DeferredParser(argparse.ArgumentParser):
+    """A subcommand parser whose arguments are added the first time it is used.
+
+    argparse asks a subparser for nothing until its command is on the command
+    line (``parse_known_args``) or its own help is printed; the top level's
+    ``--help`` lists only the name and one-line help the parent already holds.
+    """
+
+    _populate: Callable[[], None] | None = None
+
+    def _ensure_populated(self) -> None:
+        populate, self._populate = self._populate, None
+        if populate is not None:
+            populate()
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        self._ensure_populated()
+        return super().parse_known_args(args, namespace)
+
+    def format_help(self) -> str:
+        self._ensure_populated()
+        return super().format_help()
+
+    def format_usage(self) -> str:
+        self._ensure_populated()
+        return super().format_usage()
+
+
+# add_parser options a command module may pass that can be applied to a parser
+# that already exists (everything else would have to be known at creation).
+_LATE_OPTIONS = ("description", "epilog", "formatter_class", "usage")
+
+
+class _Adopting:
+    """The ``subparsers`` a lazily imported module registers into.
+
+    ``add_parser(name, ...)`` returns the parser :class:`LazyCommand` already
+    created under that name. The one-line help the module passes must be the
+    one the console script declared, so ``--help`` never lists a stale text.
+    """
+
+    def __init__(self, module: str, parsers: Mapping[str, tuple[_DeferredParser, str]]) -> None:
+        self._module = module
+        self._parsers = parsers
+        self.adopted: set[str] = set()
+
+    def add_parser(self, name: str, **options: Any) -> argparse.ArgumentParser:
+        if name not in self._parsers:
+            raise ValueError(f"{self._module} registers {name!r}, which its LazyCommand lacks")
+        parser, declared_help = self._parsers[name]
+        if options.pop("help", declared_help) != declared_help:
+            raise ValueError(f"{self._module} {name!r}: help differs from its LazyCommand's")
+        for option in _LATE_OPTIONS:
+            if option in options:
+                setattr(parser, option, options.pop(option))
+        if options:
+            raise ValueError(f"{self._module} {name!r}: add_parser options {sorted(options)}")
+        self.adopted.add(name)
+        return parser
+
+
+class LazyCommand:
+    """A subcommand module named, not imported: its ``register`` runs on first use.
+
+    ``commands`` maps each subcommand name the module registers to its one-line
+    help (shown by the tool's ``--help`` without importing anything).
+    """
+
+    def __init__(self, module: str, commands: Mapping[str, str]) -> None:
+        self.module = module
+        self.commands = dict(commands)
+
+    def register(self, subparsers: Any) -> None:
+        parsers = {
+            name: (subparsers.add_parser(name, help=text), text)
+            for name, text in self.commands.items()
+        }
+
+        def populate() -> None:
+            for parser, _text in parsers.values():
+                parser._populate = None
+            adopting = _Adopting(self.module, parsers)
+            importlib.import_module(self.module).register(adopting)
+            if missing := set(parsers) - adopting.adopted:
+                raise ValueError(f"{self.module} does not register {sorted(missing)}")
+
+        for parser, _text in parsers.values():
+            if not isinstance(parser, _DeferredParser):
+                raise TypeError("LazyCommand needs the subparsers of cli.build_parser")
+            parser._populate = populate
 
 
 def console_main(

@@ -11,10 +11,28 @@ import argparse
 from rvault_contracts import cli as contract_cli
 
 from rvault_pptx_evidence.__about__ import __version__
-from rvault_pptx_evidence.commands import extract, probe_pdf
 from rvault_pptx_evidence.hints import HINTS
 
 PROG = "rvault-pptx"
+
+
+# Each subcommand's module is imported only when that subcommand runs (or its
+# --help is shown): --version and --help import none of them. The one-line
+# helps are the ones each module registers (a mismatch fails on first use).
+COMMANDS = [
+    contract_cli.LazyCommand(
+        "rvault_pptx_evidence.commands.extract",
+        {
+            "extract": "extract schema-v5 native deck evidence from one .pptx",
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_pptx_evidence.commands.probe_pdf",
+        {
+            "probe-pdf": "probe a rendered PDF (bounded, strict, complete page walk) in a worker",
+        },
+    ),
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         PROG,
         ("Native deck evidence: PPTX extraction schema v5 with honest capability bindings."),
         __version__,
-        [extract, probe_pdf],
+        COMMANDS,
     )
 
 

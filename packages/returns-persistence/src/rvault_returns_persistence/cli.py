@@ -11,13 +11,51 @@ import argparse
 from rvault_contracts import cli as contract_cli
 
 from rvault_returns_persistence.__about__ import __version__
-from rvault_returns_persistence.commands import catalog as catalog_command
-from rvault_returns_persistence.commands import feedback as feedback_command
-from rvault_returns_persistence.commands import persist as persist_command
-from rvault_returns_persistence.commands import scaffold as scaffold_command
-from rvault_returns_persistence.commands import validate as validate_command
 
 PROG = "rvault-returns"
+
+
+# Each subcommand's module is imported only when that subcommand runs (or its
+# --help is shown): --version and --help import none of them. The one-line
+# helps are the ones each module registers (a mismatch fails on first use).
+COMMANDS = [
+    contract_cli.LazyCommand(
+        "rvault_returns_persistence.commands.validate",
+        {
+            "validate": "validate a batch of worker returns (the deterministic gate)",
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_returns_persistence.commands.scaffold",
+        {
+            "scaffold": "print a return v5 skeleton for a talk's active claim",
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_returns_persistence.commands.catalog",
+        {
+            "catalog": (
+                "validate the pattern catalog; print its fingerprint and entries (show ID: one)"
+            ),
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_returns_persistence.commands.feedback",
+        {
+            "feedback": (
+                "aggregate the catalog feedback of current and historical returns (read-only)"
+            ),
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_returns_persistence.commands.persist",
+        {
+            "persist": (
+                "persist a whole validated batch into the tracking database (dry run; --apply)"
+            ),
+        },
+    ),
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
             "command that writes: a whole batch into the tracking database)."
         ),
         __version__,
-        [validate_command, scaffold_command, catalog_command, feedback_command, persist_command],
+        COMMANDS,
     )
 
 

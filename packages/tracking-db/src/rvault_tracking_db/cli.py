@@ -11,20 +11,99 @@ import argparse
 from rvault_contracts import cli as contract_cli
 
 from rvault_tracking_db.__about__ import __version__
-from rvault_tracking_db.commands import goals as goals_command
-from rvault_tracking_db.commands import init as init_command
-from rvault_tracking_db.commands import migrate as migrate_command
-from rvault_tracking_db.commands import mutate as mutate_command
-from rvault_tracking_db.commands import preflight as preflight_command
-from rvault_tracking_db.commands import queue as queue_command
-from rvault_tracking_db.commands import read as read_command
-from rvault_tracking_db.commands import scan_shownotes as scan_shownotes_command
-from rvault_tracking_db.commands import sources as sources_command
-from rvault_tracking_db.commands import status as status_command
-from rvault_tracking_db.decoding import collector_paused
+from rvault_tracking_db.collector import collector_paused
 from rvault_tracking_db.hints import HINTS
 
 PROG = "rvault-db"
+
+
+# Each subcommand's module is imported only when that subcommand runs (or its
+# --help is shown): --version and --help import none of them. The one-line
+# helps are the ones each module registers (a mismatch fails on first use).
+COMMANDS = [
+    contract_cli.LazyCommand(
+        "rvault_tracking_db.commands.init",
+        {
+            "init": "create VAULT_ROOT/tracking-database.json (dry-run by default)",
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_tracking_db.commands.read",
+        {
+            "read": "strictly read and assess the tracking database",
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_tracking_db.commands.status",
+        {
+            "status": (
+                "one row per talk: status, sources, deck, video, claim, score and the next action"
+            ),
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_tracking_db.commands.mutate",
+        {
+            "mutate": "apply a typed, hash-bound mutation plan (dry-run by default)",
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_tracking_db.commands.migrate",
+        {
+            "migrate": "owner preservation migration to database schema 1 / config schema 2",
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_tracking_db.commands.queue",
+        {
+            "queue": (
+                "queue claims: inspect, normalize source capabilities, claim a batch, "
+                "recover a batch"
+            ),
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_tracking_db.commands.scan_shownotes",
+        {
+            "scan-shownotes": "scan the speaker's shownotes site and add/fill talks (report v3)",
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_tracking_db.commands.sources",
+        {
+            "sources": (
+                "register where talks' evidence comes from (source-lane plan, dry-run by default)"
+            ),
+            "register-transcript": (
+                "register a talk's vault-relative transcript (e.g. a non-YouTube talk)"
+            ),
+            "register-slides": (
+                "record a promoted slides/ID.pdf (rvault-video promote) as slides_local_path"
+            ),
+            "attach-media": (
+                "record a talk's own recording inside the vault (SHA-256, size, probed duration)"
+            ),
+            "record-deck": (
+                "record a deck's pptx_catalog receipt from its pptx-extraction v4 document"
+            ),
+            "add-talk": "add a talk that is not on the shownotes site (with its sources)",
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_tracking_db.commands.goals",
+        {
+            "goals": "improvement goals: list, set, revise, retire, verify (dry run by default)",
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_tracking_db.commands.preflight",
+        {
+            "preflight": (
+                "offline integrity gate: source identities, duplicates, artifacts, deck bindings"
+            ),
+        },
+    ),
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,18 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
             "is a dry run unless --apply --expected-sha256 HEX names the bytes it reviewed."
         ),
         __version__,
-        [
-            init_command,
-            read_command,
-            status_command,
-            mutate_command,
-            migrate_command,
-            queue_command,
-            scan_shownotes_command,
-            sources_command,
-            goals_command,
-            preflight_command,
-        ],
+        COMMANDS,
     )
 
 

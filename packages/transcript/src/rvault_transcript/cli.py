@@ -11,13 +11,42 @@ import argparse
 from rvault_contracts import cli as contract_cli
 
 from rvault_transcript.__about__ import __version__
-from rvault_transcript.commands import fetch as fetch_command
-from rvault_transcript.commands import recover as recover_command
-from rvault_transcript.commands import verify as verify_command
-from rvault_transcript.commands import vtt_cleanup as vtt_cleanup_command
 from rvault_transcript.hints import HINTS
 
 PROG = "rvault-transcript"
+
+
+# Each subcommand's module is imported only when that subcommand runs (or its
+# --help is shown): --version and --help import none of them. The one-line
+# helps are the ones each module registers (a mismatch fails on first use).
+COMMANDS = [
+    contract_cli.LazyCommand(
+        "rvault_transcript.commands.fetch",
+        {
+            "fetch": (
+                "captions first, local Whisper fallback; validated, receipts, one atomic bundle"
+            ),
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_transcript.commands.vtt_cleanup",
+        {
+            "vtt-cleanup": "WebVTT -> clean transcript + timing receipt v2 (vtt_artifact)",
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_transcript.commands.verify",
+        {
+            "verify": "re-hash and re-validate receipts; report plain/timed quote evidence",
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_transcript.commands.recover",
+        {
+            "recover": "settle a transcript bundle a kill left between its renames",
+        },
+    ),
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
             " with timing and quality receipts."
         ),
         __version__,
-        [fetch_command, vtt_cleanup_command, verify_command, recover_command],
+        COMMANDS,
     )
 
 

@@ -11,13 +11,47 @@ import argparse
 from rvault_contracts import cli as contract_cli
 
 from rvault_video_extraction.__about__ import __version__
-from rvault_video_extraction.commands import download as download_command
-from rvault_video_extraction.commands import extract as extract_command
-from rvault_video_extraction.commands import promote as promote_command
-from rvault_video_extraction.commands import validate as validate_command
 from rvault_video_extraction.hints import HINTS
 
 PROG = "rvault-video"
+
+
+# Each subcommand's module is imported only when that subcommand runs (or its
+# --help is shown): --version and --help import none of them. The one-line
+# helps are the ones each module registers (a mismatch fails on first use).
+COMMANDS = [
+    contract_cli.LazyCommand(
+        "rvault_video_extraction.commands.extract",
+        {
+            "extract": "sample a talk video, keep distinct slides, write two PDFs and manifest v4",
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_video_extraction.commands.validate",
+        {
+            "validate": (
+                "validate a video manifest as one referential unit (flags, counts, "
+                "paths, PDFs) and re-check the recording and PDFs against their "
+                "recorded digests"
+            ),
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_video_extraction.commands.promote",
+        {
+            "promote": (
+                "copy a trusted slide_region PDF to slides/{id}.pdf and print its slides_local_path"
+            ),
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_video_extraction.commands.download",
+        {
+            "download": "download one talk video at <=720p mp4 to slides-rebuild/{id}/{id}.mp4",
+            "batch-download": "download several talk videos (each as `download`)",
+        },
+    ),
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
             "manifest v4."
         ),
         __version__,
-        [extract_command, validate_command, promote_command, download_command],
+        COMMANDS,
     )
 
 
