@@ -170,7 +170,7 @@ def test_a_writer_stopped_by_sigterm_removes_its_own_staged_file(
     when = call_number(made.argv, "openat", ".staged")  # the first staged candidate
     made.restore()
     stopped = killed_run(made.argv, "openat", when, signal.SIGTERM)
-    assert stopped.returncode == 1, stopped.stdout + stopped.stderr
+    assert stopped.returncode == 130, stopped.stdout + stopped.stderr
     assert stopped.document["error"]["code"] == "interrupted"
     assert made.state() == made.old
     assert hidden_leftovers(made.transcripts) == []  # before any other writer runs

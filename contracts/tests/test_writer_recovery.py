@@ -301,7 +301,7 @@ def test_sigterm_before_the_install_syscall_is_interrupted_and_writes_nothing(
     db.write_bytes(b'{"v":1}\n')
     inode = db.stat().st_ino
     done = _console_install(db, tmp_path / ".backups", "before_recheck")
-    assert done.returncode == cli.EXIT_INTERNAL
+    assert done.returncode == cli.EXIT_INTERRUPTED
     assert json.loads(done.stdout)["error"]["code"] == "interrupted"
     assert db.read_bytes() == b'{"v":1}\n' and db.stat().st_ino == inode
     assert not (tmp_path / ".backups").exists()

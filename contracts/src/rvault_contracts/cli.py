@@ -26,6 +26,8 @@ from rvault_contracts.canonical import artifact_bytes
 EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_REFUSED = 2
+# Ctrl-C, SIGTERM or SIGHUP before the command's report: 128 + SIGINT, as shells report it.
+EXIT_INTERRUPTED = 130
 
 
 class Refusal(Exception):
@@ -58,6 +60,8 @@ def emit(document: dict[str, Any], stream: TextIO | None = None) -> None:
     (:mod:`rvault_contracts.hints`), the one place every refusal passes.
     """
     out = stream if stream is not None else sys.stdout
+    if stream is None:
+        _report_is_final()
     out.write(artifact_bytes(hints.with_hint(document)).decode("utf-8"))
     out.flush()
 
@@ -168,10 +172,7 @@ def run(parser: Any, argv: list[str] | None = None) -> int:
         emit(refusal.to_dict())
         return EXIT_REFUSED
     except KeyboardInterrupt:
-        landed = landed_writes()
-        context = {"landed_writes": list(landed)} if landed else {}
-        emit(failure_document("interrupted", "interrupted by the user", None, **context))
-        return EXIT_INTERNAL
+        return _interrupted()
     except ModuleNotFoundError as missing:
         if (missing.name or "").split(".")[0].startswith("rvault_"):
             emit(failure_document("internal_error", f"ModuleNotFoundError: {missing}"))
@@ -211,6 +212,39 @@ def printable(text: str) -> str:
 
 def _unwind(signum: int, frame: object) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
+
+
+def _interrupted() -> int:
+    """The ``interrupted`` document and exit status, whatever phase the signal stopped.
+
+    Start-up (imports, building the parser, parsing) writes nothing; a
+    handler's writers roll back or report what landed (``landed_writes``).
+    """
+    _report_is_final()
+    landed = landed_writes()
+    context = {"landed_writes": list(landed)} if landed else {}
+    emit(failure_document("interrupted", "interrupted by the user", None, **context))
+    return EXIT_INTERRUPTED
+
+
+def _report_is_final() -> None:
+    """In a console script, ignore unwinding signals from here on.
+
+    Called just before the one stdout document is written: once a report
+    exists, a late SIGTERM must neither split it, add a second document, nor
+    end the process as killed (exit 143) after a write it reports landed
+    (Python restores a handler it installed to the default at shutdown, and
+    a default SIGTERM kills). The process only finishes from here.
+    """
+    if not _console_process or threading.current_thread() is not threading.main_thread():
+        return
+    for signum in _DEFERRABLE:
+        _saved_handlers.pop(signum, None)
+        while signal.getsignal(signum) is not signal.SIG_IGN:
+            try:
+                signal.signal(signum, signal.SIG_IGN)
+            except KeyboardInterrupt:
+                continue  # a signal that came in while ignoring: the report goes out anyway
 
 
 # --------------------------------------------------------------------------- landed writes
@@ -310,7 +344,11 @@ def _note_deferred_exit() -> None:
         )
 
 
-EXIT_EPILOG = "Exit status: 0 success, 2 refused input or failed precondition, 1 internal error."
+EXIT_EPILOG = (
+    "Exit status: 0 success, 2 refused input or failed precondition, 1 internal error, "
+    "130 interrupted (Ctrl-C, SIGTERM or SIGHUP before the report; nothing changed "
+    "beyond the landed_writes it lists)."
+)
 
 
 class Command(Protocol):
@@ -479,22 +517,29 @@ def console_main(
     if hint_table is not None:
         hints.register(hint_table)
     arguments = sys.argv[1:] if argv is None else list(argv)
-    if argv is None:
-        _console_process = True
-        for signum in (signal.SIGTERM, signal.SIGHUP):
-            signal.signal(signum, _unwind)
-    for argument in arguments:
-        if printable(argument) != argument:
-            emit(
-                failure_document(
-                    "argument_not_utf8",
-                    "a command-line argument (path or label) is not valid UTF-8",
-                    printable(argument),
-                )
-            )
-            return EXIT_REFUSED
     try:
+        if argv is None:
+            _console_process = True
+            for signum in (signal.SIGTERM, signal.SIGHUP):
+                signal.signal(signum, _unwind)
+        for argument in arguments:
+            if printable(argument) != argument:
+                emit(
+                    failure_document(
+                        "argument_not_utf8",
+                        "a command-line argument (path or label) is not valid UTF-8",
+                        printable(argument),
+                    )
+                )
+                return EXIT_REFUSED
         return run(build_parser(), arguments)
+    except KeyboardInterrupt:
+        # A signal while the parser is built or the arguments parsed (outside
+        # run's handler): still one ``interrupted`` document, never a traceback.
+        return _interrupted()
+    except SystemExit:
+        _report_is_final()  # --help/--version printed: end quietly
+        raise
     except BrokenPipeError:
         return _stdout_closed()
 

@@ -93,7 +93,7 @@ def test_sigterm_unwinds_like_ctrl_c(
         finally:
             if process.poll() is None:
                 process.kill()
-    assert process.returncode == 1, stderr
+    assert process.returncode == 130, stderr  # EXIT_INTERRUPTED
     assert json.loads(stdout)["error"]["code"] == "interrupted"
     assert snapshot_tree(tmp_path) == before
 

@@ -279,7 +279,7 @@ def test_sigterm_unwinds_like_ctrl_c(
         finally:
             if process.poll() is None:
                 process.kill()
-    assert process.returncode == 1, err
+    assert process.returncode == 130, err  # EXIT_INTERRUPTED
     assert json.loads(out)["error"]["code"] == "interrupted"
     assert snapshot_tree(vault) == before
 

@@ -457,6 +457,6 @@ def test_sigterm_mid_run_cleans_up_like_ctrl_c(
         time.sleep(0.02)
     process.send_signal(signal.SIGTERM)
     out, err = process.communicate(timeout=60)
-    assert process.returncode == 1, err[-500:]
+    assert process.returncode == 130, err[-500:]  # EXIT_INTERRUPTED
     assert json.loads(out)["error"]["code"] == "interrupted"
     assert snapshot_tree(root) == before  # no frames directory, no new OUTDIR

@@ -58,11 +58,15 @@ HINTS: dict[str, str] = {
     "media_missing": _MEDIA + "run again",
     "media_unprobeable": _MEDIA + "check that ffprobe can read it",
     "media_unreadable": _MEDIA + "run again",
+    "metadata_id_mismatch": "check the YouTube id: yt-dlp answered for another video",
+    "metadata_invalid": "yt-dlp answered with invalid metadata: update yt-dlp, then capture again",
+    "metadata_unavailable": "check the network and the YouTube id (yt-dlp must be current: "
+    "pip install -U yt-dlp), then capture again",
     "missing_argument": "pass the option named by path",
     "missing_field": "add the required field at path: " + _PLAN,
     "missing_marker_as_value": "to remove a field use delete: true, not the missing marker",
     "mixed_batch": _RECOVER,
-    "not_regular_file": "pass the database file (e.g. VAULT/tracking-database.json), not a directory",
+    "not_regular_file": "pass the database file (VAULT/tracking-database.json), not a directory",
     "now_not_timezone_aware": "pass --now with a timezone, e.g. 2026-07-31T18:00:00+00:00, "
     "or leave it out for the current time",
     "owner_controlled_field": "remove the field at path from the plan: its owner writes it",
