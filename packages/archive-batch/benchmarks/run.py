@@ -78,6 +78,13 @@ def main() -> int:
                   f"{totals['failed']} failed, owner CPU {cpu:.1f} s ({busy:.2f} cores busy), "
                   f"one transaction ({changes} changes); load average "
                   f"{load[0]:.1f} before, {os.getloadavg()[0]:.1f} after")  # fmt: skip
+        last = max(reports)
+        vault = home / f"w{last}" / "vault"
+        before = (vault / "tracking-database.json").read_bytes()
+        seconds, rerun = run_batch(vault, last)
+        unchanged = (vault / "tracking-database.json").read_bytes() == before
+        print(f"rerun of the {last}-worker vault: {rerun['totals']['tasks']} tasks, "
+              f"{seconds:.1f} s, database unchanged: {unchanged}")  # fmt: skip
         if 1 in walls and 2 in walls:
             print(f"scaling 1 -> 2 workers: {walls[1] / walls[2]:.2f}x")
         print(f"{os.cpu_count()} CPUs")
