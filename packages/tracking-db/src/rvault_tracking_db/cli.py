@@ -103,6 +103,22 @@ COMMANDS = [
             ),
         },
     ),
+    contract_cli.LazyCommand(
+        "rvault_tracking_db.commands.capture_identity",
+        {
+            "capture-identity": (
+                "ask yt-dlp for each active video's provider facts; write a capture file"
+            ),
+        },
+    ),
+    contract_cli.LazyCommand(
+        "rvault_tracking_db.commands.set_identity",
+        {
+            "set-identity": (
+                "store a reviewed capture entry as a talk's source_identity (dry run by default)"
+            ),
+        },
+    ),
 ]
 
 
