@@ -123,7 +123,11 @@ def test_a_new_user_builds_a_three_talk_vault_without_hand_edits(tmp_path: Path)
     lines = table.stdout.splitlines()
     assert lines[0].split()[:3] == ["TALK", "STATUS", "TRANSCRIPT"]
     assert sum("persist batch r1/b1" in line for line in lines) == 3
-    assert "3 talks (reprocessing-inflight 3); 3 claimed" in table.stdout
+    # first-time processing reads as processing (the stored status is the spec's
+    # reprocessing-inflight, which the JSON report keeps)
+    assert "3 talks (processing 3); 3 claimed" in table.stdout
+    assert [line.split()[1] for line in lines[1:4]] == ["processing"] * 3
+    assert {row["status"] for row in status["talks"]} == {"reprocessing-inflight"}
 
     read = _db("read", db)
     assert read["sha256"] == claimed["output_sha256"]

@@ -13,6 +13,7 @@ import io
 import json
 import sys
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -242,11 +243,19 @@ def test_non_timezone_aware_now_is_refused(
     before = snapshot_file(db)
     _refused(_claim(db, "--limit", "1", now=now, console=True), code)
     _refused(_queue(db, "recover", "--run-id", "r1", "--batch-id", "b1", "--now", now), code)
-    _refused(
-        _queue(db, "claim", "--run-id", "r1", "--batch-id", "b1", "--limit", "1"),
-        "missing_argument",
-    )
     assert snapshot_file(db) == before
+
+
+def test_claim_and_recover_default_now_to_the_current_time(tmp_path: Path) -> None:
+    """``--now`` is optional for every queue command that takes it (issue 25)."""
+    db = _vault(tmp_path)
+    before = datetime.now(UTC).replace(microsecond=0)
+    claimed = _queue(db, "claim", "--run-id", "r1", "--batch-id", "b1", "--limit", "1")
+    assert claimed.returncode == 0, claimed.stdout
+    stamp = datetime.fromisoformat(claimed.json["claimed_at"])
+    assert before <= stamp <= datetime.now(UTC)
+    recovered = _queue(db, "recover", "--run-id", "r1", "--batch-id", "b1")
+    assert recovered.returncode == 0, recovered.stdout
 
 
 def test_unknown_future_claim_version_is_refused_everywhere(tmp_path: Path, snapshot_file) -> None:

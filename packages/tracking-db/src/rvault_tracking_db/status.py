@@ -249,7 +249,7 @@ def _next_action(row: dict[str, Any], talk: Mapping[str, Any], stored: Any) -> d
     return {
         "code": "claim",
         "text": "claim",
-        "command": f"rvault-db queue DB claim --talk {filename} --run-id R --batch-id B --now NOW",
+        "command": f"rvault-db queue DB claim --talk {filename} --run-id R --batch-id B",
     }
 
 
@@ -333,12 +333,25 @@ _COLUMNS = (
 )  # fmt: skip
 
 
+def status_label(row: Mapping[str, Any]) -> str:
+    """The status as a person reads it: a first-time claim is ``processing``.
+
+    The database (and the JSON report) keep the spec's one in-flight status,
+    ``reprocessing-inflight``, for every claimed talk; a talk never processed
+    before (no ``processed_date``) is not being *re*-processed.
+    """
+    status = str(row["status"])
+    if status == "reprocessing-inflight" and not row.get("processed_date"):
+        return "processing"
+    return status
+
+
 def _cell(row: dict[str, Any], column: str) -> str:
     if column == "talk":
         return str(row["filename"])
     if column == "status":
         issues = row.get("evidence_issues") or []
-        return str(row["status"]) + (f" [{issues[0]['code']}]" if issues else "")
+        return status_label(row) + (f" [{issues[0]['code']}]" if issues else "")
     if column == "transcript":
         t = row["transcript"]
         return "-" if t["path"] is None else f"{t['state']}"
@@ -368,7 +381,10 @@ def render_table(report: dict[str, Any]) -> str:
     lines = ["  ".join(c.upper().ljust(w) for c, w in zip(_COLUMNS, widths, strict=True)).rstrip()]
     lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in rows]
     totals = report["totals"]
-    statuses = ", ".join(f"{k} {v}" for k, v in totals["by_status"].items()) or "none"
+    labels: dict[str, int] = {}
+    for row in report["talks"]:
+        labels[status_label(row)] = labels.get(status_label(row), 0) + 1
+    statuses = ", ".join(f"{k} {v}" for k, v in sorted(labels.items())) or "none"
     actions = ", ".join(f"{k} {v}" for k, v in totals["by_next_action"].items()) or "none"
     lines += [
         "",

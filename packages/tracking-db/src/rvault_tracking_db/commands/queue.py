@@ -42,7 +42,11 @@ def register(subparsers: Any) -> None:
     claim = actions.add_parser("claim", help="claim a batch under schema v5 with one baseline")
     claim.add_argument("--run-id", help="run identifier (required)")
     claim.add_argument("--batch-id", help="batch identifier (required)")
-    claim.add_argument("--now", help="timezone-aware ISO-8601 claim time (required)")
+    claim.add_argument(
+        "--now",
+        help="timezone-aware ISO-8601 claim time (default: current UTC time; pass the dry "
+        "run's claimed_at to apply exactly what it showed, or to replay a claim)",
+    )
     claim.add_argument("--limit", type=int, help="claim up to N claimable talks in database order")
     claim.add_argument(
         "--talk",

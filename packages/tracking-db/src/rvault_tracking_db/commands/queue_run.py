@@ -132,7 +132,7 @@ def _nothing_claimable(skipped: list[dict[str, str]]) -> Refusal:
 def run_claim(args: argparse.Namespace) -> int:
     run_id = _required(args.run_id, "--run-id")
     batch_id = _required(args.batch_id, "--batch-id")
-    claimed_at = _now(args.now)
+    claimed_at = _now(args.now) if args.now is not None else utc_now()
     if args.limit is not None and args.talk:
         raise Refusal("selection_conflict", "use either --limit or --talk, not both", "--talk")
     if args.limit is None and not args.talk:
