@@ -27,7 +27,7 @@ from rvault_testkit.video_extraction.conference import (
 )
 from rvault_video_extraction.change_timing import analyse_timing
 from rvault_video_extraction.extract import ExtractRequest, extract
-from rvault_video_extraction.slide_bounds import snap_to_borders
+from rvault_video_extraction.slide_bounds import find_slide_region, snap_to_borders
 
 FPS = 2.0
 SLIDES = 10
@@ -151,3 +151,12 @@ def test_a_background_band_that_runs_past_the_slide_is_not_taken_in() -> None:
     median[22:80, 20:120] = 240
     moving = np.zeros_like(median, dtype=bool)
     assert snap_to_borders(median, moving, (40, 40, 100, 70)) == (20, 22, 120, 80)
+
+
+def test_a_slide_that_never_changes_is_no_credible_region() -> None:
+    """Nothing changed the way slides change: no region rather than a guess (the whole frame)."""
+    frame = np.full((90, 160), 25, np.uint8)
+    frame[10:80, 20:120] = 240
+    timing = analyse_timing([frame.copy() for _ in range(12)])
+    assert timing.step_count == 0
+    assert find_slide_region(frame, timing) is None
