@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import shutil
 import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -96,8 +97,19 @@ class Bundle:
         return tree_bytes(self.transcripts)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _same_syscalls_every_run() -> Iterator[None]:
+    """No ``.pyc`` writes: they add ``openat``/``rename`` calls to the first run only (a
+    source edited meanwhile), which would move a kill point counted on the traced run."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+        yield
+
+
 @pytest.fixture(scope="module")
-def bundle(tmp_path_factory: pytest.TempPathFactory) -> tuple[Bundle, dict[str, bytes], int]:
+def bundle(
+    _same_syscalls_every_run: None, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Bundle, dict[str, bytes], int]:
     """The bundle, its new generation and the occurrence of the rename that tears it."""
     made = Bundle(tmp_path_factory.mktemp("torn"))
     reference, events = trace_syscalls(made.argv)
