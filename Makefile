@@ -1,10 +1,12 @@
 # The README's two commands. Both bootstrap first (idempotent).
 VENV ?= .venv
 PY := $(VENV)/bin/python
-PYTEST_ARGS ?= -n auto
+# --dist loadgroup: modules marked xdist_group (a module fixture that builds a
+# wheelhouse or runs the demo) stay on one worker; every other test load-balances.
+PYTEST_ARGS ?= -n auto --dist loadgroup
 VAULT ?= demo-vault
 
-.PHONY: bootstrap test lint imports demo bench clean
+.PHONY: bootstrap test reliability soak lint imports demo bench bench-startup clean
 
 bootstrap:
 	@bash tools/bootstrap.sh
@@ -13,6 +15,16 @@ test: bootstrap
 	$(VENV)/bin/ruff check .
 	$(PY) tools/check_imports.py
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# make test runs reliability/ quick (RVAULT_RELIABILITY=quick: every install point
+# of each writer killed once, one signal each). The deeper tiers, run by CI's
+# reliability workflow (every push to main: sample; nightly: soak); see
+# docs/reliability.md.
+reliability: bootstrap
+	RVAULT_RELIABILITY=sample $(PY) -m pytest reliability $(PYTEST_ARGS)
+
+soak: bootstrap
+	RVAULT_SOAK=1 $(PY) -m pytest reliability $(PYTEST_ARGS)
 
 lint: bootstrap
 	$(VENV)/bin/ruff check .
@@ -25,6 +37,9 @@ demo: bootstrap
 
 bench: bootstrap
 	$(PY) tools/bench.py
+
+bench-startup: bootstrap
+	$(PY) tools/bench_startup.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

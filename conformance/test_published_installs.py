@@ -21,6 +21,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 import distributions
 import install_alone
 
+# One worker runs this module (make test: --dist loadgroup), so its module
+# fixture (the wheelhouse) is built once, not once per xdist worker.
+pytestmark = pytest.mark.xdist_group("published-installs")
+
 OWNERS = [d.owner for d in distributions.owners()]
 
 

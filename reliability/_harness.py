@@ -26,6 +26,14 @@ from typing import Any
 # The nightly soak mode (exhaustive kill points, thousands of fuzz inputs); the
 # module is named for this suite so no other package's conftest shadows it.
 SOAK = os.environ.get("RVAULT_SOAK") == "1"
+#: How deep a non-soak run goes. ``quick`` (``make test``): every install point of
+#: each writer plus a seeded fill-up, each point under one signal (SIGKILL and
+#: SIGTERM alternate along the run); ``sample`` (``make reliability``, CI's
+#: reliability job): the seeded sample under both signals, as ``make test`` ran
+#: it before. ``RVAULT_SOAK=1`` overrides both.
+DEPTH = "soak" if SOAK else os.environ.get("RVAULT_RELIABILITY", "quick")
+if DEPTH not in ("quick", "sample", "soak"):
+    raise ValueError(f"RVAULT_RELIABILITY must be quick or sample, not {DEPTH!r}")
 
 BIN = Path(sys.executable).parent
 STRACE = shutil.which("strace")

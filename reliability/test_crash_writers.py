@@ -18,8 +18,12 @@ every run:
   new generation is already there, a follow-up write succeeds), and after
   it no staged, rollback or journal file of the writer protocol remains.
 
-Default mode samples ``KILLS_PER_WRITER`` points per signal (name operations
-first, seeded); ``RVAULT_SOAK=1`` kills at every write-path call. Set
+``make test`` (``RVAULT_RELIABILITY=quick``, the default) kills at
+``KILLS_PER_WRITER["quick"]`` points (every install point after the lock, then
+seeded others), each under one signal, SIGKILL and SIGTERM alternating;
+``make reliability`` (``RVAULT_RELIABILITY=sample``) at
+``KILLS_PER_WRITER["sample"]`` points under both signals; ``RVAULT_SOAK=1``
+kills at every write-path call under both. Set
 ``RVAULT_RELIABILITY_REPORT=DIR`` to get one JSON file of figures per writer.
 """
 
@@ -37,6 +41,7 @@ from pathlib import Path
 import _vault
 import pytest
 from _harness import (
+    DEPTH,
     SOAK,
     Run,
     command,
@@ -49,7 +54,7 @@ from _harness import (
 )
 from rvault_contracts.writer import recover_bundle
 
-KILLS_PER_WRITER = 6
+KILLS_PER_WRITER = {"quick": 4, "sample": 6}
 #: ``RVAULT_SOAK_SCOPE=locked`` limits the soak to calls after the writer's lock.
 LOCKED_ONLY = os.environ.get("RVAULT_SOAK_SCOPE") == "locked"
 SIGNALS = (signal.SIGKILL, signal.SIGTERM)
@@ -290,26 +295,25 @@ def test_writer_survives_kills_at_write_path_syscalls(
     assert new != old, "the writer must change something for the test to mean anything"
 
     seed = sum(map(ord, writer.name))
-    budget = None if SOAK else KILLS_PER_WRITER
+    budget = None if SOAK else KILLS_PER_WRITER[DEPTH]
     points = kill_points(events, budget=budget, seed=seed, locked_only=LOCKED_ONLY)
     outcomes: Counter[str] = Counter()
     failures: list[str] = []
-    for sig in SIGNALS:
-        for syscall, when in points:
-            restore(pristine, vault)
-            where = f"{sig.name} at {syscall}#{when}"
-            killed = killed_run(argv, syscall, when, sig)
-            problem = check_run(writer, vault, argv, killed, sig, old, new, old_db, outcomes)
-            if problem:
-                failures.append(f"{where}: {problem}")
+    for sig, (syscall, when) in signalled(points, seed):
+        restore(pristine, vault)
+        where = f"{sig.name} at {syscall}#{when}"
+        killed = killed_run(argv, syscall, when, sig)
+        problem = check_run(writer, vault, argv, killed, sig, old, new, old_db, outcomes)
+        if problem:
+            failures.append(f"{where}: {problem}")
     figures = {
         "writer": writer.name,
         "write_path_calls": len(events),
         "kill_points": len(points),
-        "runs": len(points) * len(SIGNALS),
+        "runs": len(signalled(points, seed)),
         "outcomes": dict(sorted(outcomes.items())),
         "failures": failures,
-        "mode": ("soak-locked" if LOCKED_ONLY else "soak") if SOAK else "sample",
+        "mode": ("soak-locked" if LOCKED_ONLY else "soak") if SOAK else DEPTH,
     }
     record_property("figures", figures)
     report_dir = os.environ.get("RVAULT_RELIABILITY_REPORT")
@@ -317,6 +321,19 @@ def test_writer_survives_kills_at_write_path_syscalls(
         Path(report_dir).mkdir(parents=True, exist_ok=True)
         (Path(report_dir) / f"crash-{writer.name}.json").write_text(json.dumps(figures, indent=2))
     assert not failures, "\n".join(failures)
+
+
+def signalled(
+    points: list[tuple[str, int]], seed: int
+) -> list[tuple[signal.Signals, tuple[str, int]]]:
+    """The (signal, kill point) runs: both signals at every point, or one each when quick.
+
+    Quick alternates along the points from a seeded start: every point is
+    still killed once, both signals are used, and the same runs repeat.
+    """
+    if DEPTH != "quick":
+        return [(sig, point) for sig in SIGNALS for point in points]
+    return [(SIGNALS[(seed + i) % len(SIGNALS)], point) for i, point in enumerate(points)]
 
 
 def check_run(
@@ -396,7 +413,7 @@ def check_run(
     return None
 
 
-RANDOM_KILLS = 200 if SOAK else 6
+RANDOM_KILLS = {"quick": 2, "sample": 6, "soak": 200}[DEPTH]
 RANDOM_WRITERS = [w for w in WRITERS if w.name in {"mutate-apply", "transcript-vtt-cleanup"}]
 
 

@@ -9,6 +9,10 @@ from pathlib import Path
 
 import pytest
 
+# One worker runs this module (make test: --dist loadgroup), so its module
+# fixture (the demo) is built once, not once per xdist worker.
+pytestmark = pytest.mark.xdist_group("demo")
+
 DEMO = Path(__file__).resolve().parent.parent / "demo.py"
 TALK, SPOKEN = "2025-05-14-the-quiet-slide.md", "2024-10-02-arguments-that-land.md"
 STAGES = [

@@ -21,6 +21,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import distributions
 import install_alone
 
+# One worker runs this module (make test: --dist loadgroup), so its module
+# fixture (the wheelhouse) is built once, not once per xdist worker.
+pytestmark = pytest.mark.xdist_group("install-alone")
+
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
