@@ -15,31 +15,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _queue_builders as qb
 from rvault_contracts.schemas import schema_issues
 from rvault_testkit.plugin import run_cli
+from rvault_testkit.tracking_db.identity import info_document
 from rvault_tracking_db.identity.capture import capture, replay_extractor
 
 YT = "dQw4w9WgXcQ"
 OTHER = "AbCdEfGhI_1"
 REJECTED = "AAAAAAAAAAA"
-
-
-def info_document(video_id: str, **fields: Any) -> dict[str, Any]:
-    """A recorded yt-dlp info document: the fields an ``extract_info`` answer carries
-    that the capture reads, plus one format so yt-dlp's processing can select it."""
-    document = {
-        "_type": "video",
-        "id": video_id,
-        "title": "Kubernetes Cost Myths (Devoxx Belgium 2023)",
-        "extractor": "youtube",
-        "extractor_key": "Youtube",
-        "webpage_url": f"https://www.youtube.com/watch?v={video_id}",
-        "uploader": "Jane Doe",  # the account that uploaded, named like the speaker
-        "uploader_id": "@devoxx",
-        "upload_date": "20231012",
-        "duration": 2712,
-        "formats": [{"format_id": "18", "url": "https://example.invalid/v", "ext": "mp4"}],
-    }
-    document.update(fields)
-    return document
 
 
 def _vault(tmp_path: Path) -> Path:

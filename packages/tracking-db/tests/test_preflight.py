@@ -202,3 +202,29 @@ def test_an_unreadable_database_is_one_blocking_finding(tmp_path: Path) -> None:
     report = result.json
     assert [(f["code"], f["path"]) for f in report["findings"]] == [("database_unusable", "$")]
     assert report["findings"][0]["actual"] == {"codes": ["database_missing"]}
+
+
+def test_a_pdf_with_an_envelope_but_no_page_tree_fails_the_owner_probe(
+    tmp_path: Path, snapshot_file: Any
+) -> None:
+    """The header/end-marker checker passes it; the video owner's bounded probe does not."""
+    from rvault_testkit.pptx_evidence.sample_decks import pdf_bytes
+
+    vault = tmp_path / "vault"
+    qb.write_pdf(vault / "slides" / "hollow.pdf")  # header, one object, trailer, %%EOF
+    (vault / "slides" / "real.pdf").write_bytes(pdf_bytes(3))
+    hollow = _talk(slides_local_path="slides/hollow.pdf", slide_source="pdf")
+    real = _talk(
+        filename="2024-04-11-real.md",
+        slides_local_path="slides/real.pdf",
+        slide_source="pdf",
+        youtube_id=None,
+        video_url=None,
+        source_identity=None,
+    )
+    report = _preflight(_vault(tmp_path, [hollow, real]), snapshot_file)
+    probe = [f for f in report["findings"] if f["code"] == "claimed_pdf_invalid"]
+    assert [(f["talk_index"], f["severity"], f["path"]) for f in probe] == [
+        (0, "blocking", '$["talks"][0]["slides_local_path"]')
+    ]
+    assert probe[0]["actual"]["reason_code"].startswith("pdf_")

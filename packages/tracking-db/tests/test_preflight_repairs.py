@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _queue_builders as qb
 from rvault_testkit.plugin import CliResult, run_cli
 from rvault_testkit.pptx_evidence.identity_decks import delivery_deck
-from test_identity_capture import info_document
+from rvault_testkit.tracking_db.identity import info_document
 
 YT = "dQw4w9WgXcQ"
 DECK = "Devoxx/2023/Cost Myths.pptx"

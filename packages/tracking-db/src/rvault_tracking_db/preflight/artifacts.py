@@ -13,12 +13,13 @@ have a source contradicts its own status.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from rvault_tracking_db.capabilities import SourceRoots, resolve
 from rvault_tracking_db.preflight.findings import Findings, TalkRef
+from rvault_tracking_db.preflight.pdfs import check_pdfs
 from rvault_tracking_db.slides_identity import check_slides
 
 ARTIFACT_MISSING = "claimed_artifact_missing"
@@ -30,9 +31,14 @@ _REMOTE_FIELDS = frozenset({"video_url", "slides_url"})
 
 
 def check_artifacts(
-    ref: TalkRef, talk: Mapping[str, Any], roots: SourceRoots, findings: Findings
+    ref: TalkRef,
+    talk: Mapping[str, Any],
+    roots: SourceRoots,
+    findings: Findings,
+    probe: Callable[[str], str | None] | None = None,
 ) -> None:
     completed = talk.get("status") in COMPLETED
+    check_pdfs(ref, talk, roots, completed, findings, probe)
     resolution = resolve(talk, roots)
     for finding in resolution.findings:
         if finding.field in _REMOTE_FIELDS:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from rvault_tracking_db.capabilities import SourceRoots
-from rvault_tracking_db.preflight import artifacts, collisions, decks, identity
+from rvault_tracking_db.preflight import artifacts, collisions, decks, identity, pdfs
 from rvault_tracking_db.preflight.authority import locate, read_with_root
 from rvault_tracking_db.preflight.findings import Findings, TalkRef
 
@@ -61,11 +61,12 @@ def check_talks(
     config = database.get("config")
     config = config if isinstance(config, Mapping) else {}
     roots = SourceRoots.from_config(vault_root, config)
+    probe = pdfs.pdf_prober()
     for ref, talk in talks:
         identity.check_youtube_id(talk, ref, findings)
         identity.check_source_identity(talk, config, ref, findings)
         collisions.check_rejections(ref, talk, findings)
-        artifacts.check_artifacts(ref, talk, roots, findings)
+        artifacts.check_artifacts(ref, talk, roots, findings, probe)
     collisions.check_duplicates(talks, findings)
     collisions.check_relations(talks, findings)
     decks.check_decks(database, talks, roots, findings)
