@@ -282,13 +282,16 @@ def test_unreadable_and_non_return_files_are_classified(tmp_path: Path) -> None:
     (tmp_path / "broken.json").write_bytes(b'{"filename": "a.md", "filename": "b.md"}')
     write_json(tmp_path / "notes.json", {"hello": "world"})
     (tmp_path / "empty").mkdir()
-    report = run_feedback(
-        tmp_path / "broken.json", tmp_path / "notes.json", tmp_path / "empty"
-    ).json
+    write_json(tmp_path / "nameless.json", [{"status": "processed", "catalog_feedback": {}}])
+    named = ("broken.json", "notes.json", "empty", "nameless.json")
+    report = run_feedback(*(tmp_path / name for name in named)).json
     status = {i["source"].rsplit("/", 1)[-1]: (i["status"], i["code"]) for i in report["inputs"]}
     assert status["broken.json"][0] == "invalid"
     assert status["notes.json"] == ("rejected", "not_a_return_document")
     assert status["empty"] == ("rejected", "directory_without_json")
+    assert status["nameless.json"] == ("invalid", "input_has_invalid_returns")
+    assert [r["code"] for r in report["returns"]] == ["return_shape_invalid"]
+    assert report["errors"][0]["code"] == "return_shape_invalid"
 
 
 def test_refusals_name_the_next_step(tmp_path: Path) -> None:

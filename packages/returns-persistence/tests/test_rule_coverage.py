@@ -36,6 +36,11 @@ DEDICATED = {
     "native_deck_artifact_unverified",
     "rendered_page_ranges_mismatch",
     "rendered_pdf_unverified",
+    # test_feedback.py: the read-only feedback aggregator's findings across returns
+    "feedback_before_contract",
+    "feedback_legacy_key",
+    "return_shape_invalid",
+    "suggestion_polarity_conflict",
 }
 
 
