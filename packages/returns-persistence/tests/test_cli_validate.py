@@ -276,6 +276,14 @@ def test_scaffold_refusals(cli: Callable[..., Any], tmp_path: Path) -> None:
     db_path, specs = td.corpus_vault(tmp_path)
     missing = cli(CLI, "scaffold", "--db", db_path, "--talk", "nope.md")
     assert missing.returncode == 2 and missing.json["error"]["code"] == "talk_not_found"
+    # a typo names the option typed and the closest filenames (issue 25)
+    real = specs["legacy3"]["filename"]
+    typo = cli(CLI, "scaffold", "--db", db_path, "--talk", real[:-3] + "x.md")
+    assert typo.json["error"]["path"] == "--talk"
+    assert (
+        typo.json["closest"][0] == real
+        and f"did you mean {real!r}" in typo.json["error"]["message"]
+    )
     legacy = cli(CLI, "scaffold", "--db", db_path, "--talk", specs["legacy3"]["filename"])
     assert legacy.returncode == 2 and legacy.json["error"]["code"] == "claim_not_v5"
     unclaimed = cli(CLI, "scaffold", "--db", db_path, "--talk", specs["unclaimed"]["filename"])

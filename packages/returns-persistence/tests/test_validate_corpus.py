@@ -1437,6 +1437,24 @@ def test_invalid_case_reports_its_code(
     assert code in codes(report), (case, report["returns"][0]["errors"])
 
 
+def test_an_unknown_pattern_id_or_talk_names_the_closest_valid_ones(
+    vault: Any, bases: dict[str, Any]
+) -> None:
+    """A typo is reported with the nearest valid names; matching stays exact (issue 25)."""
+    ret = copy.deepcopy(bases["main"])
+    real = po(ret)["patterns_detected"][0]["pattern_id"]
+    po(ret)["patterns_detected"][0]["pattern_id"] = real[:-1]
+    errors = run(vault, [ret])["returns"][0]["errors"]
+    unknown = [e for e in errors if e["code"] == "pattern_unknown"]
+    assert unknown and f"did you mean {real!r}" in unknown[0]["message"], errors
+    ret = copy.deepcopy(bases["main"])
+    filename = ret["filename"]
+    ret["filename"] = filename.replace(".md", "s.md")
+    errors = run(vault, [ret])["returns"][0]["errors"]
+    missing = [e for e in errors if e["code"] == "talk_not_found"]
+    assert missing and f"did you mean {filename!r}" in missing[0]["message"], errors
+
+
 VALID_KEYS = ["main", "german", "video", "legacy1", "legacy2", "legacy3", "legacy4", "nosrc"]
 
 

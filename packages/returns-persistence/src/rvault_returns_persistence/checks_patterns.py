@@ -15,6 +15,7 @@ from typing import Any
 from rvault_contracts.strict_json import is_integer as is_int
 from rvault_contracts.strict_json import is_nonblank_string as is_text
 from rvault_contracts.strict_json import json_path as child
+from rvault_contracts.suggest import did_you_mean
 
 from rvault_returns_persistence.catalog import CatalogEntry
 from rvault_returns_persistence.checks_citations import check_citation, locates
@@ -267,9 +268,7 @@ def _check_detections(
             pid = record.get("pattern_id")
             entry = ctx.catalog.get(pid)
             if entry is None:
-                ctx.add(
-                    "pattern_unknown", child(r_path, "pattern_id"), f"{pid!r} is not a catalog id"
-                )
+                _pattern_unknown(ctx, r_path, pid)
                 continue
             if pid in detected:
                 ctx.add(
@@ -344,7 +343,7 @@ def _check_assessments(
         pid = record.get("pattern_id")
         entry = ctx.catalog.get(pid)
         if entry is None:
-            ctx.add("pattern_unknown", child(r_path, "pattern_id"), f"{pid!r} is not a catalog id")
+            _pattern_unknown(ctx, r_path, pid)
             continue
         if pid in results:
             ctx.add(
@@ -441,7 +440,7 @@ def _check_not_evaluable(
         pid = record.get("pattern_id")
         entry = ctx.catalog.get(pid)
         if entry is None:
-            ctx.add("pattern_unknown", child(r_path, "pattern_id"), f"{pid!r} is not a catalog id")
+            _pattern_unknown(ctx, r_path, pid)
             continue
         if not entry.observable:
             ctx.add(
@@ -539,3 +538,9 @@ def _check_score(ctx: ReturnContext, po: dict[str, Any], path: str) -> None:
             s_path,
             f"expected patterns_used {p}, antipatterns_detected {a}, score {p - a}",
         )
+
+
+def _pattern_unknown(ctx: ReturnContext, r_path: str, pid: Any) -> None:
+    """``pattern_unknown`` with the closest catalog ids (ids stay exact, never normalized)."""
+    nearest = did_you_mean(pid, ctx.catalog.entries) if isinstance(pid, str) else ""
+    ctx.add("pattern_unknown", child(r_path, "pattern_id"), f"{pid!r} is not a catalog id{nearest}")

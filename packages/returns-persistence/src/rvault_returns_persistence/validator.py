@@ -20,6 +20,7 @@ from rvault_contracts.cli import Refusal
 from rvault_contracts.issues import Collector, Issue, render
 from rvault_contracts.strict_json import is_integer as is_int
 from rvault_contracts.strict_json import json_path as child
+from rvault_contracts.suggest import did_you_mean
 from rvault_tracking_db import api as tracking
 
 from rvault_returns_persistence import artifacts as vault_artifacts
@@ -263,7 +264,8 @@ def validate_return(
         issues.add(
             "talk_not_found",
             child(path, "filename"),
-            f"{filename} is not exactly one talk of the database",
+            f"{filename} is not exactly one talk of the database"
+            + (did_you_mean(filename, db.talks) if isinstance(filename, str) else ""),
         )
         return done()
     if ret.get("status") not in STATUSES:

@@ -6,7 +6,7 @@ refusal's hint from it (see ``rvault_contracts.hints``).
 
 from __future__ import annotations
 
-_PLAN = "fix the mutation plan at path, then dry-run it again"
+_PLAN = "then dry-run the plan again"
 _RECOVER = "run rvault-db queue recover DB for that batch first, then claim again"
 _INSPECT = "run rvault-db queue inspect DB to see the batch's claims"
 _MEDIA = "check the recording named by path (present, readable, below the vault root), then "
@@ -21,8 +21,8 @@ HINTS: dict[str, str] = {
     "duplicate by hand (or restore a backup), then run the command again",
     "batch_already_claimed": "this batch is already claimed: continue it, or " + _RECOVER,
     "batch_already_closed": "nothing to recover: claim a new batch with rvault-db queue claim",
-    "candidate_invalid": "the change would leave an invalid database: " + _PLAN,
-    "category_count_mismatch": "make item_count equal the number of items listed: " + _PLAN,
+    "candidate_invalid": "the change would leave an invalid database: fix the plan, " + _PLAN,
+    "category_count_mismatch": "make item_count equal the number of items listed, " + _PLAN,
     "claim_not_active": _INSPECT + "; only a live claim can be closed",
     "config_missing": "initialize the database's config (rvault-db migrate DB), then run again",
     "config_path_not_object": "fix the config value at path: it must be an object",
@@ -48,9 +48,9 @@ HINTS: dict[str, str] = {
     "initialize_not_sole": "put initialize_database in a plan of its own, then the rest after",
     "invalid_argument": "pass a non-empty value for the option named by path",
     "invalid_expectation": "write the expectation as the exact record seen, or the missing "
-    "marker: " + _PLAN,
+    "marker, " + _PLAN,
     "invalid_schema_version": "fix schema_version at path (an integer the tool supports)",
-    "invalid_value": "fix the value at path: " + _PLAN,
+    "invalid_value": "fix the value at path, " + _PLAN,
     "invalid_visual_evidence": "re-run the deck's extraction and pass the new evidence",
     "legacy_claim_replay": _RECOVER,
     "media_changed": "the recording changed while it was measured: wait until it is fully "
@@ -63,7 +63,7 @@ HINTS: dict[str, str] = {
     "metadata_unavailable": "check the network and the YouTube id (yt-dlp must be current: "
     "pip install -U yt-dlp), then capture again",
     "missing_argument": "pass the option named by path",
-    "missing_field": "add the required field at path: " + _PLAN,
+    "missing_field": "add the required field at path, " + _PLAN,
     "missing_marker_as_value": "to remove a field use delete: true, not the missing marker",
     "mixed_batch": _RECOVER,
     "not_regular_file": "pass the database file (VAULT/tracking-database.json), not a directory",
@@ -86,10 +86,9 @@ HINTS: dict[str, str] = {
     "shownotes_subdir_invalid": _SHOWNOTES,
     "talk_not_found": "use a filename the database lists (rvault-db read DB), see the "
     "suggestions if any",
-    "unknown_field": "remove or rename the field at path: " + _PLAN,
-    "unknown_mutation_kind": "use one of the mutation kinds in the db-mutation-plan schema: "
-    + _PLAN,
+    "unknown_field": "remove or rename the field at path, " + _PLAN,
+    "unknown_mutation_kind": "use one of valid_kinds (closest lists the likely one), " + _PLAN,
     "unsupported_schema_version": "upgrade rvault-db, or migrate the database "
     "(rvault-db migrate DB)",
-    "wrong_type": "fix the type of the value at path: " + _PLAN,
+    "wrong_type": "fix the type of the value at path, " + _PLAN,
 }

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from rvault_contracts.cli import EXIT_OK, Refusal, emit, progress
+from rvault_contracts.suggest import closest, did_you_mean
 
 from rvault_returns_persistence.commands.common import (
     add_catalog_argument,
@@ -34,8 +35,10 @@ def handle(args: argparse.Namespace) -> int:
     if talk is None:
         raise Refusal(
             "talk_not_found",
-            f"{args.talk} is not exactly one talk of the database",
-            "$.talks",
+            f"{args.talk} is not exactly one talk of the database"
+            + did_you_mean(args.talk, db.talks),
+            "--talk",
+            closest=closest(args.talk, db.talks),
             hint="pass the talk's exact filename (rvault-db read DB lists them)",
         )
     skeleton, needs = scaffold_for(  # ScaffoldError is a cli-failure refusal

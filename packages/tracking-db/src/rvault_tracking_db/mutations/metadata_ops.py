@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from rvault_contracts.strict_json import json_equal
+from rvault_contracts.suggest import closest, did_you_mean
 
 from rvault_tracking_db.assessment.checks import DATE_RE
 from rvault_tracking_db.assessment.model import child
@@ -62,8 +63,12 @@ def apply_reviewed(database: dict[str, Any], mutation: Mutation) -> dict[str, An
         None,
     )
     if index is None:
+        known = [t.get("filename") for t in talks if isinstance(t, dict)]
         raise PlanRefusal(
-            "talk_not_found", f"no talk {filename!r}", child(mutation.path, "filename")
+            "talk_not_found",
+            f"no talk {filename!r}{did_you_mean(filename, known)}",
+            child(mutation.path, "filename"),
+            closest=closest(filename, known),
         )
     if live_claim(talks[index]) is not None:
         raise PlanRefusal(

@@ -14,6 +14,7 @@ from typing import Any
 
 from rvault_contracts.cli import Refusal
 from rvault_contracts.strict_json import StrictJSONError, json_equal, loads_strict
+from rvault_contracts.suggest import closest, did_you_mean
 
 from rvault_tracking_db.assessment.model import child, is_int, json_type
 
@@ -124,9 +125,10 @@ def _mutation(item: Any, path: str) -> Mutation:
     if kind not in KINDS:
         raise PlanRefusal(
             "unknown_mutation_kind",
-            f"unknown mutation kind {kind!r}",
+            f"unknown mutation kind {kind!r}{did_you_mean(str(kind), KINDS)}",
             child(path, "kind"),
             valid_kinds=list(KINDS),
+            closest=closest(str(kind), KINDS),
             hint="use one of: " + ", ".join(KINDS),
         )
     required, optional = _FIELDS[kind]

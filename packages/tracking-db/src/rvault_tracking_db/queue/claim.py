@@ -25,6 +25,7 @@ from typing import Any
 
 from rvault_contracts.canonical import is_sha256_hex
 from rvault_contracts.cli import Refusal
+from rvault_contracts.suggest import closest, did_you_mean
 
 from rvault_tracking_db.capabilities import SourceRoots, source_capabilities
 from rvault_tracking_db.queue.baseline import (
@@ -146,7 +147,15 @@ def _select(
             seen.add(name)
             positions = index.get(name, [])
             if not positions:
-                raise Refusal("talk_not_found", f"no talk has filename {name}", where)
+                known = [t.get("filename") for t in talks if isinstance(t, Mapping)]
+                raise Refusal(
+                    "talk_not_found",
+                    f"no talk has filename {name}{did_you_mean(name, known)}",
+                    "--talk",
+                    closest=closest(name, known),
+                    request_path=where,
+                    hint="`rvault-db status DB` lists every talk and its filename",
+                )
             if len(positions) > 1:
                 raise Refusal(
                     "duplicate_filename",

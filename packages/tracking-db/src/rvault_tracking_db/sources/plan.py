@@ -12,6 +12,7 @@ from typing import Any
 
 from rvault_contracts.cli import Refusal
 from rvault_contracts.strict_json import StrictJSONError, json_path, loads_strict
+from rvault_contracts.suggest import closest, did_you_mean
 
 from rvault_tracking_db.mutations.plan import MISSING_MARKER
 from rvault_tracking_db.schema_refusal import check_document, kinds_of
@@ -65,9 +66,10 @@ def parse_source_plan(document: Any) -> SourcePlan:
             if isinstance(item, dict) and "kind" in item and kind not in kinds:
                 raise Refusal(
                     "unknown_mutation_kind",
-                    f"unknown source change kind {kind!r}",
+                    f"unknown source change kind {kind!r}{did_you_mean(str(kind), kinds)}",
                     json_path("$", "mutations", index, "kind"),
                     valid_kinds=kinds,
+                    closest=closest(str(kind), kinds),
                     hint="use one of: " + ", ".join(kinds),
                 )
     check_document(ARTIFACT, VERSION, document, what="source plan")

@@ -9,8 +9,12 @@ saved, reviewed and replayed with ``sources``.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
+
+from rvault_contracts.cli import Refusal
+from rvault_contracts.strict_json import json_path
+from rvault_contracts.suggest import closest, did_you_mean
 
 from rvault_tracking_db.apply_protocol import ApplyRequest, Session, session
 from rvault_tracking_db.capabilities import SourceRoots
@@ -36,14 +40,19 @@ def run_sources(
         current.require_current_root(command)
         # a shortcut's plan is decoded like a file's: it meets the same contract
         built = parse_source_plan(plan(current)) if callable(plan) else plan
-        return _run(current, built, command)
+        return _run(current, built, command, shortcut=callable(plan))
 
 
-def _run(current: Session, plan: SourcePlan, command: str) -> dict[str, Any]:
+def _run(current: Session, plan: SourcePlan, command: str, *, shortcut: bool) -> dict[str, Any]:
     result = current.result
     assert result.database is not None and result.assessment is not None
     roots = SourceRoots.from_config(current.vault_root, result.database.get("config"))
-    outcome = apply_source_plan(result.database, plan, roots)
+    try:
+        outcome = apply_source_plan(result.database, plan, roots)
+    except Refusal as refusal:
+        if refusal.code != "talk_not_found":
+            raise
+        raise _talk_not_found(refusal, plan, result.database, shortcut) from None
     verdict = assess_candidate(
         outcome.database, result.database_path, (result.database, result.assessment)
     )
@@ -74,3 +83,35 @@ def _run(current: Session, plan: SourcePlan, command: str) -> dict[str, Any]:
         "capabilities": outcome.capabilities,
         "warnings": [issue.to_dict() for issue in verdict.warnings],
     }
+
+
+def _talk_not_found(
+    refusal: Refusal, plan: SourcePlan, database: Mapping[str, Any], shortcut: bool
+) -> Refusal:
+    """The refusal with the closest filenames, at the option typed when a shortcut built the plan.
+
+    A shortcut's plan is generated from ``--talk``; its JSON path
+    (``$["mutations"][0]["filename"]``) names nothing the person wrote, so it
+    moves to ``plan_path`` and the path is the option.
+    """
+    typed = next(
+        (
+            c.body.get("filename")
+            for c in plan.changes
+            if refusal.path == json_path(c.path, "filename")
+        ),
+        None,
+    )
+    talks = database.get("talks")
+    known = (
+        [t.get("filename") for t in talks if isinstance(t, Mapping)]
+        if isinstance(talks, list)
+        else []
+    )
+    context = dict(refusal.context)
+    if isinstance(typed, str):
+        context["closest"] = closest(typed, known)
+    message = refusal.message + (did_you_mean(typed, known) if isinstance(typed, str) else "")
+    if shortcut:
+        context["plan_path"] = refusal.path
+    return Refusal(refusal.code, message, "--talk" if shortcut else refusal.path, **context)
