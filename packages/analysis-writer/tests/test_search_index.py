@@ -80,6 +80,11 @@ def test_index_script_assigns_one_ascii_global() -> None:
     assert index_script(_documents()) == index_script(_documents())  # same bytes
 
 
-def test_chunks_keep_line_numbers() -> None:
-    lines = ["one", "two", "", "", "", "", "", "", "", "", "", "", "thirteen"]
-    assert list(chunks(lines, 6)) == [(1, 6, "one\ntwo\n\n\n\n"), (13, 13, "thirteen")]
+def test_chunks_are_word_counted_passages_with_their_lines() -> None:
+    lines = ["one two", "", "three four five six seven", "eight"]
+    assert list(chunks(lines, 3)) == [
+        (1, 3, 0, "one two three"),
+        (3, 3, 3, "four five six"),
+        (3, 4, 6, "seven eight"),
+    ]
+    assert list(chunks(["a " * 130], 60))[-1][:3] == (1, 1, 120)  # one long Whisper line

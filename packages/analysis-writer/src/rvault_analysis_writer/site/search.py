@@ -18,9 +18,9 @@ the field lengths count distinct raw tokens as MiniSearch's ``add`` does.
 
 Documents: one per analysed talk (title, rhetoric notes, areas for
 improvement, adherence, the detected patterns and their evidence), one per
-chunk of :data:`CHUNK_LINES` transcript lines (with the line range and the
-time its first line starts, linked to the recording at that second when the
-talk has a public video) and one per slide page with a text layer.
+passage of :data:`CHUNK_WORDS` transcript words (with its line range and the
+time its first word was said, linked to the recording at that second when
+the talk has a public video) and one per slide page with a text layer.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import Any
 
 FIELDS = ("title", "text")
 STORED = ("page", "title", "kind", "label", "moment", "snippet")
-CHUNK_LINES = 6
+CHUNK_WORDS = 60
 SNIPPET_CHARS = 240
 SERIALIZATION_VERSION = 2
 GLOBAL = "RVAULT_SEARCH_INDEX"
@@ -110,10 +110,13 @@ def index_script(documents: Sequence[Document]) -> bytes:
     return f"window.{GLOBAL} = {body};\n".encode("ascii")
 
 
-def chunks(lines: Sequence[str], size: int = CHUNK_LINES) -> Iterable[tuple[int, int, str]]:
-    """``(first line, last line, text)`` of every ``size`` lines that hold a word (1-based)."""
-    for start in range(0, len(lines), size):
-        part = lines[start : start + size]
-        text = "\n".join(part)
-        if text.strip():
-            yield start + 1, start + len(part), text
+def chunks(lines: Sequence[str], size: int = CHUNK_WORDS) -> Iterable[tuple[int, int, int, str]]:
+    """``(first line, last line, first word, text)`` of every ``size`` words (1-based lines,
+    0-based word index), so a transcript of short cues and one of long Whisper lines both
+    give passages of a readable length, each placed at its first word."""
+    words: list[tuple[int, str]] = [
+        (number, word) for number, line in enumerate(lines, start=1) for word in line.split()
+    ]
+    for start in range(0, len(words), size):
+        part = words[start : start + size]
+        yield part[0][0], part[-1][0], start, " ".join(word for _, word in part)

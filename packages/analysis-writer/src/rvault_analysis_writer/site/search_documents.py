@@ -41,16 +41,12 @@ def _analysis(page: TalkPage, name: str, scrub: Scrubber) -> Document:
     )
 
 
-def _first_time(starts: Sequence[float | None], first: int, last: int) -> float | None:
-    return next((t for t in starts[first - 1 : last] if t is not None), None)
-
-
 def _transcript(page: TalkPage, name: str, scrub: Scrubber) -> list[Document]:
     transcript = page.row.evidence.transcript
     out = []
-    for first, last, text in chunks(transcript.lines):
-        at = _first_time(transcript.line_starts, first, last)
-        label = f"transcript lines {first}-{last}"
+    for first, last, word, text in chunks(transcript.lines):
+        at = transcript.word_starts[word] if word < len(transcript.word_starts) else None
+        label = f"transcript line {first}" if first == last else f"transcript lines {first}-{last}"
         if at is not None:
             label += f", at {where(at, page.video_id, page.local_recording)}"
         clean = scrub.text(text)
