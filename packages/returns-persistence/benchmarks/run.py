@@ -12,6 +12,7 @@ slide PDF, so validate pays for what it re-proves: one re-extraction and
 one PDF probe per return, in pptx-evidence worker subprocesses.
 
     .venv/bin/python packages/returns-persistence/benchmarks/run.py [--runs N] [--audited]
+        [--talks N] [--members N]    # one return, small vault: --talks 20 --members 1
 """
 
 from __future__ import annotations
@@ -56,9 +57,11 @@ def filler_talk(i: int) -> dict[str, Any]:
     }
 
 
-def build(root: Path, audited: bool = False) -> tuple[Path, Path]:
-    names = [f"2024-06-{i + 1:02d}-member.md" for i in range(MEMBERS)]
-    talks = [filler_talk(i) for i in range(TALKS - MEMBERS)]
+def build(
+    root: Path, audited: bool = False, talks_count: int = TALKS, members_count: int = MEMBERS
+) -> tuple[Path, Path]:
+    names = [f"2024-06-{i + 1:02d}-member.md" for i in range(members_count)]
+    talks = [filler_talk(i) for i in range(talks_count - members_count)]
     pptx = []
     members = []
     for i, name in enumerate(names):
@@ -151,6 +154,8 @@ def main() -> int:
     parser.add_argument(
         "--audited", action="store_true", help="returns carry a real native_deck_audit"
     )
+    parser.add_argument("--talks", type=int, default=TALKS, help="talks in the database")
+    parser.add_argument("--members", type=int, default=MEMBERS, help="returns in the batch")
     args = parser.parse_args()
     script = Path(sys.executable).parent / "rvault-returns"
     # Measure the tool as installed: byte-compiled modules (a wheel install compiles them;
@@ -158,7 +163,7 @@ def main() -> int:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        db, batch = build(root, args.audited)
+        db, batch = build(root, args.audited, args.talks, args.members)
         size_mb = db.stat().st_size / 1e6
         argv = [str(script), "validate", str(batch), "--db", str(db)]
         timed(argv, env)  # warm-up: byte-compile, page cache
@@ -166,15 +171,16 @@ def main() -> int:
         for _ in range(args.runs):
             wall, cpu, done = timed(argv, env)
             report = json.loads(done.stdout)
-            assert done.returncode == 0 and report["valid_count"] == MEMBERS, done.stdout[:2000]
+            valid = done.returncode == 0 and report["valid_count"] == args.members
+            assert valid, done.stdout[:2000]
             walls.append(wall)
             cpus.append(cpu)
         startup = [timed([str(script), "--version"], env)[0] for _ in range(3)]
     load = os.getloadavg()[0]
     table(
         [
-            ("database talks / size", f"{TALKS} / {size_mb:.1f} MB"),
-            ("returns x (ledger slides, detections)", f"{MEMBERS} x ({SLIDES}, 30)"),
+            ("database talks / size", f"{args.talks} / {size_mb:.1f} MB"),
+            ("returns x (ledger slides, detections)", f"{args.members} x ({SLIDES}, 30)"),
             ("returns carry a native_deck_audit", "yes" if args.audited else "no"),
             (f"validate wall, median of {args.runs} (s)", f"{statistics.median(walls):.3f}"),
             ("validate wall, min (s)", f"{min(walls):.3f}"),
