@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -157,9 +158,31 @@ def test_dry_runs_take_no_lock_and_apply_binds_to_their_digest(
     assert dry["database_written"] is False
     assert not lock_path_for(db).exists(), "a dry run must not create the writer lock"
     assert snapshot_file(db) == before
-    code, applied = _run(*base, "--apply", "--expected-sha256", dry["input_sha256"])
+    writes = dry["output_sha256"] != dry["input_sha256"]
+    apply_args = (*base, "--apply", "--expected-sha256", dry["input_sha256"])
+    if writes:  # the dry run names its apply: the same words, quoted, with the digest
+        assert dry["next_command"] == shlex.join(["rvault-db", *map(str, apply_args)]), dry
+    else:
+        assert dry["next_command"] is None, dry
+    code, applied = _run(*apply_args)
     assert code == 0, applied
     assert applied["output_sha256"] == dry["output_sha256"] == qb.sha(db.read_bytes())
+    assert applied["next_command"] is None
+
+
+def test_init_names_its_apply_with_the_missing_digest(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    db = vault / "tracking-database.json"
+    code, dry = _run("init", vault)
+    assert code == 0, dry
+    assert not db.exists()
+    assert dry["next_command"] == shlex.join(
+        ["rvault-db", "init", str(vault), "--apply", "--expected-sha256", "missing"]
+    )
+    code, applied = _run(*shlex.split(dry["next_command"])[1:])
+    assert code == 0 and applied["database_written"] is True, applied
+    assert applied["next_command"] is None and db.exists()
 
 
 def _claim_applied(db: Path) -> dict[str, Any]:

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from rvault_contracts.canonical import is_sha256_hex, sha256_bytes
-from rvault_contracts.cli import Refusal
+from rvault_contracts.cli import Refusal, apply_command
 from rvault_contracts.issues import Issue
 from rvault_contracts.writer import (
     FaultHook,
@@ -146,6 +146,9 @@ class ApplyRequest:
             )
 
 
+OUTPUT_DIGEST = "expected_sha256_is_output"
+
+
 @dataclass
 class Session:
     """One read of the database for one command, locked only when applying."""
@@ -154,6 +157,9 @@ class Session:
     result: ReadResult
     lock: WriterLock | None
     bound: bool = False
+    # A digest mismatch found at the read, raised once it is known whether the
+    # digest given is the dry run's output_sha256 (see :meth:`install`).
+    mismatch: Refusal | None = None
 
     @property
     def vault_root(self) -> Path:
@@ -166,6 +172,8 @@ class Session:
         if self.request.expected is None:
             assert self.request.digest_optional  # ApplyRequest.check refused it otherwise
             return
+        if self.mismatch is not None:
+            raise self.mismatch
         actual = MISSING if self.result.sha256 is None else self.result.sha256
         if self.request.expected != actual:
             raise Refusal(
@@ -176,6 +184,36 @@ class Session:
                 hint="the database changed since the dry run: " + DRY_RUN_HINT,
             )
         self.bound = True
+
+    def defer_mismatch(self) -> None:
+        """Bind the digest now, but hold a mismatch until :meth:`install` can tell its cause."""
+        try:
+            self.require_expected()
+        except Refusal as refusal:
+            if refusal.code != "expected_sha256_mismatch" or self.result.sha256 is None:
+                raise
+            self.mismatch = refusal
+
+    def _given_output_digest(self, new_bytes: bytes) -> Refusal | None:
+        """``expected_sha256_is_output`` when the digest given is what this write would produce.
+
+        The dry run prints two digests; passing ``output_sha256`` (the
+        database after the write) instead of ``input_sha256`` is a copy
+        mistake, not a database that changed since the dry run.
+        """
+        given = self.request.expected
+        if self.bound or given in (None, MISSING, self.result.sha256):
+            return None
+        if given != sha256_bytes(new_bytes):
+            return None
+        return Refusal(
+            OUTPUT_DIGEST,
+            "--expected-sha256 is the dry run's output_sha256 (the database after this write); "
+            "the database has not changed since the dry run",
+            "--expected-sha256",
+            input_sha256=self.result.sha256,
+            hint=f"pass the dry run's input_sha256: --expected-sha256 {self.result.sha256}",
+        )
 
     def require_current_root(self, command: str) -> None:
         version = self.result.assessment.root_version if self.result.assessment else None
@@ -201,6 +239,9 @@ class Session:
         """
         if not self.request.apply:
             return None
+        output_digest = self._given_output_digest(new_bytes)
+        if output_digest is not None:
+            raise output_digest
         self.require_expected()
         assert self.lock is not None
         try:
@@ -223,7 +264,10 @@ class Session:
         ``new_bytes`` is what an apply would install (``None``: nothing to
         write). ``dry_run_state`` is the contract's spelling of a dry run's
         durability (``null`` in the mutation/migration reports, ``dry_run``
-        in the queue and scan reports).
+        in the queue and scan reports). ``next_command`` is the exact command
+        that applies a dry run which would write (the same words with
+        ``--apply --expected-sha256 INPUT_SHA256``); ``None`` once applied, when
+        nothing would change, or outside a command line.
         """
         if write is not None:
             return {
@@ -235,8 +279,10 @@ class Session:
                 "durability_state": write.durability_state,
                 "warnings": list(write.warnings),
                 "write": write.to_dict(),
+                "next_command": None,
             }
         output = self.result.sha256 if new_bytes is None else sha256_bytes(new_bytes)
+        writes = new_bytes is not None and new_bytes != self.result.snapshot.data
         return {
             "mode": self.request.mode,
             "apply_requested": self.request.apply,
@@ -246,6 +292,9 @@ class Session:
             "durability_state": dry_run_state if not self.request.apply else "unchanged",
             "warnings": [],
             "write": None,
+            "next_command": apply_command(self.result.sha256)
+            if writes and not self.request.apply
+            else None,
         }
 
 
@@ -270,8 +319,16 @@ def session(
             with writer_lock(path) as lock:
                 current = Session(request, _read(path, request, tolerate), lock)
                 if not bind_late:
-                    current.require_expected()
-                yield current
+                    current.defer_mismatch()
+                try:
+                    yield current
+                except Refusal as refusal:
+                    # the database changed since the dry run: that comes first
+                    if current.mismatch is not None and refusal.code != OUTPUT_DIGEST:
+                        raise current.mismatch from None
+                    raise
+                if current.mismatch is not None:
+                    raise current.mismatch
         else:
             yield Session(request, _read(path, request, tolerate), None)
     except WriterError as exc:

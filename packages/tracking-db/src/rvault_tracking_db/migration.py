@@ -166,6 +166,7 @@ def _run(current: Session) -> dict[str, Any]:
         "from_root_schema_version": result.assessment.root_version,
         "input_sha256": result.sha256,
         "mode": current.request.mode,
+        "next_command": outcome["next_command"],
         "ok": True,
         "output_sha256": outcome["output_sha256"],
         "schema_version": MIGRATION_REPORT_VERSION,

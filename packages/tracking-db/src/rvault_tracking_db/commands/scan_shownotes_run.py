@@ -52,6 +52,7 @@ def run_scan(args: argparse.Namespace) -> int:
         "schema_version": REPORT_VERSION,
         "ok": True,
         "mode": outcome["mode"],
+        "next_command": outcome["next_command"],
         "operation": source.operation,
         "apply_requested": outcome["apply_requested"],
         "database_written": outcome["database_written"],

@@ -124,6 +124,7 @@ def _run(current: Session, plan: Plan) -> dict[str, Any]:
         "durability_state": outcome["durability_state"] if write is not None else None,
         "input_sha256": result.sha256,
         "mode": current.request.mode,
+        "next_command": outcome["next_command"],
         "ok": True,
         "output_sha256": outcome["output_sha256"],
         "schema_version": MUTATION_REPORT_VERSION,

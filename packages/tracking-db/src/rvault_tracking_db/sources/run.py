@@ -78,6 +78,7 @@ def _run(current: Session, plan: SourcePlan, command: str, *, shortcut: bool) ->
         "database_written": fields["database_written"],
         "durability_state": fields["durability_state"] if write is not None else None,
         "write": fields["write"],
+        "next_command": fields["next_command"],
         "plan": plan.document,
         "changes": outcome.changes,
         "capabilities": outcome.capabilities,
