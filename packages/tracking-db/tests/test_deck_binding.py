@@ -126,7 +126,7 @@ def test_record_deck_refuses_a_contradicted_binding_and_records_a_proven_one(
             "rvault-db",
             "record-deck",
             db,
-            "pptx/cost-myths.json",
+            db.parent / "pptx" / "cost-myths.json",
             "--talk",
             JAVA["filename"],
             *mode,
@@ -136,7 +136,9 @@ def test_record_deck_refuses_a_contradicted_binding_and_records_a_proven_one(
         assert error["error"]["code"] == "deck_binding_contradicted"
         assert error["proof"]["decision"] == "contradicted" and error["hint"]
         assert snapshot_file(db) == before
-    result = applied("record-deck", db, "pptx/cost-myths.json", "--talk", K8S["filename"])
+    result = applied(
+        "record-deck", db, db.parent / "pptx" / "cost-myths.json", "--talk", K8S["filename"]
+    )
     assert result.returncode == 0, result.stdout
     talk = json.loads(db.read_bytes())["talks"][0]
     assert talk["pptx_path"] == "Devoxx/2023/Cost Myths.pptx"
@@ -152,7 +154,7 @@ def test_preflight_re_proves_a_binding_made_by_hand(
 ) -> None:
     """A deck put on the wrong talk without record-deck is found by the sweep."""
     db = _vault(tmp_path, extracted)
-    assert applied("record-deck", db, "pptx/cost-myths.json").returncode == 0
+    assert applied("record-deck", db, db.parent / "pptx" / "cost-myths.json").returncode == 0
     document = json.loads(db.read_bytes())
     document["talks"][1]["pptx_path"] = "Devoxx/2023/Cost Myths.pptx"
     document["pptx_catalog"][0]["talk_filename"] = JAVA["filename"]

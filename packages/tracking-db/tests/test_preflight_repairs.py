@@ -93,7 +93,9 @@ def _broken_vault(tmp_path: Path) -> Path:
         "2023-10-04",
     )
     assert stored.returncode == 0, stored.stdout
-    assert _dry_then_apply("record-deck", db, "pptx/cost-myths.json").returncode == 0
+    assert (
+        _dry_then_apply("record-deck", db, db.parent / "pptx" / "cost-myths.json").returncode == 0
+    )
     document = qb.read_db(db)
     document["talks"][2]["pptx_path"] = DECK
     document["pptx_catalog"][0]["talk_filename"] = JAVA
@@ -196,11 +198,16 @@ def test_each_fault_is_blocking_and_the_scripted_repairs_clear_them(
     )
     assert _dry_then_apply("sources", db, repair).returncode == 0
     before = snapshot_file(db)
-    wrong = run_cli("rvault-db", "record-deck", db, "pptx/cost-myths.json", "--talk", JAVA)
+    wrong = run_cli(
+        "rvault-db", "record-deck", db, db.parent / "pptx" / "cost-myths.json", "--talk", JAVA
+    )
     assert wrong.json["error"]["code"] == "deck_binding_contradicted"
     assert snapshot_file(db) == before
     assert (
-        _dry_then_apply("record-deck", db, "pptx/cost-myths.json", "--talk", COST).returncode == 0
+        _dry_then_apply(
+            "record-deck", db, db.parent / "pptx" / "cost-myths.json", "--talk", COST
+        ).returncode
+        == 0
     )
 
     code, found = _blocking(db)

@@ -29,6 +29,7 @@ from typing import Any
 from rvault_tracking_db.assessment.trouble import by_talk, needs_requeue
 from rvault_tracking_db.capabilities import ROOT_PPTX, SourceRoots, open_under_root, resolve
 from rvault_tracking_db.media_probe import check_recording
+from rvault_tracking_db.preflight.run import identity_by_talk
 from rvault_tracking_db.queue.batches import live_claim
 from rvault_tracking_db.queue.claims import CLAIMABLE_STATUSES
 from rvault_tracking_db.reader import ReadResult
@@ -268,6 +269,7 @@ def build_status(result: ReadResult) -> dict[str, Any]:
         if isinstance(r, Mapping) and isinstance(r.get("pptx_path"), str)
     }
     trouble = by_talk(result.assessment.warnings)
+    identity = identity_by_talk(database, vault_root)  # issue 29: identity findings per talk
     rows: list[dict[str, Any]] = []
     for position, talk in enumerate(database.get("talks") or []):
         if not isinstance(talk, Mapping):
@@ -287,6 +289,7 @@ def build_status(result: ReadResult) -> dict[str, Any]:
             "media": _media(talk, vault_root),
             "slides": _slides(talk, vault_root),
             "evidence_issues": trouble.get(position, []),
+            "identity": identity.get(position, {"blocking": 0, "warnings": 0, "findings": []}),
             "active_claim": None
             if claim is None
             else {k: claim.get(k) for k in ("run_id", "batch_id", "claimed_at")},
@@ -351,6 +354,8 @@ def _cell(row: dict[str, Any], column: str) -> str:
         return str(row["filename"])
     if column == "status":
         issues = row.get("evidence_issues") or []
+        blocking = [f for f in row["identity"]["findings"] if f["severity"] == "blocking"]
+        issues = issues or blocking
         return status_label(row) + (f" [{issues[0]['code']}]" if issues else "")
     if column == "transcript":
         t = row["transcript"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from typing import Any
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
 from rvault_tracking_db.capabilities import open_under_root
+from rvault_tracking_db.identity import matching
 from rvault_tracking_db.identity.deck_binding import FIELD, BindingProof, prove_binding
 
 MAX_EXTRACTION_BYTES = 256 * 1024 * 1024
@@ -71,6 +72,24 @@ def read_extraction(vault_root: Path, relative: str, sha256: str | None) -> tupl
         return None, "extraction_malformed"
 
 
+class _TitleIndex:
+    """The talks sharing a distinctive title word with a deck's title slide.
+
+    Only such a talk can be the one a title slide names instead, so the proof
+    compares against these, not against every talk of the vault.
+    """
+
+    def __init__(self, talks: Sequence[tuple[int, Mapping[str, Any]]]) -> None:
+        self.by_word: dict[str, list[int]] = {}
+        for position, (_, talk) in enumerate(talks):
+            for word in matching.significant(talk.get("title")):
+                self.by_word.setdefault(word, []).append(position)
+
+    def named_by(self, text: object) -> list[int]:
+        words = matching.significant(text)
+        return sorted({p for w in words for p in self.by_word.get(w, ())})
+
+
 def _catalog(database: Mapping[str, Any]) -> dict[str, tuple[int, Mapping[str, Any]]]:
     out: dict[str, tuple[int, Mapping[str, Any]]] = {}
     for index, record in enumerate(database.get("pptx_catalog") or []):
@@ -81,7 +100,7 @@ def _catalog(database: Mapping[str, Any]) -> dict[str, tuple[int, Mapping[str, A
 
 def check_binding(
     talk: Mapping[str, Any],
-    others: list[Mapping[str, Any]],
+    others: Callable[[object], list[Mapping[str, Any]]],
     entry: tuple[int, Mapping[str, Any]] | None,
     vault_root: Path,
     reader: Any,
@@ -93,26 +112,39 @@ def check_binding(
     if not isinstance(artifact.get("path"), str):
         return None, None, "no_extraction_recorded"
     if reader is None:
-        return None, None, "pptx_evidence_not_installed"
+        return None, None, "not_rechecked"
     document, digest = read_extraction(vault_root, artifact["path"], artifact.get("sha256"))
     if not isinstance(document, Mapping):
         return None, None, digest
-    return prove_binding(talk, reader(document), others), digest, None
+    facts = reader(document)
+    return prove_binding(talk, facts, others(facts.get("title_text"))), digest, None
 
 
 def sweep(
-    database: Mapping[str, Any], talks: Sequence[tuple[int, Mapping[str, Any]]], vault_root: Path
+    database: Mapping[str, Any],
+    talks: Sequence[tuple[int, Mapping[str, Any]]],
+    vault_root: Path,
+    *,
+    recheck: bool = True,
 ) -> list[BindingCheck]:
-    """Every talk's deck binding, re-proven where its extraction can be read."""
+    """Every talk's deck binding, re-proven where its extraction can be read.
+
+    ``recheck=False`` reads no extraction: each binding is judged by the proof
+    stored on the talk (what ``status`` shows without touching the decks).
+    """
     catalog = _catalog(database)
-    reader = facts_reader()
+    reader = facts_reader() if recheck else None
+    titles = _TitleIndex(talks if reader is not None else ())
     checks = []
     for index, talk in talks:
         path = talk.get("pptx_path")
         if not isinstance(path, str) or not path:
             continue
         entry = catalog.get(path)
-        others = [t for i, t in talks if i != index]
+
+        def others(text: object, index: int = index) -> list[Mapping[str, Any]]:
+            return [talks[p][1] for p in titles.named_by(text) if talks[p][0] != index]
+
         proof, digest, unavailable = check_binding(talk, others, entry, vault_root, reader)
         stored = talk.get(FIELD)
         filename = talk.get("filename")

@@ -12,9 +12,11 @@ the ledger exists so a rejected source never comes back.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from rvault_tracking_db.identity.recording import catalog_video_id
+from rvault_tracking_db.ids import provider_id
 from rvault_tracking_db.preflight.findings import Findings, TalkRef
 from rvault_tracking_db.rejections import match_rejection
 
@@ -36,9 +38,7 @@ def check_duplicates(talks: Talks, findings: Findings) -> None:
             continue
         names = {ref.filename for ref, _ in members}
         canonical = [
-            (ref, talk)
-            for ref, talk in members
-            if _relation_target(talk) not in names - {ref.filename}
+            (ref, talk) for ref, talk in members if not _points_within(talk, ref.filename, names)
         ]
         for ref, _talk in canonical[1:]:
             findings.block(
@@ -50,6 +50,12 @@ def check_duplicates(talks: Talks, findings: Findings) -> None:
                 expected={"source_relation": {"target_filename": canonical[0][0].filename}},
                 actual=video,
             )
+
+
+def _points_within(talk: Mapping[str, Any], own: str | None, names: set[str | None]) -> bool:
+    """Whether the talk's relation names another member of its recording's group."""
+    target = _relation_target(talk)
+    return target is not None and target != own and target in names
 
 
 def _relation_target(talk: Mapping[str, Any]) -> str | None:
@@ -88,6 +94,24 @@ def check_relations(talks: Talks, findings: Findings) -> None:
             )
 
 
+@lru_cache(maxsize=65536)
+def _provider_id(source_type: str, url: str) -> str | None:
+    return provider_id(source_type, url)
+
+
+def _may_reject(source_type: str, url: str, record: Any) -> bool:
+    """A cached pre-check of :func:`match_rejection`'s rule (same URL or provider ID)."""
+    if not isinstance(record, Mapping) or record.get("source_type") != source_type:
+        return False
+    stored = record.get("url")
+    if not isinstance(stored, str):
+        return False
+    if stored == url:
+        return True
+    candidate = _provider_id(source_type, url)
+    return candidate is not None and candidate == _provider_id(source_type, stored)
+
+
 def check_rejections(ref: TalkRef, talk: Mapping[str, Any], findings: Findings) -> None:
     rejections = talk.get("source_rejections")
     if not isinstance(rejections, list):
@@ -96,6 +120,8 @@ def check_rejections(ref: TalkRef, talk: Mapping[str, Any], findings: Findings) 
         url = talk.get(name)
         if not isinstance(url, str):
             continue
+        if not any(_may_reject(source_type, url, r) for r in rejections):
+            continue  # the common case, decided without parsing a URL twice
         matched = match_rejection(source_type, url, rejections)
         if matched is not None:
             findings.block(

@@ -29,9 +29,12 @@ def check_decks(
     talks: Sequence[tuple[TalkRef, Mapping[str, Any]]],
     roots: SourceRoots,
     findings: Findings,
+    *,
+    recheck: bool = True,
 ) -> None:
     refs = {ref.index: ref for ref, _ in talks}
-    checks = sweep(database, [(ref.index, talk) for ref, talk in talks], Path(roots.vault_root))
+    indexed = [(ref.index, talk) for ref, talk in talks]
+    checks = sweep(database, indexed, Path(roots.vault_root), recheck=recheck)
     for check in checks:
         finding_for(check, refs[check.talk_index], findings)
 

@@ -9,7 +9,7 @@ reviewer needs. Consumers route on ``severity`` and ``code`` only.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from rvault_contracts.strict_json import json_path
@@ -74,9 +74,18 @@ class Findings:
         self._keep(Finding(WARNING, code, path, message), talk, values)
 
     def _keep(self, finding: Finding, talk: TalkRef | None, values: dict[str, Any]) -> None:
-        if talk is not None:
-            finding = replace(finding, filename=talk.filename, talk_index=talk.index)
-        self.items.append(replace(finding, **values))
+        self.items.append(
+            Finding(
+                finding.severity,
+                finding.code,
+                finding.path,
+                finding.message,
+                None if talk is None else talk.filename,
+                None if talk is None else talk.index,
+                values.get("expected"),
+                values.get("actual"),
+            )
+        )
 
     def sorted(self) -> list[Finding]:
         return sorted(self.items, key=Finding.sort_key)

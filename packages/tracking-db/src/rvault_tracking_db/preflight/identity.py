@@ -16,8 +16,7 @@ from typing import Any
 
 from rvault_tracking_db.identity import matching
 from rvault_tracking_db.identity.matching import AGREE, CONFLICT
-from rvault_tracking_db.identity.recording import catalog_video_id
-from rvault_tracking_db.ids import youtube_id
+from rvault_tracking_db.identity.recording import catalog_video_id, url_video_id
 from rvault_tracking_db.preflight.findings import Findings, TalkRef
 
 YOUTUBE_ID_MISMATCH = "youtube_id_mismatch"
@@ -36,7 +35,8 @@ CATALOG_DURATION_FIELDS = ("duration_seconds", "video_duration_seconds", "talk_d
 
 
 def check_youtube_id(talk: Mapping[str, Any], ref: TalkRef, findings: Findings) -> None:
-    parsed = youtube_id(talk.get("video_url"))
+    url = talk.get("video_url")
+    parsed = url_video_id(url) if isinstance(url, str) else None
     stored = talk.get("youtube_id")
     if parsed is not None and stored is not None and stored != parsed:
         findings.block(

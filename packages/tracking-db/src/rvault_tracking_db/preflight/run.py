@@ -17,7 +17,7 @@ from typing import Any
 from rvault_tracking_db.capabilities import SourceRoots
 from rvault_tracking_db.preflight import artifacts, collisions, decks, identity, pdfs
 from rvault_tracking_db.preflight.authority import locate, read_with_root
-from rvault_tracking_db.preflight.findings import Findings, TalkRef
+from rvault_tracking_db.preflight.findings import BLOCKING, Findings, TalkRef
 
 REPORT_VERSION = 1
 
@@ -56,20 +56,46 @@ def check_talks(
     talks: list[tuple[TalkRef, Mapping[str, Any]]],
     vault_root: Path,
     findings: Findings,
+    *,
+    full: bool = True,
 ) -> None:
-    """Every per-talk and cross-talk check over an already-read database."""
+    """Every per-talk and cross-talk check over an already-read database.
+
+    ``full=False`` is the light view ``status`` and the site show: the
+    identity, collision and rejection checks and each deck binding's stored
+    proof, without opening artifacts, probing PDFs or re-reading extractions.
+    """
     config = database.get("config")
     config = config if isinstance(config, Mapping) else {}
     roots = SourceRoots.from_config(vault_root, config)
-    probe = pdfs.pdf_prober()
+    probe = pdfs.pdf_prober() if full else None
     for ref, talk in talks:
         identity.check_youtube_id(talk, ref, findings)
         identity.check_source_identity(talk, config, ref, findings)
         collisions.check_rejections(ref, talk, findings)
-        artifacts.check_artifacts(ref, talk, roots, findings, probe)
+        if full:
+            artifacts.check_artifacts(ref, talk, roots, findings, probe)
     collisions.check_duplicates(talks, findings)
     collisions.check_relations(talks, findings)
-    decks.check_decks(database, talks, roots, findings)
+    decks.check_decks(database, talks, roots, findings, recheck=full)
+
+
+def identity_by_talk(database: Mapping[str, Any], vault_root: Path) -> dict[int, dict[str, Any]]:
+    """Each talk's identity findings (the light view), keyed by its index in ``talks``.
+
+    ``{"blocking": n, "warnings": n, "findings": [...]}`` for every talk that
+    has any; the deck binding's stored decision comes with it.
+    """
+    findings = Findings()
+    check_talks(database, _talks(database), vault_root, findings, full=False)
+    out: dict[int, dict[str, Any]] = {}
+    for finding in findings.sorted():
+        if finding.talk_index is None:
+            continue
+        entry = out.setdefault(finding.talk_index, {"blocking": 0, "warnings": 0, "findings": []})
+        entry["blocking" if finding.severity == BLOCKING else "warnings"] += 1
+        entry["findings"].append(finding.to_dict())
+    return out
 
 
 def _talks(database: Mapping[str, Any]) -> list[tuple[TalkRef, Mapping[str, Any]]]:
