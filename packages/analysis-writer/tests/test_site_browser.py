@@ -140,3 +140,17 @@ def test_axe_sees_a_violation_when_there_is_one(browser: Browser, outdir: Path) 
         "document.createElement('img'), {src: 'chart-coverage.svg'})); 1"
     )
     assert "image-alt" in {v["id"] for v in _serious(browser.axe())}
+
+
+def test_talk_page_prints_with_its_details_open(browser: Browser, outdir: Path) -> None:
+    browser.open(outdir / TIMED_TALK)
+    probe = (
+        "[document.querySelector('table.provenance').checkVisibility(),"
+        " getComputedStyle(document.querySelector('header.site')).display]"
+    )
+    assert browser.evaluate(probe) == [False, "flex"]  # on screen: provenance folded away
+    browser.call("Emulation.setEmulatedMedia", session=True, media="print")
+    try:
+        assert browser.evaluate(probe) == [True, "none"]  # printed: open, no site header
+    finally:
+        browser.call("Emulation.setEmulatedMedia", session=True, media="")

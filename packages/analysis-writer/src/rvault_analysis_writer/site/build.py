@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from rvault_analysis_writer.placement import check_output_directory
 from rvault_analysis_writer.site import charts, render
 from rvault_analysis_writer.site.evidence import Evidence, evidence_job
 from rvault_analysis_writer.site.feedback import read_feedback
+from rvault_analysis_writer.site.identity import IdentityNote, identity_notes
 from rvault_analysis_writer.site.output import MANIFEST, install_site
 from rvault_analysis_writer.site.overview import ANALYSED_STATUSES, TalkRow, build_rows, totals
 from rvault_analysis_writer.site.parallel import ordered_map
@@ -125,6 +126,7 @@ class _Read:
     catalog: Catalog
     rows: list[TalkRow]
     vault_root: Path
+    identity: dict[str, tuple[IdentityNote, ...]] = field(default_factory=dict)
 
 
 def _read(request: SiteRequest, progress: Callable[[str], None]) -> _Read:
@@ -147,7 +149,8 @@ def _read(request: SiteRequest, progress: Callable[[str], None]) -> _Read:
     evidence = ordered_map(evidence_job, jobs)
     _refuse_invalid_ledgers(talks, evidence)
     rows = build_rows(talks, evidence, catalog.fingerprint)
-    return _Read(read.sha256 or "", catalog, rows, vault_root)
+    identity = identity_notes(database, vault_root)
+    return _Read(read.sha256 or "", catalog, rows, vault_root, identity)
 
 
 @dataclass
@@ -175,6 +178,7 @@ def _talk_pages(
         lanes = feedback.for_receipt(row.receipt.payload_sha256 if row.receipt else None)
         note = _thumbnail_note(row, thumbs)
         page = talk_page(row, read.catalog, images, note, lanes, scrubber)
+        page = replace(page, identity=read.identity.get(row.filename, ()))
         if request.search:
             out.documents.extend(talk_documents(page, thumbs.texts if thumbs else (), scrubber))
         out.bodies[row.page] = render.render("talk.html.j2", page=page, site=site)

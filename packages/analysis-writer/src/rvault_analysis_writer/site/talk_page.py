@@ -121,6 +121,7 @@ class TalkPage:
     feedback_note: str | None
     video_id: str | None = None
     local_recording: str | None = None
+    identity: tuple[Any, ...] = ()  # site.identity.IdentityNote: source-identity findings
 
 
 @dataclass(frozen=True)
