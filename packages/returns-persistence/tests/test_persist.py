@@ -178,6 +178,25 @@ def test_partial_batch_is_refused(vault: Any, snapshot_file: Any) -> None:
     assert snapshot_file(db) == before
 
 
+def test_a_batch_persisted_again_says_so_with_its_receipts(vault: Any, snapshot_file: Any) -> None:
+    """Not claim_not_active and "fix every error": nothing to do, and where the receipt is."""
+    db, names = vault
+    returns = batch(db, names)
+    first = _persist_cli(db, returns)
+    assert first.returncode == 0, first.stdout + first.stderr
+    before = snapshot_file(db)
+    document = _refused(_persist_cli(db, returns), "batch_already_persisted")
+    assert snapshot_file(db) == before
+    stored = {t["filename"]: t for t in json.loads(db.read_text())["talks"]}
+    assert sorted(r["filename"] for r in document["receipts"]) == sorted(names)
+    for receipt in document["receipts"]:
+        talk = stored[receipt["filename"]]
+        assert receipt["processed_date"] == talk["processed_date"]
+        assert receipt["result_payload_sha256"] == talk["_queue_claim"]["result_payload_sha256"]
+    assert "nothing to do" in document["hint"]
+    assert {e["code"] for e in document["errors"]} == {"return_already_persisted"}
+
+
 def test_duplicate_member_is_refused(vault: Any, snapshot_file: Any) -> None:
     db, names = vault
     returns = batch(db, names)

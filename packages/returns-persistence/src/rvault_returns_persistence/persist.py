@@ -49,6 +49,7 @@ from rvault_returns_persistence.database import Database, database_error, from_r
 from rvault_returns_persistence.legacy_comparison import infer_groups
 from rvault_returns_persistence.merge import MergeResult, merge_processed
 from rvault_returns_persistence.validator import (
+    ALREADY_PERSISTED,
     iter_batch,
     return_context,
     return_version,
@@ -111,6 +112,42 @@ def run_stamp(value: str) -> str:
             hint="pass the batch completion stamp, e.g. --run-date 2026-08-01T09:00:00+00:00",
         )
     return stamp
+
+
+def _refuse_persisted(report: dict[str, Any], db: Database) -> None:
+    """A batch whose every return was already persisted: nothing to do, and its receipts.
+
+    Persisting the same batch again is a retry (a lost response, a second
+    terminal), not a batch of errors to fix; the refusal says where each
+    talk's receipt is (the closed claim's ``result_payload_sha256``).
+    """
+    results = report["returns"]
+    codes = {e["code"] for r in results for e in r["errors"]}
+    if report["batch_errors"] or not results or codes != {ALREADY_PERSISTED}:
+        return
+    receipts = []
+    for result in results:
+        talk = db.talk(result["filename"]) or {}
+        claim = talk.get("_queue_claim") or {}
+        receipts.append(
+            {
+                "filename": result["filename"],
+                "processed_date": talk.get("processed_date"),
+                "result_payload_sha256": claim.get("result_payload_sha256"),
+                "released_at": claim.get("released_at"),
+            }
+        )
+    first = results[0]["errors"][0]
+    raise Refusal(
+        "batch_already_persisted",
+        f"all {len(results)} returns of this batch were already persisted; first: "
+        f"{first['message']}",
+        first["path"],
+        receipts=receipts,
+        errors=[{"filename": r["filename"], **e} for r in results for e in r["errors"]],
+        hint="nothing to do: the talks are processed (`rvault-db status DB`); each receipt is "
+        "the talk's _queue_claim.result_payload_sha256 (`rvault-db read DB`)",
+    )
 
 
 def _refuse_invalid(report: dict[str, Any]) -> None:
@@ -415,6 +452,7 @@ def _validated_members(
         catalog_label=_catalog_label(request),
     )
     if not report["ok"]:
+        _refuse_persisted(report, db)
         _refuse_invalid(report)
     _call(request.fault, "validated")
     return db, vault_root, _members(request.returns, db, report, read.database["talks"])

@@ -274,11 +274,15 @@ def validate_return(
         )
     claim = tracking.active_claim(talk)
     if claim is None:
-        issues.add(
-            "claim_not_active",
-            child(path, "queue_claim"),
-            "the talk has no active (claimed) queue claim",
-        )
+        persisted = already_persisted(talk, ret)
+        if persisted is not None:
+            issues.add(ALREADY_PERSISTED, child(path, "queue_claim"), persisted)
+        else:
+            issues.add(
+                "claim_not_active",
+                child(path, "queue_claim"),
+                "the talk has no active (claimed) queue claim",
+            )
         return done()
     if version is None or not _claim_compatible(issues, path, dict(claim), version, filename):
         return done()
@@ -526,3 +530,30 @@ def _report(
             "path": None,
         }
     return report
+
+
+ALREADY_PERSISTED = "return_already_persisted"
+
+
+def already_persisted(talk: dict[str, Any], ret: Any) -> str | None:
+    """Why a return whose claim is no longer live was already persisted, if it was.
+
+    The talk's stored claim is the return's own batch (same run and batch)
+    closed as ``completed``: persisting it again is not a claim to fix but
+    nothing to do, and the person needs to find the receipt it left.
+    """
+    stored, supplied = (
+        talk.get("_queue_claim"),
+        ret.get("queue_claim") if isinstance(ret, dict) else None,
+    )
+    if not isinstance(stored, dict) or not isinstance(supplied, dict):
+        return None
+    same_batch = all(stored.get(k) == supplied.get(k) for k in ("run_id", "batch_id"))
+    if stored.get("state") != "completed" or not same_batch:
+        return None
+    return (
+        f"batch ({stored.get('run_id')}, {stored.get('batch_id')}) was already persisted at "
+        f"{stored.get('released_at')}: {talk.get('filename')} was processed "
+        f"{talk.get('processed_date')}, receipt result_payload_sha256 "
+        f"{stored.get('result_payload_sha256')} (rvault-db read DB shows it)"
+    )
