@@ -75,6 +75,7 @@ __all__ = [
     "epoch_issues",
     "epochs",
     "google_drive_id",
+    "identity_findings",
     "improvement_goals",
     "is_supported",
     "match_rejection",
@@ -129,3 +130,21 @@ def improvement_goals(database: dict[str, Any], *, checked_at: str) -> list[dict
     from rvault_tracking_db.goals.run import goal_rows
 
     return goal_rows(database, checked_at)
+
+
+def identity_findings(database: Mapping[str, Any], vault_root: Path) -> dict[str, dict[str, Any]]:
+    """Each talk's source-identity findings, keyed by filename (``rvault-db status``'s view).
+
+    ``{"blocking", "warnings", "findings"}`` for every talk with any: youtube id,
+    ``source_identity`` comparisons, duplicate recordings, rejected sources still
+    active, and the deck binding's stored proof. No artifact is opened; the full
+    gate is ``rvault-db preflight``.
+    """
+    from rvault_tracking_db.preflight.run import identity_by_talk
+
+    talks = database.get("talks") or []
+    return {
+        talks[index]["filename"]: entry
+        for index, entry in identity_by_talk(database, vault_root).items()
+        if isinstance(talks[index].get("filename"), str)
+    }
