@@ -216,3 +216,14 @@ def test_every_owner_write_stays_on_the_fast_path(tmp_path, capsys) -> None:
     _run(capsys, *claim, *now, "--limit", "1", "--apply", "--expected-sha256", digest)
     assert "_queue_claim" in json.loads(queued.read_bytes())["talks"][0]
     assert decode_artifact_exact(queued.read_bytes()) is not None
+
+
+def test_members_are_parsed_one_at_a_time_whatever_their_keys_hold() -> None:
+    """The member-by-member parse finds each key's closing quote past escapes."""
+    document = {
+        'a": "b': [{"x": [1, {"y": '",\n    "'}]}, "s", 2],
+        "back\\": {"slash\\\"": []},
+        "talks": [{"n": n, "z": [n, [n]]} for n in range(3)],
+        "\u2028": None,
+    }
+    assert decode_artifact_exact(artifact_bytes(document)) == document
