@@ -38,6 +38,7 @@ QUOTE = "the worst deploy of my life"
 CAPTION_ID = "caption0000"
 PUBLIC_VIDEO_ID = "dQw4w9WgXcQ"
 UNIQUE_PHRASE = "a marmalade lighthouse keeps the quarterly roadmap honest"
+SLIDE_PHRASE = "Zeppelin budgeting"
 SLIDE_HEADER = (120, 30, 90)  # a colour nothing else on the site uses
 PATTERNS = ("narrative-arc", "bookends", "callback-humor", "breadcrumbs", "live-demo-rehearsed")
 ANTIPATTERNS = ("shortchanged", "reading-the-slides", "hiccup-words")
@@ -116,6 +117,42 @@ def make_pdf(path: Path, pages: int, label: str) -> None:
     images[0].save(buffer, "PDF", save_all=True, append_images=images[1:], resolution=72.0)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(buffer.getvalue())
+
+
+def make_text_pdf(path: Path, pages: list[str]) -> None:
+    """A PDF whose pages carry a real text layer (Helvetica, one line each), written
+    object by object with its cross-reference table: what an exported deck holds, and
+    what PDFium reads back as the slide text the search indexes."""
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"",  # the page tree, once the page numbers are known
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    kids = []
+    for text in pages:
+        safe = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+        stream = f"BT /F1 28 Tf 40 200 Td ({safe}) Tj ET".encode("latin-1")
+        objects.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
+        objects.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 640 360] /Contents %d 0 R"
+            b" /Resources << /Font << /F1 3 0 R >> >> >>" % len(objects)
+        )
+        kids.append(b"%d 0 R" % len(objects))
+    objects[1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(kids), len(kids))
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(bytes(out))
 
 
 def _observations(talk: dict[str, Any], index: int) -> None:
@@ -234,7 +271,11 @@ def build_vault(
             drive = f"drive{index:04d}AbCdEf"
             talk["google_drive_id"] = drive
             talk["slides_local_path"] = f"slides/{drive}.pdf"
-            make_pdf(root / talk["slides_local_path"], pages, stem)
+            if index == unique_talk:  # an exported deck: slides with a text layer
+                slides = [f"{SLIDE_PHRASE} {n}" for n in range(1, pages + 1)]
+                make_text_pdf(root / talk["slides_local_path"], slides)
+            else:
+                make_pdf(root / talk["slides_local_path"], pages, stem)
             if index == 1:  # a public recording: its cited moments link to t= seconds
                 talk["youtube_id"] = PUBLIC_VIDEO_ID
             _observations(talk, index)

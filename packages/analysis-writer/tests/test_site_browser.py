@@ -18,7 +18,7 @@ import pytest
 from browser import Browser
 from rvault_analysis_writer.site.charts import CURRENT_COLOR
 from rvault_testkit.plugin import run_cli
-from site_vault import PUBLIC_VIDEO_ID, SLIDE_HEADER, UNIQUE_PHRASE, build_vault
+from site_vault import PUBLIC_VIDEO_ID, SLIDE_HEADER, SLIDE_PHRASE, UNIQUE_PHRASE, build_vault
 
 PAGE_BACKGROUND = (0xF7, 0xF8, 0xFA)
 UNIQUE_TALK = 2
@@ -111,7 +111,7 @@ def test_search_finds_the_one_transcript_holding_a_phrase(browser: Browser, outd
     assert len(hits) == 1, hits
     page, label = hits[0]
     assert page == "talk-2017-03-03-talk-0002.html"  # talk 2 of site_vault
-    assert label.startswith("transcript: transcript lines ") and ", at " in label
+    assert label.startswith("transcript: lines ") and ", at " in label
     status = browser.evaluate("document.getElementById('search-status').textContent")
     assert status.startswith("1 result for")
     # a phrase every transcript shares finds every analysed talk, from the query string
@@ -121,6 +121,13 @@ def test_search_finds_the_one_transcript_holding_a_phrase(browser: Browser, outd
         ".map(a => a.getAttribute('href'))))"
     )
     assert len(pages) == 3
+    # slide text (the PDF's text layer) leads to the slide on its talk page
+    browser.open(outdir / "index.html", "?q=" + SLIDE_PHRASE.replace(" ", "%20"))
+    slides = browser.evaluate(
+        "Array.from(document.querySelectorAll('#search-results li.hit-slide a.hit-title'))"
+        ".map(a => a.getAttribute('href'))"
+    )
+    assert sorted(slides) == [f"talk-2017-03-03-talk-0002.html#slide-{n}" for n in range(1, 5)]
     assert browser.console() == []
 
 

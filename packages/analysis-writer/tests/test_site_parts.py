@@ -84,3 +84,13 @@ def test_a_quote_is_placed_at_its_first_word_inside_a_long_line() -> None:
     assert quote_start(lines, starts, "here", 2) == 9.0  # from the cited line on
     assert quote_start(lines, starts, "here", None) == 2.0
     assert quote_start(lines, starts, "not said", 2) is None
+
+
+def test_thumbnails_keep_each_page_text_layer(tmp_path: Path) -> None:
+    from rvault_analysis_writer.site.thumbnails import render_thumbnails
+    from site_vault import make_text_pdf
+
+    make_text_pdf(tmp_path / "deck.pdf", ["Zeppelin budgeting", "a (quoted) aside"])
+    thumbs = render_thumbnails((tmp_path / "deck.pdf").read_bytes())
+    assert thumbs.page_count == 2 and len(thumbs.pages) == 2
+    assert thumbs.texts == ("Zeppelin budgeting", "a (quoted) aside")

@@ -46,7 +46,7 @@ def _transcript(page: TalkPage, name: str, scrub: Scrubber) -> list[Document]:
     out = []
     for first, last, word, text in chunks(transcript.lines):
         at = transcript.word_starts[word] if word < len(transcript.word_starts) else None
-        label = f"transcript line {first}" if first == last else f"transcript lines {first}-{last}"
+        label = f"line {first}" if first == last else f"lines {first}-{last}"
         if at is not None:
             label += f", at {where(at, page.video_id, page.local_recording)}"
         clean = scrub.text(text)
@@ -67,7 +67,7 @@ def _slides(page: TalkPage, name: str, texts: Sequence[str], scrub: Scrubber) ->
         if not text.strip():
             continue
         ref = page.thumbnails[number - 1] if number <= len(page.thumbnails) else None
-        label = f"slide {number}" + (f", shown at {ref.time}" if ref and ref.time else "")
+        label = f"page {number}" + (f", shown at {ref.time}" if ref and ref.time else "")
         clean = scrub.text(text)
         stored = {
             "page": f"{name}#slide-{number}",
