@@ -1455,6 +1455,20 @@ def test_an_unknown_pattern_id_or_talk_names_the_closest_valid_ones(
     assert missing and f"did you mean {filename!r}" in missing[0]["message"], errors
 
 
+def test_a_quote_found_nowhere_names_its_closest_line_and_character(
+    vault: Any, bases: dict[str, Any]
+) -> None:
+    """The transcript says "failure story"; the quote says "failure stories" (issue 25)."""
+    ret = copy.deepcopy(bases["main"])
+    setter((*CIT0, "quote"), "we talk about the failure stories")(ret)
+    errors = run(vault, [ret])["returns"][0]["errors"]
+    missing = [e for e in errors if e["code"] == "citation_quote_not_found"]
+    assert missing, errors
+    assert "closest: transcript line 1" in missing[0]["message"]
+    message = missing[0]["message"]
+    assert "'i' (U+0069 LATIN SMALL LETTER I) where the transcript has 'y'" in message
+
+
 VALID_KEYS = ["main", "german", "video", "legacy1", "legacy2", "legacy3", "legacy4", "nosrc"]
 
 

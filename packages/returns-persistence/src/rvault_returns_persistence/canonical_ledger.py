@@ -21,7 +21,7 @@ from rvault_contracts.strict_json import json_path as child
 from rvault_returns_persistence.catalog import Catalog, CatalogEntry, Gate
 from rvault_returns_persistence.checks_inspection import Inspection, range_complete
 from rvault_returns_persistence.checks_patterns import LANES, expected_reason
-from rvault_returns_persistence.quote_locator import segment_span
+from rvault_returns_persistence.quote_locator import near_miss, segment_span
 from rvault_returns_persistence.verified_artifacts import EvidenceRefusal, VerifiedArtifacts
 from rvault_returns_persistence.vocabulary import COMPARISON, RANGE_KEY
 
@@ -176,10 +176,12 @@ class LedgerBuilder:
         match, occurrences = transcript.text.find_once(cit["quote"])
         if match is None:
             code = "citation_quote_ambiguous" if occurrences > 1 else "citation_quote_not_found"
+            near = near_miss(transcript.text, cit["quote"]) if occurrences == 0 else None
             message = (
                 "the normalized quote occurs more than once in the transcript"
                 if occurrences > 1
                 else "the normalized quote does not occur in the transcript"
+                + (f"; {near.describe()}" if near is not None else "")
             )
             raise EvidenceRefusal(
                 code,

@@ -20,6 +20,7 @@ from rvault_contracts.strict_json import json_path as child
 from rvault_returns_persistence.catalog import CatalogEntry
 from rvault_returns_persistence.checks_inspection import VIDEO_TOLERANCE_SECONDS, Inspection
 from rvault_returns_persistence.context import ReturnContext
+from rvault_returns_persistence.quote_locator import near_miss
 from rvault_returns_persistence.vocabulary import (
     CITATION_FIELDS,
     ENGINE_CITATION_FIELDS,
@@ -132,12 +133,14 @@ def _check_quote(ctx: ReturnContext, path: str, cit: dict[str, Any]) -> bool:
     if ok and ctx.version == 5 and located is not None:
         _, occurrences = located.find_once(quote)
         if occurrences != 1:
+            near = near_miss(located, quote) if occurrences == 0 else None
             ctx.add(
                 "citation_quote_ambiguous" if occurrences > 1 else "citation_quote_not_found",
                 child(path, "quote"),
                 "the normalized quote must occur exactly once in the transcript "
                 f"(found {'more than once' if occurrences > 1 else 'nowhere'}); quote the exact "
-                "source-language words, long enough to be unique",
+                "source-language words, long enough to be unique"
+                + (f"; {near.describe()}" if near is not None else ""),
             )
             ok = False
     if ctx.non_english and not is_text(cit.get("translation")):

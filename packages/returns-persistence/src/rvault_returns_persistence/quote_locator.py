@@ -12,7 +12,8 @@ Line numbers follow :func:`artifacts.count_lines` (LF-separated, 1-based).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 
@@ -89,3 +90,85 @@ def segment_span(
     first = bisect.bisect_right(offsets, match.start) - 1
     last = bisect.bisect_right(offsets, match.end - 1) - 1
     return float(timed[first][1]), float(timed[last][2])
+
+
+@dataclass(frozen=True)
+class NearMiss:
+    """Where a quote found nowhere comes closest, and the first character that differs."""
+
+    line_start: int
+    line_end: int
+    excerpt: str  # the transcript's normalized text where the quote would be
+    index: int  # 0-based position in the normalized quote of the first difference
+    quoted: str  # the quote's character there ("" when the quote runs past the text)
+    transcript: str  # the transcript's character there ("" past its end)
+
+    def describe(self) -> str:
+        """``closest: transcript line 7 ("..."): character 6 of the quote is '’' (U+2019 ...)``."""
+        lines = (
+            f"line {self.line_start}"
+            if self.line_start == self.line_end
+            else f"lines {self.line_start}-{self.line_end}"
+        )
+        return (
+            f"closest: transcript {lines} ({self.excerpt!r}): character {self.index + 1} of the "
+            f"quote is {_spelled(self.quoted)} where the transcript has "
+            f"{_spelled(self.transcript)}"
+        )
+
+
+# A near miss must share at least this much with the transcript to be worth naming.
+MIN_SHARED = 8
+
+
+def near_miss(text: NormalizedText, quote: str) -> NearMiss | None:
+    """The closest place to a quote that occurs nowhere, anchored on its longest shared end.
+
+    The longest prefix (or suffix) of the normalized quote that does occur
+    fixes where the quote would sit; the first character after it (before
+    it) is the difference: a typographic apostrophe, a changed number, a
+    dropped word. Matching itself stays exact; this only explains a miss.
+    """
+    needle = " ".join(quote.split())
+    if not needle or needle in text.text:
+        return None
+    head = _longest(len(needle), lambda k: text.text.find(needle[:k]))
+    tail = _longest(len(needle), lambda k: text.text.find(needle[len(needle) - k :]))
+    if max(head, tail) < MIN_SHARED:
+        return None
+    if head >= tail:
+        start, index = text.text.find(needle[:head]), head
+        at = start + head
+    else:
+        found = text.text.find(needle[len(needle) - tail :])
+        index = len(needle) - tail - 1
+        start, at = found - len(needle) + tail, found - 1
+    start = max(start, 0)
+    end = min(max(start + len(needle), at + 1), len(text.text))
+    return NearMiss(
+        text.line_at(start),
+        text.line_at(max(end - 1, start)),
+        text.text[start:end],
+        index,
+        needle[index] if 0 <= index < len(needle) else "",
+        text.text[at] if 0 <= at < len(text.text) else "",
+    )
+
+
+def _longest(limit: int, find: Callable[[int], int]) -> int:
+    """The largest ``k <= limit`` with ``find(k) >= 0`` (occurring is monotone in ``k``)."""
+    low, high = 0, limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        if find(middle) >= 0:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _spelled(character: str) -> str:
+    if not character:
+        return "nothing (the text ends)"
+    name = unicodedata.name(character, "unnamed")
+    return f"{character!r} (U+{ord(character):04X} {name})"
