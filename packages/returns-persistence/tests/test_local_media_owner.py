@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from rvault_returns_persistence.artifacts import owner_readings
+from rvault_returns_persistence.artifacts import owner_readings, resolve
 from rvault_testkit.plugin import run_cli
 from rvault_transcript.probe import probe_local
 
@@ -74,3 +74,11 @@ def test_a_transcript_of_the_talks_own_recording_verifies(tmp_path: Path) -> Non
     other = dict(talk, local_media=dict(talk["local_media"], sha256="0" * 64))
     _, mismatched = owner_readings(transcript, data, other)
     assert mismatched.code == "media_mismatch"
+
+    # the attached recording is the talk's delivery video: resolve finds it with the
+    # duration its transcript receipt verified, so the scaffold inspects it (issue 25)
+    talk["transcript_path"] = "transcripts/talk.txt"
+    found = resolve(vault, talk, deck_slides=None)
+    assert found.video_path == "media/talk.wav"
+    assert found.video_duration == probed.duration_seconds
+    assert resolve(vault, dict(talk, local_media=None), deck_slides=None).video_path is None

@@ -1469,6 +1469,22 @@ def test_a_quote_found_nowhere_names_its_closest_line_and_character(
     assert "'i' (U+0069 LATIN SMALL LETTER I) where the transcript has 'y'" in message
 
 
+def test_a_lane_conflict_says_which_row_to_remove(vault: Any, bases: dict[str, Any]) -> None:
+    """A detected pattern the sources make evaluable keeps its detection (issue 25)."""
+    ret = copy.deepcopy(bases["main"])
+    pid = det(ret)["pattern_id"]
+    po(ret)["not_evaluable"].append(
+        {"pattern_id": pid, "reason_code": "missing_required_source_coverage"}
+    )
+    errors = run(vault, [ret])["returns"][0]["errors"]
+    conflict = [e for e in errors if e["code"] == "pattern_in_multiple_lanes"]
+    assert conflict, errors
+    row = len(po(ret)["not_evaluable"]) - 1
+    assert "remove this not_evaluable row" in conflict[0]["message"]
+    assert f'["not_evaluable"][{row}]' in conflict[0]["message"]
+    assert "patterns_detected" in conflict[0]["message"]
+
+
 VALID_KEYS = ["main", "german", "video", "legacy1", "legacy2", "legacy3", "legacy4", "nosrc"]
 
 

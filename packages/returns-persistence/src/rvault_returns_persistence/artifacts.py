@@ -19,7 +19,7 @@ from typing import Any
 
 from rvault_contracts.strict_json import is_integer as is_int
 from rvault_contracts.strict_json import is_number
-from rvault_tracking_db.api import TranscriptOwner, transcript_owner
+from rvault_tracking_db.api import TranscriptOwner, talk_local_media, transcript_owner
 
 
 def _regular_file(root: Path, relative: str) -> Path | None:
@@ -187,12 +187,22 @@ def _video_duration(root: Path, talk: dict[str, Any], transcript: str | None) ->
 
 
 def _video_relpath(root: Path, talk: dict[str, Any]) -> str | None:
-    """``slides-rebuild/{youtube_id}/{youtube_id}.mp4`` when it exists (video-extraction layout)."""
+    """The talk's recording in the vault, when it exists.
+
+    ``slides-rebuild/{youtube_id}/{youtube_id}.mp4`` (video-extraction layout),
+    else the recording attached with ``rvault-db attach-media`` (its
+    ``local_media`` record): a talk recorded locally has a delivery video too.
+    """
     youtube_id = talk.get("youtube_id")
-    if not isinstance(youtube_id, str) or not youtube_id:
-        return None
-    relative = f"slides-rebuild/{youtube_id}/{youtube_id}.mp4"
-    return relative if _regular_file(root, relative) is not None else None
+    if isinstance(youtube_id, str) and youtube_id:
+        relative = f"slides-rebuild/{youtube_id}/{youtube_id}.mp4"
+        if _regular_file(root, relative) is not None:
+            return relative
+    media = talk_local_media(talk)
+    attached = media.get("path") if media is not None else None
+    if isinstance(attached, str) and _regular_file(root, attached) is not None:
+        return attached
+    return None
 
 
 def resolve(

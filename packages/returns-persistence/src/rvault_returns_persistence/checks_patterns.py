@@ -455,9 +455,8 @@ def _check_not_evaluable(
         reason = record.get("reason_code")
         rows[pid] = reason if isinstance(reason, str) else ""
         if pid in detected:
-            ctx.add(
-                "pattern_in_multiple_lanes", child(r_path, "pattern_id"), f"{pid} is also detected"
-            )
+            why = _lane_conflict(pid, detected[pid], r_path, entry, ctx, inspection, assessments)
+            ctx.add("pattern_in_multiple_lanes", child(r_path, "pattern_id"), why)
             continue
         if reason not in reasons:
             ctx.add(
@@ -544,3 +543,31 @@ def _pattern_unknown(ctx: ReturnContext, r_path: str, pid: Any) -> None:
     """``pattern_unknown`` with the closest catalog ids (ids stay exact, never normalized)."""
     nearest = did_you_mean(pid, ctx.catalog.entries) if isinstance(pid, str) else ""
     ctx.add("pattern_unknown", child(r_path, "pattern_id"), f"{pid!r} is not a catalog id{nearest}")
+
+
+def _lane_conflict(
+    pid: str,
+    lane: str,
+    r_path: str,
+    entry: CatalogEntry,
+    ctx: ReturnContext,
+    inspection: Inspection,
+    assessments: dict[str, Any],
+) -> str:
+    """Which of the two rows to delete: the one the inspected evidence contradicts.
+
+    A pattern sits in one lane. When the inspected sources make it evaluable
+    (no expected reason), the detection stands and the not_evaluable row
+    goes; otherwise the sources cannot support the detection.
+    """
+    expected = expected_reason(entry, ctx.version, inspection, assessments)
+    if expected is None:
+        return (
+            f"{pid} is detected in {lane} and also listed not_evaluable; the inspected sources "
+            f"make it evaluable, so remove this not_evaluable row ({r_path})"
+        )
+    return (
+        f"{pid} is detected in {lane} and also listed not_evaluable; the inspected sources "
+        f"cannot evaluate it ({expected}), so remove the {lane} row (or inspect the missing "
+        "source and remove this not_evaluable row)"
+    )
