@@ -119,3 +119,38 @@ def test_a_rejection_follows_removing_the_active_source(tmp_path: Path) -> None:
     talk = json.loads(db.read_bytes())["talks"][0]
     assert "video_url" not in talk and "youtube_id" not in talk
     assert talk["source_rejections"] == [rejection]
+
+
+def test_a_duplicate_is_skipped_only_with_its_relation(tmp_path: Path, snapshot_file: Any) -> None:
+    db = _vault(tmp_path)
+    dup = "2024-05-01-dup.md"
+    skip = {"kind": "set_talk_status", "filename": dup, "expect": "pending",
+            "value": "skipped_duplicate"}  # fmt: skip
+    before = snapshot_file(db)
+    refused = _run(db, tmp_path, skip, apply=False)
+    assert refused.returncode == 2
+    assert refused.json["error"]["code"] == "terminal_skip_contradicted"
+    assert [i["code"] for i in refused.json["issues"]] == ["duplicate_relation_missing"]
+    assert refused.json.get("hint")
+    assert snapshot_file(db) == before
+    relation = _lane("set_source_relation", {"type": "duplicate", "target_filename": FILENAME},
+                     dup)  # fmt: skip
+    assert _run(db, tmp_path, relation, skip, apply=True).returncode == 0
+    assert qb.read_db(db)["talks"][1]["status"] == "skipped_duplicate"
+    unskip = {"kind": "set_talk_status", "filename": dup, "expect": "skipped_duplicate",
+              "value": "pending"}  # fmt: skip
+    assert _run(db, tmp_path, unskip, apply=True).returncode == 0
+    assert qb.read_db(db)["talks"][1]["status"] == "pending"
+
+
+def test_an_analysed_talks_status_is_not_a_repair(tmp_path: Path, snapshot_file: Any) -> None:
+    talk = qb.processed_talk(FILENAME, 3)
+    db = qb.write_db(tmp_path / "vault", qb.database([talk]))
+    before = snapshot_file(db)
+    for value in ("pending", "skipped_no_sources"):
+        change = {"kind": "set_talk_status", "filename": FILENAME, "expect": "processed",
+                  "value": value}  # fmt: skip
+        refused = _run(db, tmp_path, change, apply=False)
+        assert refused.returncode == 2
+        assert refused.json["error"]["code"] == "status_repair_not_allowed"
+        assert snapshot_file(db) == before

@@ -54,10 +54,12 @@ from rvault_tracking_db.sources.plan import (
     SET_SOURCE_IDENTITY,
     SET_SOURCE_REJECTIONS,
     SET_SOURCE_RELATION,
+    SET_TALK_STATUS,
     SET_VIDEO_URL,
     SourceChange,
     SourcePlan,
 )
+from rvault_tracking_db.sources.status_lane import check_status_value
 
 REPROCESS_REASON = "source_lane_changed"
 SKIPPED_NO_SOURCES = "skipped_no_sources"
@@ -85,6 +87,7 @@ LANES: dict[str, Lane] = {
     SET_SOURCE_IDENTITY: Lane("source_identity", invalidates=False),
     SET_SOURCE_REJECTIONS: Lane("source_rejections", invalidates=False),
     SET_DECK_BINDING: Lane("deck_binding", invalidates=False),
+    SET_TALK_STATUS: Lane("status", invalidates=False),
 }
 
 # A URL lane also owns the provider ID derived from it (absent when none).
@@ -242,6 +245,8 @@ def _lane_change(talks: _Talks, change: SourceChange, roots: SourceRoots) -> dic
         check_media_value(value, roots, vpath)
     if change.kind in IDENTITY_KINDS and not deleting:
         check_identity_value(change.kind, talk, value, vpath)
+    if change.kind == SET_TALK_STATUS:
+        check_status_value(talk, value, roots, vpath)
     if change.kind in DERIVED and not deleting:
         rejections = talk.get("source_rejections")
         source_type = "video" if change.kind == SET_VIDEO_URL else "slides"

@@ -34,6 +34,7 @@ ATTACH_MEDIA = "attach_media"
 SET_SOURCE_IDENTITY = "set_source_identity"
 SET_SOURCE_REJECTIONS = "set_source_rejections"
 SET_DECK_BINDING = "set_deck_binding"
+SET_TALK_STATUS = "set_talk_status"
 
 
 @dataclass(frozen=True)
