@@ -58,7 +58,7 @@ def test_a_malformed_ledger_requeues_its_talk_and_the_vault_still_claims_and_per
     # a new talk: registered, then the queue normalized (which requeues the broken talk)
     transcript = owner_transcript(db.parent, NEW.removesuffix(".md"))
     _applied("add-talk", db, "--title", "C", "--conference", "Meetup", "--date", "2024-03-01",
-             "--filename", NEW, "--transcript", transcript)  # fmt: skip
+             "--filename", NEW, "--transcript", db.parent / transcript)  # fmt: skip
     normalized = _applied("queue", db, "normalize")
     assert {"filename": broken["filename"], "path": '$["talks"][0]["status"]',
             "before_exists": True, "before": broken["status"],

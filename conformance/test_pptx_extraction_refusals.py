@@ -118,7 +118,7 @@ def _returns_vault(root: Path, decks: Path, stored: Path, pdf: Path) -> dict[str
     (vault / STORED).write_bytes(stored.read_bytes())
     (vault / "slides").mkdir()
     (vault / "slides" / "talk.pdf").write_bytes(pdf.read_bytes())  # the inspected PDF's bytes
-    record = ("rvault-db", "record-deck", db, STORED, "--talk", MEMBER)
+    record = ("rvault-db", "record-deck", db, vault / STORED, "--talk", MEMBER)
     dry = run_cli(*record)
     assert dry.returncode == 0, dry.stdout + dry.stderr
     applied = run_cli(*record, "--apply", "--expected-sha256", dry.json["input_sha256"])
@@ -141,7 +141,7 @@ def _validate(returns: dict[str, Any], audit: Any) -> Any:
 
 
 def _record_deck(db: Path) -> Any:
-    return run_cli("rvault-db", "record-deck", db, STORED, "--talk", "t.md")
+    return run_cli("rvault-db", "record-deck", db, db.parent / STORED, "--talk", "t.md")
 
 
 def test_produced_extraction_passes_schema_and_every_reader(produced: dict[str, Any]) -> None:

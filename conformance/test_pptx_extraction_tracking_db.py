@@ -70,7 +70,7 @@ def test_record_deck_builds_the_catalog_receipt_from_a_real_extraction(tmp_path:
     document["config"]["pptx_source_dir"] = str(decks)
     db.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
-    args = ("record-deck", db, "pptx/talk.extraction.json", "--talk", "t.md")
+    args = ("record-deck", db, out, "--talk", "t.md")  # typed paths: from the working directory
     dry = run_cli("rvault-db", *args)
     assert dry.returncode == 0, dry.stdout
     assert [c["kind"] for c in dry.json["plan"]["mutations"]] == [
@@ -95,11 +95,11 @@ def test_record_deck_builds_the_catalog_receipt_from_a_real_extraction(tmp_path:
 
     before = db.read_bytes(), db.stat().st_ino
     deck.write_bytes(deck.read_bytes() + b"\0")  # the deck changed after extraction
-    changed = run_cli("rvault-db", "record-deck", db, "pptx/talk.extraction.json")
+    changed = run_cli("rvault-db", "record-deck", db, out)
     assert changed.returncode == 2 and changed.json["error"]["code"] == "deck_fingerprint_mismatch"
     os.truncate(deck, deck.stat().st_size - 1)
     stale = dict(extracted.json, schema_version=3)
     out.write_text(json.dumps(stale), encoding="utf-8")
-    refused = run_cli("rvault-db", "record-deck", db, "pptx/talk.extraction.json")
+    refused = run_cli("rvault-db", "record-deck", db, out)
     assert refused.returncode == 2 and refused.json["error"]["code"] == "extraction_not_current"
     assert (db.read_bytes(), db.stat().st_ino) == before

@@ -89,7 +89,7 @@ def test_a_promoted_slide_region_is_recorded_as_slides_local_path(tmp_path: Path
     assert promoted.returncode == 0, promoted.stdout + promoted.stderr
     path = promoted.json["slides_local_path"]
     db = write_current_database(root, [pending_talk(root, "2024-01-01-talk.md", "a transcript\n")])
-    args = ("register-slides", db, "--talk", "2024-01-01-talk.md", path)
+    args = ("register-slides", db, "--talk", "2024-01-01-talk.md", root / path)
     dry = run_cli("rvault-db", *args)
     assert dry.returncode == 0, dry.stdout
     applied = run_cli("rvault-db", *args, "--apply", "--expected-sha256", dry.json["input_sha256"])

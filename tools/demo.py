@@ -285,7 +285,7 @@ def slide_stages(demo: Demo) -> None:
         result = demo.run("rvault-video", "promote", demo.state["manifest"],
                           "--vault-root", vault)  # fmt: skip
         local = result["slides_local_path"]
-        _, applied = demo.apply("rvault-db", "register-slides", db, local, "--talk", TALK)
+        _, applied = demo.apply("rvault-db", "register-slides", db, vault / local, "--talk", TALK)
         print(f"    {local} promoted and recorded: {applied['durability_state']}")
 
     if "manifest" in demo.state:

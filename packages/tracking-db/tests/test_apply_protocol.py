@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -88,6 +89,7 @@ def _vault(tmp_path: Path) -> Path:
             }
         )
     )
+    os.chdir(vault)  # the paths typed below are vault-relative: work inside the vault
     return db
 
 

@@ -8,6 +8,7 @@ plan path is kept as ``plan_path``. Matching stays exact: nothing is written.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -28,6 +29,7 @@ def _vault(tmp_path: Path) -> Path:
     ]
     qb.write_transcript(vault, "transcripts/infoq.txt")
     qb.write_transcript(vault, "transcripts/done.txt")
+    os.chdir(vault)  # the paths typed below are vault-relative: work inside the vault
     return qb.write_db(vault, qb.database(talks))
 
 

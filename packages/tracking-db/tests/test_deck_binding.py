@@ -4,6 +4,7 @@ and ``record-deck`` refusing a contradicted binding while recording a proven one
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,7 @@ def _vault(tmp_path: Path, extracted: tuple[Path, bytes]) -> Path:
     (vault / "pptx").mkdir(parents=True)
     (vault / "pptx" / "cost-myths.json").write_bytes(extraction)
     talks = [{**qb.pending_talk(t["filename"]), **t} for t in (K8S, JAVA)]
+    os.chdir(vault)  # the paths typed below are vault-relative: work inside the vault
     return qb.write_db(vault, qb.database(talks, pptx_source_dir=str(decks)))
 
 

@@ -56,6 +56,7 @@ def _vault(tmp_path: Path, speech: Path) -> Path:
         qb.processed_talk(DONE, 5, transcript_path="transcripts/done.txt"),
     ]
     qb.write_transcript(vault, "transcripts/done.txt")
+    os.chdir(vault)  # the paths typed below are vault-relative: work inside the vault
     return qb.write_db(vault, qb.database(talks))
 
 

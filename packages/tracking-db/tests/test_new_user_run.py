@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rvault_contracts.schemas import schema_issues
 from rvault_testkit.plugin import run_cli
 
@@ -54,7 +55,12 @@ def _site(root: Path) -> Path:
     return root / "site"
 
 
-def test_a_new_user_builds_a_three_talk_vault_without_hand_edits(tmp_path: Path) -> None:
+def test_a_new_user_builds_a_three_talk_vault_without_hand_edits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # from the directory above the vault: typed paths are relative to it, stored ones
+    # vault-relative
+    monkeypatch.chdir(tmp_path)
     vault = tmp_path / "vault"
     (vault / "transcripts").mkdir(parents=True)
     site = _site(tmp_path)
@@ -77,7 +83,7 @@ def test_a_new_user_builds_a_three_talk_vault_without_hand_edits(tmp_path: Path)
         db,
         "--talk",
         "2024-05-01-infoq-talk.md",
-        "transcripts/streaming-at-scale.txt",
+        "vault/transcripts/streaming-at-scale.txt",
         "--source",
         "whisper",
     )
@@ -103,7 +109,7 @@ def test_a_new_user_builds_a_three_talk_vault_without_hand_edits(tmp_path: Path)
         "--date",
         "2024-06-01",
         "--transcript",
-        "transcripts/meetup-2024.txt",
+        "vault/transcripts/meetup-2024.txt",
     )
     assert added["changes"][0]["filename"] == "2024-06-01-lightning-small-tools.md"
 

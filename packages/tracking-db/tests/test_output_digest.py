@@ -10,6 +10,7 @@ still ``expected_sha256_mismatch``. Nothing is written either way.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -31,6 +32,7 @@ def _vault(tmp_path: Path) -> Path:
         qb.pending_talk("2024-02-01-b.md", transcript_path="transcripts/b.txt"),
         qb.pending_talk("2024-03-01-c.md"),
     ]
+    os.chdir(vault)  # the paths typed below are vault-relative: work inside the vault
     return qb.write_db(vault, qb.database(talks))
 
 

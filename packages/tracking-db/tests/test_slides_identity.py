@@ -8,6 +8,7 @@ printed. Status compares size first, then SHA-256.
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ def _vault(tmp_path: Path) -> Path:
         qb.processed_talk(DONE, 5, transcript_path="transcripts/done.txt"),
     ]
     qb.write_transcript(vault, "transcripts/done.txt")
+    os.chdir(vault)  # the paths typed below are vault-relative: work inside the vault
     return qb.write_db(vault, qb.database(talks))
 
 

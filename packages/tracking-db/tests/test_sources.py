@@ -7,6 +7,7 @@ bytes and inode unchanged (``snapshot_file``).
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,7 @@ def _vault(tmp_path: Path) -> Path:
     qb.write_transcript(vault, "transcripts/done.txt")
     qb.write_transcript(vault, "transcripts/infoq.txt")
     qb.write_transcript(vault, "transcripts/new-done.txt")
+    os.chdir(vault)  # the paths typed below are vault-relative: work inside the vault
     return qb.write_db(vault, qb.database(talks, pptx_source_dir=str(tmp_path / "decks")))
 
 
@@ -118,7 +120,7 @@ def test_a_skipped_talk_that_gains_a_source_is_pending_again(tmp_path: Path) -> 
         ("empty", "transcripts/empty.txt", "artifact_malformed"),
         ("link", "transcripts/link.txt", "symlink_refused"),
         ("dirlink", "linked/t.txt", "invalid_value"),  # not under transcripts/: the schema
-        (None, "../outside.txt", "invalid_value"),  # the schema: transcripts/<name>.txt
+        (None, "../outside.txt", "path_escapes_root"),  # typed from inside the vault
         (None, "/elsewhere/outside.txt", "path_escapes_root"),
     ],
 )

@@ -10,6 +10,7 @@ database's bytes and inode unchanged (``snapshot_file``).
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ def _vault(tmp_path: Path, *talks: dict[str, Any]) -> Path:
     vault = tmp_path / "vault"
     (vault / "transcripts").mkdir(parents=True)
     rows = list(talks) or [qb.pending_talk(TALK, video_url="https://www.infoq.com/x/")]
+    os.chdir(vault)  # the paths typed below are vault-relative: work inside the vault
     return qb.write_db(vault, qb.database(rows))
 
 

@@ -27,7 +27,7 @@ def _arg(*flags: str, **options: Any) -> Arg:
 
 def _path(kind: str) -> Arg:
     return _arg(
-        "path", metavar="PATH", help=f"{kind} (vault-relative, or absolute inside the vault)"
+        "path", metavar="PATH", help=f"{kind} (relative to the working directory, inside the vault)"
     )
 
 
@@ -79,7 +79,8 @@ def register(subparsers: Any) -> None:
             _arg(
                 "path",
                 metavar="PATH",
-                help="transcripts/NAME.txt (vault-relative, or absolute inside the vault); with "
+                help="the transcript inside the vault, e.g. vault/transcripts/NAME.txt "
+                "(relative to the working directory; stored vault-relative); with "
                 "--fetch-result the fetch result JSON file instead (- for stdin)",
             ),
             _TALK,
@@ -144,7 +145,11 @@ def register(subparsers: Any) -> None:
         ),
         handler="run_record_deck",
         arguments=[
-            _arg("extraction", metavar="EXTRACTION", help="the extraction JSON inside the vault"),
+            _arg(
+                "extraction",
+                metavar="EXTRACTION",
+                help="the extraction JSON inside the vault (relative to the working directory)",
+            ),
             _arg(
                 "--talk", metavar="FILENAME", help="also register the deck as this talk's pptx_path"
             ),
@@ -164,14 +169,23 @@ def register(subparsers: Any) -> None:
             _arg("--delivery-language", help="e.g. en"),
             _arg("--video-url"),
             _arg("--slides-url"),
-            _arg("--transcript", metavar="PATH", help="a vault-relative transcript to register"),
+            _arg(
+                "--transcript",
+                metavar="PATH",
+                help="a transcript inside the vault (relative to the working directory)",
+            ),
             _arg("--transcript-source", choices=TRANSCRIPT_SOURCES),
             _arg("--pptx", metavar="PATH", help="the deck, relative to config.pptx_source_dir"),
-            _arg("--slides-pdf", metavar="PATH", help="a vault-relative slides/NAME.pdf"),
+            _arg(
+                "--slides-pdf",
+                metavar="PATH",
+                help="a slides PDF inside the vault (relative to the working directory)",
+            ),
             _arg(
                 "--media",
                 metavar="PATH",
-                help="the talk's recording inside the vault (vault-relative), as attach-media",
+                help="the talk's recording inside the vault (relative to the working directory), "
+                "as attach-media",
             ),
         ],
     )

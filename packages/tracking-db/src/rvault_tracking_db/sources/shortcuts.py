@@ -104,22 +104,36 @@ def lane(
 def vault_relative(argument: str, root: Path, flag: str) -> str:
     """A command-line path as the vault-relative value the database stores.
 
-    A relative argument already *is* vault-relative (that is how every path
-    is stored, whatever the working directory); an absolute one must lie
-    lexically inside the vault root and is rewritten relative to it.
+    One path rule for every tool: a path typed on the command line is relative
+    to the working directory (an absolute one is taken as it is); only the
+    locators stored in artifacts are vault-relative. The typed path must lie
+    lexically inside the vault root (symlinked components are refused later by
+    the lane's no-follow open, as before) and is rewritten relative to it. The
+    root is compared both as typed and resolved, so a vault reached through a
+    symlinked parent still accepts a path typed from its real working directory.
     """
-    if not Path(argument).is_absolute():
-        return argument
-    absolute = os.path.normpath(argument)
-    base = os.path.normpath(os.path.abspath(root))  # noqa: PTH100 - lexical on purpose
-    if os.path.commonpath([absolute, base]) != base or absolute == base:
-        raise Refusal(
-            "path_escapes_root",
-            f"{argument} is not inside the vault root {base}",
-            flag,
-            hint="pass a vault-relative path (e.g. transcripts/ID.txt) or one inside the vault",
-        )
-    return os.path.relpath(absolute, base).replace(os.sep, "/")
+    absolute = os.path.normpath(os.path.abspath(argument))  # noqa: PTH100 - lexical on purpose
+    for base in _root_spellings(root):
+        if os.path.commonpath([absolute, base]) == base and absolute != base:
+            return os.path.relpath(absolute, base).replace(os.sep, "/")
+    base = os.path.normpath(os.path.abspath(root))  # noqa: PTH100
+    typed = "" if Path(argument).is_absolute() else " (relative to the working directory)"
+    inside = os.path.relpath(os.path.join(base, argument))  # noqa: PTH118
+    hint = "pass the path as seen from the working directory, inside the vault"
+    if not Path(argument).is_absolute() and os.path.lexists(os.path.join(base, argument)):  # noqa: PTH118
+        hint = f"paths are relative to the working directory: did you mean {inside}?"
+    raise Refusal(
+        "path_escapes_root",
+        f"{argument}{typed} is not inside the vault root {base}",
+        flag,
+        hint=hint,
+    )
+
+
+def _root_spellings(root: Path) -> list[str]:
+    lexical = os.path.normpath(os.path.abspath(root))  # noqa: PTH100
+    resolved = os.path.realpath(root)
+    return [lexical] if resolved == lexical else [lexical, resolved]
 
 
 # --- the shortcuts -----------------------------------------------------------------
