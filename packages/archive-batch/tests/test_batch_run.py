@@ -157,3 +157,14 @@ def test_a_refused_task_is_reported_with_its_owner_code_and_the_rest_registers(
     # the next batch plans only what failed
     tasks = batch("plan", archive.vault).json["tasks"]
     assert sorted(t["key"] for t in tasks) == sorted(failed)
+
+
+def test_a_folder_without_a_database_is_refused_with_the_owners_code(
+    tmp_path: Path, batch: Callable
+) -> None:
+    result = batch("plan", tmp_path)
+    assert result.returncode == 2
+    refusal = result.json
+    assert refusal["error"]["code"] == "database_missing"
+    assert "rvault-db init" in refusal["hint"]
+    assert list(tmp_path.iterdir()) == []

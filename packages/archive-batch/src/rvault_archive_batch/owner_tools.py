@@ -70,6 +70,12 @@ class ToolRun:
         return self.returncode == EXIT_REFUSED
 
     @property
+    def hint(self) -> str | None:
+        """The owner's next-action hint (a ``cli-failure`` document's top-level ``hint``)."""
+        hint = (self.document or {}).get("hint")
+        return hint if isinstance(hint, str) else None
+
+    @property
     def error(self) -> dict[str, Any]:
         """The ``cli-failure`` error object, or a synthesized one when stdout had none."""
         error = (self.document or {}).get("error")

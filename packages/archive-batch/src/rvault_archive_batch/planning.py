@@ -102,7 +102,7 @@ def read_status(database: Path) -> dict[str, Any]:
             error["code"],
             f"rvault-db status: {error.get('message')}",
             str(database),
-            hint=error.get("hint") or "run rvault-db status on the vault and fix what it reports",
+            hint=run.hint or "run rvault-db status on the vault and fix what it reports",
         )
     return run.document
 
@@ -116,10 +116,7 @@ def build_plan(vault: Path, max_talks: int | None = None) -> BatchPlan:
     """
     database = database_path(vault)
     status = read_status(database)
-    try:
-        read = db_api.read_database(database)
-    except db_api.DatabaseRefusal as refusal:
-        raise Refusal(refusal.code, str(refusal), refusal.path) from None
+    read = db_api.read_database(database)  # a DatabaseRefusal is a Refusal: exit 2 as is
     if read.sha256 != status["sha256"]:
         raise Refusal(
             "database_changed_while_planning",

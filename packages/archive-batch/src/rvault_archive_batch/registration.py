@@ -63,7 +63,7 @@ def register(plan: BatchPlan, outcomes: Sequence[dict[str, Any]]) -> dict[str, A
             error["code"],
             f"registering the batch was refused: {error.get('message')}",
             plan.database_path,
-            hint=error.get("hint")
+            hint=run.hint
             or "run rvault-batch run again: finished artifacts are validated, not redone",
         )
     report = run.document

@@ -40,9 +40,8 @@ class _Refused(Exception):
         error: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.run is not None:
             error["command"] = " ".join(self.run.command[:2])
-            hint = (self.run.document or {}).get("hint")
-            if isinstance(hint, str):
-                error["hint"] = hint
+            if self.run.hint is not None:
+                error["hint"] = self.run.hint
         return error
 
 
