@@ -39,7 +39,7 @@ def _plan(tmp_path: Path, name: str, *mutations: dict[str, Any]) -> Path:
     return path
 
 
-def _broken_vault(tmp_path: Path) -> Path:
+def _broken_vault(tmp_path: Path) -> tuple[Path, Path]:
     """Built through the owner where it can be (capture, set-identity, record-deck), then
     the two faults no owner command would write: a deck moved onto another talk by hand
     and an edited root assertion."""
@@ -101,7 +101,7 @@ def _broken_vault(tmp_path: Path) -> Path:
     document["pptx_catalog"][0]["talk_filename"] = JAVA
     document["config"]["vault_storage_path"] = "C:vault"
     db.write_text(json.dumps(document, indent=2), encoding="utf-8")
-    return db
+    return db, capture
 
 
 def _blocking(db: Path) -> tuple[int, set[tuple[str, str]]]:
@@ -113,7 +113,19 @@ def _blocking(db: Path) -> tuple[int, set[tuple[str, str]]]:
 def test_each_fault_is_blocking_and_the_scripted_repairs_clear_them(
     tmp_path: Path, snapshot_file: Any
 ) -> None:
-    db = _broken_vault(tmp_path)
+    db, capture = _broken_vault(tmp_path)
+    reviewed = run_cli("rvault-db", "preflight", db, "--capture", capture)
+    assert reviewed.returncode == 3
+    in_capture = [f for f in reviewed.json["findings"] if f["path"].startswith('$["entries"]')]
+    assert [
+        (f["code"], f["path"], f["filename"]) for f in in_capture if f["severity"] == "blocking"
+    ] == [
+        (
+            "source_identity_upload_predates_catalog",
+            '$["entries"][0]["proposal"]["upload_date"]',
+            COST,
+        )
+    ]  # the capture already shows the catalog date is wrong, before anything is stored
     code, found = _blocking(db)
     assert code == 3
     assert found == {

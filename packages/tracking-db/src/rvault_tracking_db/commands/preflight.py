@@ -26,6 +26,11 @@ def register(subparsers: Any) -> None:
         ),
     )
     parser.add_argument("target", metavar="VAULT_OR_DB", help="the vault root or its database")
+    parser.add_argument(
+        "--capture",
+        metavar="FILE",
+        help="also compare a capture-identity file's provider facts with the talks it names",
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -34,6 +39,6 @@ def handle(args: argparse.Namespace) -> int:
 
     from rvault_tracking_db.preflight import PreflightRequest, run_preflight
 
-    report = run_preflight(PreflightRequest(args.target))
+    report = run_preflight(PreflightRequest(args.target, args.capture))
     contract_cli.emit(report)
     return contract_cli.finish(contract_cli.EXIT_OK if report["ok"] else EXIT_BLOCKING)

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from rvault_contracts.cli import Refusal
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
 from rvault_tracking_db.identity.recording import catalog_video_id
@@ -51,9 +52,22 @@ def _params() -> dict[str, Any]:
     return {"skip_download": True, "quiet": True, "no_warnings": True, "noplaylist": True}
 
 
+def _yt_dlp() -> Any:
+    try:
+        import yt_dlp
+    except ModuleNotFoundError:
+        raise Refusal(
+            "capture_unavailable",
+            "yt-dlp is not installed",
+            "$",
+            hint="install the capture extra: pip install 'rvault-tracking-db[capture]'",
+        ) from None
+    return yt_dlp
+
+
 def youtube_extractor() -> Extractor:
     """Ask YouTube, one ``extract_info`` per video, no download."""
-    import yt_dlp
+    yt_dlp = _yt_dlp()
     from yt_dlp.utils import YoutubeDLError
 
     def extract(video_id: str) -> Mapping[str, Any]:
@@ -69,7 +83,7 @@ def youtube_extractor() -> Extractor:
 
 def replay_extractor(directory: Path) -> Extractor:
     """Recorded yt-dlp info documents, processed by yt-dlp as a live answer would be."""
-    import yt_dlp
+    yt_dlp = _yt_dlp()
 
     def extract(video_id: str) -> Mapping[str, Any]:
         info = _read_info(directory / f"{video_id}.info.json")

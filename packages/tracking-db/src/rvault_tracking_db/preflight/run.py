@@ -17,7 +17,9 @@ from typing import Any
 from rvault_tracking_db.capabilities import SourceRoots
 from rvault_tracking_db.preflight import artifacts, collisions, decks, identity, pdfs
 from rvault_tracking_db.preflight.authority import locate, read_with_root
+from rvault_tracking_db.preflight.capture_review import check_capture
 from rvault_tracking_db.preflight.findings import BLOCKING, Findings, TalkRef
+from rvault_tracking_db.sources.identity_shortcut import read_capture
 
 REPORT_VERSION = 1
 
@@ -27,6 +29,7 @@ class PreflightRequest:
     """What ``rvault-db preflight VAULT_OR_DB`` asked for."""
 
     target: str
+    capture: str | None = None  # a capture-identity file to compare with the talks
 
 
 def run_preflight(request: PreflightRequest) -> dict[str, Any]:
@@ -36,6 +39,15 @@ def run_preflight(request: PreflightRequest) -> dict[str, Any]:
     database: Mapping[str, Any] = (result.database if result is not None else None) or {}
     talks = _talks(database)
     check_talks(database, talks, Path(located.vault_root), findings)
+    if request.capture is not None and result is not None:
+        config = database.get("config")
+        check_capture(
+            read_capture(request.capture),
+            result.sha256,
+            talks,
+            config if isinstance(config, Mapping) else {},
+            findings,
+        )
     blocking, warnings, by_code = findings.counts()
     return {
         "blocking_count": blocking,
