@@ -21,6 +21,60 @@ ID = {"minLength": 1, "type": "string"}
 STR_LIST = {"items": {"type": "string"}, "type": "array"}
 COUNT = {"minimum": 0, "type": "integer"}
 
+# What belongs in each field of a v5 return: the schema's ``description``, which
+# ``rvault-returns scaffold`` prints beside the skeleton it pre-fills.
+MEANINGS_V5: dict[str, str] = {
+    "filename": "The talk's filename in the tracking database; the scaffold copies it.",
+    "return_schema_version": "5: the worker-return contract this return follows.",
+    "queue_claim": "The talk's active claim (run_id, batch_id, reprocess_generation), copied "
+    "exactly from the scaffold: it binds the return to that claim.",
+    "status": "processed (every available source analysed), processed_partial (a source "
+    "missing, e.g. transcript only), or a skipped_* status, which carries only filename, "
+    "return_schema_version, queue_claim and status.",
+    "slide_source": "Which slides the analysis used: pptx, pdf, both, video_extracted or none "
+    "(the scaffold derives it from the slides on disk).",
+    "slides_local_path": "The vault-relative slides/NAME.pdf the analysis used.",
+    "clear_fields": "Talk fields this return deliberately empties (dotted names).",
+    "rhetoric_notes": "Prose: how the talk works rhetorically, as observed in the inspected "
+    "sources (the analysis page's main notes). Must not be blank.",
+    "areas_for_improvement": "Prose: what the speaker could do better, grounded in what was "
+    "observed. Must not be blank.",
+    "transcript_source": "Where the transcript came from (youtube_auto, whisper, manual); the "
+    "scaffold copies the talk record's.",
+    "transcript_path": "The vault-relative transcript the analysis read.",
+    "structured_data": "Facts measured from the sources (slide count, opening and closing "
+    "type, ...): registered fields only; experiments go under extensions.",
+    "verbatim_examples": "Exact source-language quotes by lane: opening_lines, closing_lines, "
+    "transitions, jokes, signature_phrases, audience_addresses.",
+    "adherence_assessment": "Leave empty: persistence computes adherence from the baseline.",
+    "new_patterns": "Prose: recurring techniques the pattern catalog does not name yet.",
+    "summary_updates": "Prose: what this talk changes in the speaker's overall summary.",
+    "pattern_observations": "The catalog verdicts: what was inspected, detected, assessed or "
+    "not evaluable, and the score.",
+    "processed_date": "Leave out: persistence stamps the batch date.",
+    "catalog_feedback": "Feedback on the catalog itself, by lane; empty lanes are fine.",
+    "evidence_sources": "The sources the observations rest on; each must be inspected.",
+    "source_inspection": "Per source, the ranges actually inspected (transcript lines, pages, "
+    "seconds); complete ranges are what lets an absence count.",
+    "patterns_detected": "Catalog patterns observed, each with exact evidence citations "
+    "(quotes that occur once, pages, times).",
+    "antipatterns_detected": "Catalog antipatterns observed, with evidence citations.",
+    "applicability_assessments": "For each conditional pattern whose applicability sources "
+    "were inspected: whether it applies here, with evidence.",
+    "not_evaluable": "Catalog entries the inspected sources cannot evaluate, each with the "
+    "reason_code the validator expects; the scaffold pre-fills them from the sources.",
+    "pattern_score": "patterns_used = len(patterns_detected), antipatterns_detected = "
+    "len(antipatterns_detected), score = their difference.",
+}
+
+
+def _described(props: dict[str, Any]) -> dict[str, Any]:
+    """``props`` with each meaning as its ``description`` (v5 only; older files are frozen)."""
+    return {
+        name: {**schema, "description": MEANINGS_V5[name]} if name in MEANINGS_V5 else schema
+        for name, schema in props.items()
+    }
+
 
 def _closed(
     props: dict[str, Any], required: list[str] | None = None, **extra: Any
@@ -309,6 +363,7 @@ def _pattern_observations(version: int) -> dict[str, Any]:
     props["source_inspection"] = {"items": _inspection_record(), "minItems": 1, "type": "array"}
     if version == 5:
         props["applicability_assessments"] = {"items": _assessment(), "type": "array"}
+        props = _described(props)
     return _closed(props, list(props))
 
 
@@ -350,6 +405,7 @@ def worker_return(version: int) -> dict[str, Any]:
         top["adherence_comparison"] = {"type": "object"}
     if version == 5:
         top["catalog_feedback"] = _feedback()
+        top = _described(top)
     schema: dict[str, Any] = {
         "$id": f"urn:rvault:worker-return:v{version}",
         "$schema": "https://json-schema.org/draft/2020-12/schema",

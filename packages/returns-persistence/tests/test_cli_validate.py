@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import returns_testdata as td
-from rvault_contracts.schemas import schema_issues
+from rvault_contracts.schemas import load_schema, schema_issues
 from rvault_returns_persistence import validator
 from rvault_returns_persistence.database import DatabaseError, load_database
 from rvault_returns_persistence.scaffold import scaffold_for
@@ -242,6 +242,14 @@ def test_scaffold_then_complete_validates(
         {"source": "native_deck", "page_ranges": [[1, 12]]},
     ]
     assert "applicability assessments still required" in result.stderr
+    # every field the skeleton holds comes with its meaning, the schema's description
+    # (issue 25), on stderr: the skeleton itself stays a valid return
+    schema = load_schema("worker-return", 5)["properties"]
+    for name in skeleton:
+        assert f"  {name}: {schema[name]['description']}" in result.stderr, name
+    for name in skeleton["pattern_observations"]:
+        meaning = schema["pattern_observations"]["properties"][name]["description"]
+        assert f"  pattern_observations.{name}: {meaning}" in result.stderr, name
     reasons = {
         r["pattern_id"]: r["reason_code"] for r in skeleton["pattern_observations"]["not_evaluable"]
     }

@@ -196,3 +196,22 @@ def scaffold_for(
     if db_talk.get("slide_source") in (None, "video_extracted") and found.pdf_is_video_extracted:
         manifest = _trusted_stored_manifest(vault_root, db_talk)
     return build_scaffold(db_talk, catalog, found, manifest)
+
+
+def field_guide(skeleton: dict[str, Any]) -> list[str]:
+    """One line per field of ``skeleton`` (and of its pattern_observations): what belongs there.
+
+    The meanings are the worker-return v5 schema's descriptions, so the guide
+    and the contract say the same thing; the skeleton itself stays a valid
+    return (a closed object has no room for comments).
+    """
+    from rvault_contracts.schemas import load_schema
+
+    schema = load_schema("worker-return", 5)
+    top = schema["properties"]
+    nested = top["pattern_observations"]["properties"]
+    fields = [(name, top.get(name, {})) for name in skeleton]
+    observations = skeleton.get("pattern_observations")
+    if isinstance(observations, dict):
+        fields += [(f"pattern_observations.{n}", nested.get(n, {})) for n in observations]
+    return [f"{name}: {spec['description']}" for name, spec in fields if "description" in spec]

@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from rvault_returns_persistence.scaffold import scaffold_for
+    from rvault_returns_persistence.scaffold import field_guide, scaffold_for
 
     db, vault_root = open_database(args)
     catalog, _ = open_catalog(args)
@@ -44,6 +44,9 @@ def handle(args: argparse.Namespace) -> int:
     skeleton, needs = scaffold_for(  # ScaffoldError is a cli-failure refusal
         talk, catalog, vault_root, db.deck_slides(talk)
     )
+    progress("what belongs in each field (worker-return v5):")
+    for line in field_guide(skeleton):
+        progress("  " + line)
     if needs:
         progress("applicability assessments still required for: " + ", ".join(needs))
     emit(skeleton)
