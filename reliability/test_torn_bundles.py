@@ -22,6 +22,7 @@ sidecar, quality receipt: three renames after the journal's):
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import signal
 from collections.abc import Iterator
@@ -149,6 +150,11 @@ def test_a_torn_bundle_reads_as_recovery_pending_and_the_next_writer_finishes(
         "recovery_pending",
         "bundle_recovery_pending",
     )
+    assert row["next_action"] == {  # the first thing to do, with the exact command
+        "code": "recover_transcript",
+        "text": "settle the interrupted transcript write",
+        "command": shlex.join(["rvault-transcript", "recover", str(made.transcript)]),
+    }
     assert made.state() == torn  # readers never settle
     again = run(made.argv)  # the next writer of the bundle: settles, then writes
     assert again.returncode == 0, again.stdout + again.stderr
@@ -164,7 +170,10 @@ def test_recover_settles_a_torn_bundle_to_one_generation(
 ) -> None:
     made, _, when = bundle
     _torn(made, when)
-    recovered = run(command("rvault-transcript", "recover", made.transcript))
+    status = run(command("rvault-db", "status", made.db, "--format", "json"))
+    named = shlex.split(status.document["talks"][0]["next_action"]["command"])
+    assert named[:2] == ["rvault-transcript", "recover"]
+    recovered = run(command(*named))  # the command status named, verbatim
     assert recovered.returncode == 0, recovered.stdout + recovered.stderr
     assert recovered.document["settled"]["action"] == "rolled_back"
     assert made.state() == made.old

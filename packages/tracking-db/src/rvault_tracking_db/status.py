@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -164,7 +165,7 @@ def _deck(
     }
 
 
-def _evidence_action(row: dict[str, Any], filename: str) -> dict[str, str] | None:
+def _evidence_action(row: dict[str, Any], filename: str, vault_root: Path) -> dict[str, str] | None:
     """The first evidence problem of an unclaimed talk: a replaced slide PDF, a broken
     ledger of an analysed talk, a replaced or missing recording (claimable talks), or
     a local-media transcript whose recording was never attached."""
@@ -174,7 +175,8 @@ def _evidence_action(row: dict[str, Any], filename: str) -> dict[str, str] | Non
         return {
             "code": "register_slides",
             "text": f"the slide PDF changed ({slides['state']})",
-            "command": f"rvault-db register-slides DB --talk {filename} {slides['path']} "
+            "command": f"rvault-db register-slides DB --talk {filename} "
+            f"{shlex.quote(str(vault_root / slides['path']))} "
             "(records the new bytes; an analysed talk is requeued)",
         }
     if status in ANALYSED and needs_requeue(row["evidence_issues"]):
@@ -203,10 +205,33 @@ def _evidence_action(row: dict[str, Any], filename: str) -> dict[str, str] | Non
     return None
 
 
-def _next_action(row: dict[str, Any], talk: Mapping[str, Any], stored: Any) -> dict[str, str]:
+def _recovery_action(row: dict[str, Any], vault_root: Path) -> dict[str, str] | None:
+    """A transcript bundle torn by a kill awaits its journal's recovery: settle it first.
+
+    Its receipts cannot be judged until then (the transcript owner's reader
+    says ``recovery_pending``, not a hash mismatch), whatever else the talk needs.
+    """
+    transcript = row["transcript"]
+    if transcript["state"] != "recovery_pending":
+        return None
+    return {
+        "code": "recover_transcript",
+        "text": "settle the interrupted transcript write",
+        "command": shlex.join(
+            ["rvault-transcript", "recover", str(vault_root / transcript["path"])]
+        ),
+    }
+
+
+def _next_action(
+    row: dict[str, Any], talk: Mapping[str, Any], stored: Any, vault_root: Path
+) -> dict[str, str]:
     status = row["status"]
     filename = row["filename"]
     claim = row["active_claim"]
+    recovery = _recovery_action(row, vault_root)
+    if recovery is not None:
+        return recovery
     if claim is not None:
         batch = f"{claim['run_id']}/{claim['batch_id']}"
         return {
@@ -214,7 +239,7 @@ def _next_action(row: dict[str, Any], talk: Mapping[str, Any], stored: Any) -> d
             "text": f"persist batch {batch}",
             "command": f"rvault-returns persist (run {claim['run_id']}, batch {claim['batch_id']})",
         }
-    evidence = _evidence_action(row, filename)
+    evidence = _evidence_action(row, filename, vault_root)
     if evidence is not None:
         return evidence
     if status in ANALYSED:
@@ -296,7 +321,7 @@ def build_status(result: ReadResult) -> dict[str, Any]:
             "processed_date": talk.get("processed_date"),
             "score": score if talk.get("status") in ANALYSED else None,
         }
-        row["next_action"] = _next_action(row, talk, talk.get("source_capabilities"))
+        row["next_action"] = _next_action(row, talk, talk.get("source_capabilities"), vault_root)
         row["evidence_issues"] = [
             {"code": i.code, "path": i.path, "message": i.message} for i in row["evidence_issues"]
         ]
