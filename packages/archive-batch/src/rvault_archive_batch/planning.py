@@ -13,8 +13,10 @@ rows into independent tasks:
   it must be regenerated (the rule behind status's ``extract_deck``);
 * ``slides`` when a recording exists and no manifest does.
 
-A talk under a live claim, analysed, or otherwise not claimable is skipped
-with the status's own reason; so is a talk whose artifacts are current, which
+A talk under a live claim, analysed, otherwise not claimable, awaiting a
+torn bundle's recovery, or whose attached recording was replaced (its
+evidence would change: a person decides) is skipped with the status's own
+next action; so is a talk whose artifacts are current, which
 makes a rerun resume where the last batch stopped. A talk's recording is the
 attached recording (``local_media``, ``rvault-db attach-media``), else the
 contract download path ``slides-rebuild/{youtube_id}/{youtube_id}.mp4``,
@@ -39,7 +41,7 @@ GIB = 1024**3
 #: what one task of each kind may hold at its peak (Dask resource ``memory``, bytes);
 #: measured peaks are in the README's benchmark table, these leave headroom.
 MEMORY = {"transcript": 2 * GIB, "slides": 1 * GIB, "deck": GIB // 2}
-ACQUIRING = ("register_transcript", "extract_deck", "normalize", "claim")
+ACQUIRING = ("attach_media", "register_transcript", "extract_deck", "normalize", "claim")
 
 
 @dataclass(frozen=True)
@@ -147,7 +149,9 @@ def _plan_talk(
 ) -> None:
     filename = row["filename"]
     action = row["next_action"]
-    if action["code"] not in ACQUIRING:
+    # a recording replaced since it was attached needs a person: its evidence would change
+    replaced = (row.get("media") or {}).get("state") not in (None, "current")
+    if action["code"] not in ACQUIRING or replaced:
         plan.skipped.append({"talk": filename, "reason": action["code"], "text": action["text"]})
         return
     video_id = db_api.talk_video_id(talk)
