@@ -166,3 +166,31 @@ def test_preflight_re_proves_a_binding_made_by_hand(
     finding = next(f for f in result.json["findings"] if f["code"] == "deck_binding_contradicted")
     assert finding["path"] == '$["talks"][1]["pptx_path"]' and finding["severity"] == "blocking"
     assert "title_conflicts" in finding["actual"]["reasons"]
+
+
+def test_the_sweep_records_changed_proofs_and_never_a_contradicted_one(
+    tmp_path: Path, extracted: tuple[Path, bytes], snapshot_file: Any
+) -> None:
+    db = _vault(tmp_path, extracted)
+    extraction = db.parent / "pptx" / "cost-myths.json"
+    assert applied("record-deck", db, extraction, "--talk", K8S["filename"]).returncode == 0
+    current = run_cli("rvault-db", "deck-bindings", db)
+    assert current.returncode == 2 and current.json["error"]["code"] == "bindings_current"
+    # The catalog title was corrected since: the proof now rests on venue and year.
+    document = json.loads(db.read_bytes())
+    document["talks"][0]["title"] = "Cloud Budgets Without Tears"
+    db.write_text(json.dumps(document), encoding="utf-8")
+    swept = applied("deck-bindings", db)
+    assert swept.returncode == 0, swept.stdout
+    binding = json.loads(db.read_bytes())["talks"][0]["deck_binding"]
+    assert (binding["decision"], binding["reasons"]) == ("proven", ["venue_and_year_agree"])
+    # Re-dated to another year: contradicted, so nothing is recorded and preflight blocks.
+    document = json.loads(db.read_bytes())
+    document["talks"][0]["date"] = "2025-10-08"
+    db.write_text(json.dumps(document), encoding="utf-8")
+    before = snapshot_file(db)
+    refused = run_cli("rvault-db", "deck-bindings", db)
+    assert refused.returncode == 2 and "contradicted" in refused.stderr
+    assert snapshot_file(db) == before
+    report = run_cli("rvault-db", "preflight", db).json
+    assert "deck_binding_contradicted" in report["summary"]["by_code"]

@@ -112,6 +112,14 @@ COMMANDS = [
         },
     ),
     contract_cli.LazyCommand(
+        "rvault_tracking_db.commands.deck_bindings",
+        {
+            "deck-bindings": (
+                "re-prove every deck binding and record the proofs that changed (dry run)"
+            ),
+        },
+    ),
+    contract_cli.LazyCommand(
         "rvault_tracking_db.commands.set_identity",
         {
             "set-identity": (
