@@ -228,3 +228,23 @@ def test_a_pdf_with_an_envelope_but_no_page_tree_fails_the_owner_probe(
         (0, "blocking", '$["talks"][0]["slides_local_path"]')
     ]
     assert probe[0]["actual"]["reason_code"].startswith("pdf_")
+
+
+def test_video_provenance_is_asked_of_the_video_owner(tmp_path: Path, snapshot_file: Any) -> None:
+    """Video-extracted slides need a current manifest; a broken one is a fault."""
+    done = _talk(slide_source="video_extracted")
+    db = _vault(tmp_path, [done])
+    report = _preflight(db, snapshot_file)
+    assert ("video_extraction_provenance_missing", '$["talks"][0]["slide_source"]') in _blocking(
+        report
+    )
+    manifest = db.parent / "slides-rebuild" / YT / f"{YT}.video-extraction.json"
+    manifest.parent.mkdir(parents=True)
+    manifest.write_text('{"schema_version": 4}')
+    report = _preflight(db, snapshot_file)
+    finding = next(f for f in report["findings"] if f["code"].startswith("video_extraction"))
+    assert (finding["code"], finding["severity"]) == (
+        "video_extraction_provenance_invalid",
+        "blocking",
+    )
+    assert finding["actual"]["manifest"] == f"slides-rebuild/{YT}/{YT}.video-extraction.json"

@@ -20,6 +20,7 @@ from typing import Any
 from rvault_tracking_db.capabilities import SourceRoots, resolve
 from rvault_tracking_db.preflight.findings import Findings, TalkRef
 from rvault_tracking_db.preflight.pdfs import check_pdfs
+from rvault_tracking_db.preflight.video import check_video
 from rvault_tracking_db.slides_identity import check_slides
 
 ARTIFACT_MISSING = "claimed_artifact_missing"
@@ -36,9 +37,11 @@ def check_artifacts(
     roots: SourceRoots,
     findings: Findings,
     probe: Callable[[str], str | None] | None = None,
+    video_api: Any | None = None,
 ) -> None:
     completed = talk.get("status") in COMPLETED
     check_pdfs(ref, talk, roots, completed, findings, probe)
+    check_video(ref, talk, Path(roots.vault_root), completed, findings, video_api)
     resolution = resolve(talk, roots)
     for finding in resolution.findings:
         if finding.field in _REMOTE_FIELDS:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from rvault_tracking_db.capabilities import SourceRoots
-from rvault_tracking_db.preflight import artifacts, collisions, decks, identity, pdfs
+from rvault_tracking_db.preflight import artifacts, collisions, decks, identity, pdfs, video
 from rvault_tracking_db.preflight.authority import locate, read_with_root
 from rvault_tracking_db.preflight.capture_review import check_capture
 from rvault_tracking_db.preflight.findings import BLOCKING, Findings, TalkRef
@@ -81,12 +81,13 @@ def check_talks(
     config = config if isinstance(config, Mapping) else {}
     roots = SourceRoots.from_config(vault_root, config)
     probe = pdfs.pdf_prober() if full else None
+    video_api = video.video_reader() if full else None
     for ref, talk in talks:
         identity.check_youtube_id(talk, ref, findings)
         identity.check_source_identity(talk, config, ref, findings)
         collisions.check_rejections(ref, talk, findings)
         if full:
-            artifacts.check_artifacts(ref, talk, roots, findings, probe)
+            artifacts.check_artifacts(ref, talk, roots, findings, probe, video_api)
     collisions.check_duplicates(talks, findings)
     collisions.check_relations(talks, findings)
     decks.check_decks(database, talks, roots, findings, recheck=full)
