@@ -420,18 +420,56 @@ def _inspection(po: Mapping[str, Any]) -> Table:
 
 def _not_evaluable(po: Mapping[str, Any]) -> Table:
     rows = []
+    sources = _source_states(po)
     for row in po.get("not_evaluable") or ():
         if not isinstance(row, Mapping):
             continue
         groups = row.get("required_source_groups")
+        reason = str(row.get("reason_code", UNKNOWN))
         rows.append(
             (
                 str(row.get("pattern_id", UNKNOWN)),
-                str(row.get("reason_code", UNKNOWN)),
+                reason + _unmet_gate(reason, groups, sources),
                 " | ".join(" + ".join(g) for g in groups) if groups else NONE,
             )
         )
     return Table(("pattern", "reason", "required sources"), tuple(rows))
+
+
+COVERAGE_REASONS = ("missing_required_source_coverage", "missing_applicability_source_coverage")
+
+
+def _source_states(po: Mapping[str, Any]) -> dict[str, str]:
+    """Per inspected source, why it cannot carry an absence ("" when it can)."""
+    states: dict[str, str] = {}
+    for row in po.get("source_inspection") or ():
+        if not isinstance(row, Mapping) or not isinstance(row.get("source"), str):
+            continue
+        if row.get("coverage_complete") is not True:
+            states[row["source"]] = "inspected, coverage incomplete"
+        elif row.get("absence_capability_complete") is not True:
+            why = row.get("absence_capability_reason")
+            states[row["source"]] = "complete but not absence-capable" + (f": {why}" if why else "")
+        else:
+            states[row["source"]] = ""
+    return states
+
+
+def _unmet_gate(reason: str, groups: Any, sources: Mapping[str, str]) -> str:
+    """Which part of the gate failed, so the reason never reads against the inspection table.
+
+    A coverage reason next to a source the table shows inspected and complete
+    is explained: that source is not absence-capable (a slide PDF rebuilt
+    from video, say), or another member of its group was not inspected.
+    """
+    if reason not in COVERAGE_REASONS or not isinstance(groups, list):
+        return ""
+    named = {s for g in groups if isinstance(g, list) for s in g if isinstance(s, str)}
+    if not named & {s for s, why in sources.items() if not why or why.startswith("complete")}:
+        return ""  # nothing the table shows complete: the reason agrees with it
+    unmet = [f"{s} {sources.get(s) or 'capable'}" if s in sources else f"{s} not inspected"
+             for s in sorted(named) if sources.get(s, "missing") != ""]  # fmt: skip
+    return f" (unmet gate: {'; '.join(unmet)})" if unmet else ""
 
 
 # --------------------------------------------------------------------------- feedback
