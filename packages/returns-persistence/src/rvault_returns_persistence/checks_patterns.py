@@ -455,7 +455,7 @@ def _check_not_evaluable(
         reason = record.get("reason_code")
         rows[pid] = reason if isinstance(reason, str) else ""
         if pid in detected:
-            why = _lane_conflict(pid, detected[pid], r_path, entry, ctx, inspection, assessments)
+            why = _lane_conflict(pid, detected[pid], r_path)
             ctx.add("pattern_in_multiple_lanes", child(r_path, "pattern_id"), why)
             continue
         if reason not in reasons:
@@ -545,29 +545,17 @@ def _pattern_unknown(ctx: ReturnContext, r_path: str, pid: Any) -> None:
     ctx.add("pattern_unknown", child(r_path, "pattern_id"), f"{pid!r} is not a catalog id{nearest}")
 
 
-def _lane_conflict(
-    pid: str,
-    lane: str,
-    r_path: str,
-    entry: CatalogEntry,
-    ctx: ReturnContext,
-    inspection: Inspection,
-    assessments: dict[str, Any],
-) -> str:
-    """Which of the two rows to delete: the one the inspected evidence contradicts.
+def _lane_conflict(pid: str, lane: str, r_path: str) -> str:
+    """Which of the two rows to delete: the not_evaluable one.
 
-    A pattern sits in one lane. When the inspected sources make it evaluable
-    (no expected reason), the detection stands and the not_evaluable row
-    goes; otherwise the sources cannot support the detection.
+    A pattern sits in one lane. A not_evaluable reason is about absence (the
+    inspected sources cannot show the pattern is missing); a detection is
+    positive evidence whose citations are verified on their own, so it
+    needs no absence gate. The scaffold pre-fills not_evaluable rows before
+    anything is detected, so the row to delete is that one.
     """
-    expected = expected_reason(entry, ctx.version, inspection, assessments)
-    if expected is None:
-        return (
-            f"{pid} is detected in {lane} and also listed not_evaluable; the inspected sources "
-            f"make it evaluable, so remove this not_evaluable row ({r_path})"
-        )
     return (
-        f"{pid} is detected in {lane} and also listed not_evaluable; the inspected sources "
-        f"cannot evaluate it ({expected}), so remove the {lane} row (or inspect the missing "
-        "source and remove this not_evaluable row)"
+        f"{pid} is detected in {lane} and also listed not_evaluable; a pattern sits in one "
+        f"lane: remove this not_evaluable row ({r_path}) to keep the detection (its evidence "
+        "needs no absence gate), or remove the detection if it does not hold"
     )
