@@ -10,6 +10,10 @@ persist`` (not a test module).
 
 from __future__ import annotations
 
+import atexit
+import copy
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -43,12 +47,25 @@ def owner_transcript(vault: Path, stem: str, cues: int = 80) -> str:
     return f"transcripts/{stem}.txt"
 
 
+# One persisted vault per test process, copied for each caller: building it
+# runs about ten owner commands (transcripts, claim, persist), and nine tests
+# across conformance and reliability start from it. Its files and documents
+# hold no absolute path, so a copy is the same vault wherever it lands.
+_BUILT: dict[str, Any] = {}
+
+
 def persisted_vault(root: Path) -> tuple[Path, list[dict[str, Any]], dict[str, Any]]:
-    """(database, the returns as sent, the persistence report)."""
-    db, returns, path = claimed_owner_vault(root)
-    result = run_cli_applied("rvault-returns", "persist", db, path, "--run-date", RUN_DATE)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return db, returns, result.json
+    """(database, the returns as sent, the persistence report), in a fresh copy under ``root``."""
+    if not _BUILT:
+        template = Path(tempfile.mkdtemp(prefix="rvault-persisted-"))
+        atexit.register(shutil.rmtree, template, ignore_errors=True)
+        db, returns, path = claimed_owner_vault(template)
+        result = run_cli_applied("rvault-returns", "persist", db, path, "--run-date", RUN_DATE)
+        assert result.returncode == 0, result.stdout + result.stderr
+        _BUILT.update(template=template, db=db.relative_to(template), returns=returns)
+        _BUILT["report"] = result.json
+    shutil.copytree(_BUILT["template"], root, symlinks=True, dirs_exist_ok=True)
+    return root / _BUILT["db"], copy.deepcopy(_BUILT["returns"]), copy.deepcopy(_BUILT["report"])
 
 
 def claimed_owner_vault(root: Path) -> tuple[Path, list[dict[str, Any]], Path]:
