@@ -360,6 +360,29 @@ def test_scaffold_covers_the_downloaded_video_only(cli: Callable[..., Any], tmp_
     assert "delivery_video" not in without["pattern_observations"]["evidence_sources"]
 
 
+@pytest.mark.parametrize("key", ["main", "video"])
+def test_the_scaffolds_prefilled_outcomes_validate_unchanged(
+    cli: Callable[..., Any], tmp_path: Path, key: str
+) -> None:
+    """Transcript, slides and the recording: what the scaffold pre-fills is accepted as is.
+
+    Only the worker's own judgement is left: the prose and the applicability
+    assessments the scaffold lists on stderr (issue 25).
+    """
+    db_path, specs = td.corpus_vault(tmp_path)
+    scaffold = cli(CLI, "scaffold", "--db", db_path, "--talk", specs[key]["filename"])
+    assert scaffold.returncode == 0, scaffold.stdout
+    skeleton = scaffold.json
+    assert "delivery_video" in skeleton["pattern_observations"]["evidence_sources"]
+    result = cli(CLI, "validate", write_returns(tmp_path, [skeleton]), "--db", db_path)
+    errors = result.json["returns"][0]["errors"]
+    assert {e["code"] for e in errors} == {"prose_not_substantive", "applicability_missing"}
+    listed = scaffold.stderr.split("applicability assessments still required for: ")[1]
+    required = set(listed.strip().split(", "))
+    missing = {e["message"].split()[0] for e in errors if e["code"] == "applicability_missing"}
+    assert missing == required
+
+
 def test_batch_split_across_claim_epochs_is_refused(cli: Callable[..., Any], vault: Any) -> None:
     root, db, talks = vault
     returns = [td.complete_return(t, root) for t in talks]
