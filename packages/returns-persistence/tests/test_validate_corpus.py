@@ -1453,6 +1453,12 @@ def test_an_unknown_pattern_id_or_talk_names_the_closest_valid_ones(
     errors = run(vault, [ret])["returns"][0]["errors"]
     missing = [e for e in errors if e["code"] == "talk_not_found"]
     assert missing and f"did you mean {filename!r}" in missing[0]["message"], errors
+    ret = copy.deepcopy(bases["main"])
+    feedback = [{"pattern_id": "bookend", "problem": "ambiguous", "detail": "d"}]
+    setter((FEED, "definition_problems"), feedback)(ret)
+    errors = run(vault, [ret])["returns"][0]["errors"]
+    unknown = [e for e in errors if e["code"] == "feedback_unknown_pattern"]
+    assert unknown and "did you mean 'bookends'" in unknown[0]["message"], errors
 
 
 def test_a_quote_found_nowhere_names_its_closest_line_and_character(

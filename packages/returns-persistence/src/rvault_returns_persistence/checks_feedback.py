@@ -10,7 +10,9 @@ from typing import Any
 
 from rvault_contracts.strict_json import is_nonblank_string as is_text
 from rvault_contracts.strict_json import json_path as child
+from rvault_contracts.suggest import did_you_mean
 
+from rvault_returns_persistence.catalog import Catalog
 from rvault_returns_persistence.context import ReturnContext
 from rvault_returns_persistence.vocabulary import DEFINITION_PROBLEMS, FEEDBACK_LANES
 
@@ -107,14 +109,15 @@ def _check_item(ctx: ReturnContext, path: str, lane: str, item: Any) -> None:
                 ctx.add(
                     "feedback_unknown_pattern",
                     child(child(path, "pattern_ids"), index),
-                    f"{pid!r} is not a catalog id",
+                    f"{pid!r} is not a catalog id{_closest(pid, catalog)}",
                 )
     elif lane == "definition_problems":
         if item["pattern_id"] not in catalog:
             ctx.add(
                 "feedback_unknown_pattern",
                 child(path, "pattern_id"),
-                f"{item['pattern_id']!r} is not a catalog id",
+                f"{item['pattern_id']!r} is not a catalog id"
+                + _closest(item["pattern_id"], catalog),
             )
         if item["problem"] not in DEFINITION_PROBLEMS:
             ctx.add(
@@ -122,3 +125,8 @@ def _check_item(ctx: ReturnContext, path: str, lane: str, item: Any) -> None:
                 child(path, "problem"),
                 f"problem is one of {list(DEFINITION_PROBLEMS)}",
             )
+
+
+def _closest(pid: Any, catalog: Catalog) -> str:
+    """``; did you mean 'bookends'?`` for a misspelt id (ids stay exact, never normalized)."""
+    return did_you_mean(pid, catalog.entries) if isinstance(pid, str) else ""
