@@ -16,7 +16,11 @@ sidecar, quality receipt: three renames after the journal's):
   stops the writer with ``interrupted`` and leaves no staged file behind,
   before any other writer runs (it used to leave it for the next one);
 - the same kill between the renames of ``rvault-video extract`` (region PDF,
-  context PDF, contact sheet, manifest): its next run settles and extracts.
+  context PDF, contact sheet, manifest): the video api, ``rvault-video
+  validate`` and ``rvault-db status`` report the manifest ``recovery_pending``
+  (``bundle_recovery_pending``), and the next run settles and extracts;
+- ``rvault-analysis write`` killed between the renames of its analyses: its
+  next run settles the directory's journal first and writes, first time.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from _harness import (
 )
 from rvault_contracts.writer import pending_bundle
 from rvault_transcript import api
+from rvault_video_extraction import api as video_api
 
 NAME = "talk"
 TALK = "2024-05-01-talk.md"
@@ -203,7 +208,10 @@ def test_the_next_video_extract_settles_a_torn_bundle_and_extracts(tmp_path: Pat
 
     vault = tmp_path / "vault"
     vault.mkdir()
-    _database(vault, [])  # the vault root extract resolves
+    talk = {"schema_version": 5, "filename": TALK, "status": "pending",
+            "youtube_id": _vault.VIDEO_ID,
+            "video_url": f"https://www.youtube.com/watch?v={_vault.VIDEO_ID}"}  # fmt: skip
+    db = _database(vault, [talk])  # the vault root extract resolves
     video = vault / "slides-rebuild" / _vault.VIDEO_ID / f"{_vault.VIDEO_ID}.mp4"
     _vault.make_video(video, ["One", "Two"])
     argv = _vault.video_argv(vault, video)
@@ -222,8 +230,53 @@ def test_the_next_video_extract_settles_a_torn_bundle_and_extracts(tmp_path: Pat
     killed = killed_run(argv, "renameat", renames[2], signal.SIGKILL)  # journal, 1st, [2nd]
     assert killed.signalled == signal.SIGKILL
     assert tree_bytes(vault) not in (old, new)
-    assert pending_bundle(outdir / f"{_vault.VIDEO_ID}.video-extraction.json") is not None
+    manifest = outdir / f"{_vault.VIDEO_ID}.video-extraction.json"
+    assert pending_bundle(manifest) is not None
+    # every manifest reader says recovery pending, naming what settles it, not a mismatch
+    report = video_api.read_manifest(manifest, vault_root=vault, expected_video_id=_vault.VIDEO_ID)
+    assert (report.status, report.usable, report.trusted) == ("recovery_pending", False, False)
+    assert report.codes == ["bundle_recovery_pending"]
+    assert "rvault-video extract" in report.issues[0].message
+    validate = run(command("rvault-video", "validate", manifest, "--vault-root", vault))
+    assert validate.returncode == 2, validate.stdout
+    assert validate.document["error"]["code"] == "bundle_recovery_pending"
+    assert "extract again" in validate.document["hint"]
+    status = run(command("rvault-db", "status", db, "--format", "json"))
+    assert status.document["talks"][0]["video"]["status"] == "recovery_pending", status.stdout
+    assert tree_bytes(vault) not in (old, new)  # readers never settle
     again = run(argv)
     assert again.returncode == 0, again.stdout + again.stderr  # was input_changed
     assert tree_bytes(vault) == new
     assert [p for p in hidden_leftovers(vault) if p.endswith(".bundle-journal")] == []
+
+
+def test_the_next_analysis_write_settles_a_torn_replacement_and_writes(tmp_path: Path) -> None:
+    """``rvault-analysis write`` killed between the renames of its analyses: the next run
+    settles the directory's journal before reading the entries, then writes, first time."""
+    import _vault
+
+    vault = _vault.returns_vault(tmp_path / "vault", persisted=True)
+    outdir = vault / "analyses"
+    outdir.mkdir()
+    for name in ("2024-01-01-a.md", "2024-02-01-b.md"):  # hand-written analyses it replaces
+        (outdir / name).write_text(f"# an earlier analysis of {name}\n")
+    argv = command("rvault-analysis", "write", vault.parent / "returns.json", outdir,
+                   "--db", vault / _vault.DB)  # fmt: skip
+    pristine = tmp_path / "pristine"
+    shutil.copytree(outdir, pristine)
+    old = tree_bytes(outdir)
+    reference, events = trace_syscalls(argv)
+    assert reference.returncode == 0, reference.stdout
+    new = tree_bytes(outdir)
+    renames = [when for syscall, when in events if syscall == "renameat"]
+    assert len(renames) >= 3, events  # the journal's, then one per analysis
+    shutil.rmtree(outdir)
+    shutil.copytree(pristine, outdir)
+    killed = killed_run(argv, "renameat", renames[2], signal.SIGKILL)  # journal, 1st, [2nd]
+    assert killed.signalled == signal.SIGKILL
+    assert pending_bundle(outdir / ".rvault-analysis") is not None
+    assert tree_bytes(outdir) not in (old, new)
+    again = run(argv)
+    assert again.returncode == 0, again.stdout + again.stderr  # was input_changed
+    assert tree_bytes(outdir) == new
+    assert [p for p in hidden_leftovers(outdir) if p.endswith(".bundle-journal")] == []

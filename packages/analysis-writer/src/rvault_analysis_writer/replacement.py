@@ -29,6 +29,7 @@ from rvault_contracts.writer import (
     WriterError,
     read_entry,
     replace_entries,
+    settle_pending_bundle,
 )
 
 #: The persistent lock every writer of one output directory takes (never deleted).
@@ -140,6 +141,7 @@ def preflight(directory: Path, names: list[str]) -> Plan:
         folded[key] = name
     if create:
         return Plan(directory, {name: EntrySnapshot(name, "missing") for name in names}, True)
+    _settle(directory)
     try:
         existing = sorted(p.name for p in directory.iterdir())
     except OSError as exc:
@@ -173,6 +175,25 @@ def preflight(directory: Path, names: list[str]) -> Plan:
                 writer_error=exc.code,
             ) from None
     return Plan(directory, expected)
+
+
+def _settle(directory: Path) -> None:
+    """Settle a replacement a kill left half done before its entries are read.
+
+    Its journal (under this directory's lock) says which entries are old and
+    which new. Read torn, the snapshots would be settled under the commit and
+    the commit refused as ``input_changed``; settled first (one ``lstat`` when
+    there is no journal), the writer reads one whole generation and does its job.
+    """
+    try:
+        settle_pending_bundle(directory, directory / LOCK_TARGET_NAME)
+    except WriterError as exc:
+        raise _refuse(
+            exc.code,
+            f"the interrupted replacement in {directory} could not be settled: {exc.message}",
+            str(directory),
+            "run the command again once the other writer of this directory has finished",
+        ) from None
 
 
 def commit(plan: Plan, bodies: Mapping[str, bytes], fault: FaultHook | None = None) -> BundleReport:

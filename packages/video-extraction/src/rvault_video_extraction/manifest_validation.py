@@ -28,6 +28,7 @@ from typing import Any
 from rvault_contracts.issues import Collector, Issue, render
 from rvault_contracts.schemas import schema_issues
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
+from rvault_contracts.writer import pending_bundle
 
 from rvault_video_extraction.freshness import STALE_CODES, pdf_issue, recording_issues
 from rvault_video_extraction.manifest import CONTEXT_SCOPE, SLIDE_REGION_SCOPE
@@ -44,14 +45,15 @@ ARTIFACT_ID = "video-manifest"
 
 @dataclass(frozen=True)
 class ManifestReport:
-    """``status``: current | stale | legacy | future | invalid.
+    """``status``: current | stale | legacy | future | invalid | recovery_pending.
 
     ``usable``: the record may be read (current and valid, stale, or legacy);
     ``trusted``: a verified manual slide_region artifact may be used for
     authored-slide analysis (current, valid, review not required, decoded to
     the end, recording and PDFs unchanged). ``stale``: valid, but the
     recording or a PDF no longer has the recorded bytes (codes in
-    ``freshness.STALE_CODES``); never trusted.
+    ``freshness.STALE_CODES``); never trusted. ``recovery_pending``: a bundle
+    torn by a kill awaits its journal's recovery (:func:`recovery_pending`).
     """
 
     status: str
@@ -469,6 +471,29 @@ def validate_manifest(
 
 
 MAX_MANIFEST_BYTES = 32 * 1024 * 1024
+RECOVERY_PENDING = "bundle_recovery_pending"
+
+
+def recovery_pending(manifest: Path) -> ManifestReport | None:
+    """The report of a bundle a kill left half installed, else None (it can be judged).
+
+    ``extract`` installs the region PDF, context PDF, contact sheet and
+    manifest as one bundle locked on the manifest's name. Killed between its
+    renames, some files are new and some old until the journal beside them
+    is settled, so their digests disagree for a reason that is neither a
+    replaced recording nor tampering: status ``recovery_pending`` (never
+    usable or trusted), naming what settles it, instead of a hash mismatch.
+    """
+    journal = pending_bundle(manifest)
+    if journal is None:
+        return None
+    issue = Issue(
+        RECOVERY_PENDING,
+        "$",
+        f"an interrupted write of this manifest's bundle awaits recovery ({journal.name}); "
+        "the next `rvault-video extract` into this folder settles it",
+    )
+    return ManifestReport("recovery_pending", None, False, False, (issue,))
 
 
 class _ManifestReadError(Exception):
@@ -538,6 +563,9 @@ def read_manifest_document(
     A caller that acts on the manifest (``promote``) must act on the very
     bytes that were validated, not on a second read of the file.
     """
+    pending = recovery_pending(Path(path))
+    if pending is not None:
+        return None, pending
     try:
         data = _read_bounded(Path(path))
     except _ManifestReadError as exc:

@@ -43,6 +43,15 @@ def run(args: argparse.Namespace) -> int:
         args.manifest, vault_root=args.vault_root, expected_video_id=args.video_id
     )
     document = report.to_dict()
+    if report.status == "recovery_pending":  # a kill tore the bundle: not a hash mismatch
+        raise contract_cli.Refusal(
+            "bundle_recovery_pending",
+            report.issues[0].message,
+            str(args.manifest),
+            report=document,
+            hint="run the interrupted rvault-video extract again (it settles the bundle first, "
+            "then extracts), then validate",
+        )
     if not report.usable:
         code = "manifest_unusable" if report.status in ("future", "invalid") else "manifest_invalid"
         raise contract_cli.Refusal(
