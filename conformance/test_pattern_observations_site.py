@@ -4,15 +4,17 @@ The site reads the persisted effective talks through the tracking-db owner
 read and renders each ledger's outcome matrix, canonical citations and the
 completed-claim receipt. This runs the persisted vault of ``_persist_producer``
 through the installed console script and checks every persisted row arrives;
-a ledger changed in one field so that it breaks its contract is refused
-by the site's own ``pattern_observations_invalid`` check (the tracking-db
-owner read reports it as that talk's ``ledger_schema_violation`` warning and
-does not lock the vault; an unsupported ledger version stays fatal there,
-``unsupported_schema_version``) and no site is written.
+a ledger changed in one field so that it breaks its contract never locks
+the vault: the tracking-db owner read reports it as that talk's
+``ledger_schema_violation`` warning, and the site is built with that talk's
+ledger set aside and its page naming ``pattern_observations_invalid`` at the
+field. An unsupported ledger version stays fatal in the owner read
+(``unsupported_schema_version``) and no site is written.
 """
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 from typing import Any
@@ -26,16 +28,14 @@ from rvault_tracking_db import api
 COVERS = [("pattern-observations", "returns-persistence", "analysis-writer")]
 REFUSALS = {
     ("pattern-observations", "returns-persistence", "analysis-writer"): [
-        ("pattern_observations_invalid", ["pattern_outcomes"], "x"),
-        ("pattern_observations_invalid", ["opportunity_coverage_identity"], "not-a-digest"),
-        (
-            "pattern_observations_invalid",
-            ["patterns_detected", 0, "evidence_citations", 0, "line_start"],
-            0,
-        ),
         ("unsupported_schema_version", ["evidence_schema_version"], 3),
     ],
 }
+BROKEN = [
+    (["pattern_outcomes"], "x"),
+    (["opportunity_coverage_identity"], "not-a-digest"),
+    (["patterns_detected", 0, "evidence_citations", 0, "line_start"], 0),
+]
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +58,25 @@ def test_site_refuses_a_ledger_that_breaks_its_contract(
         )
     assert_refused(case, cli_codes(result))
     assert not (tmp_path / "site").exists()
+
+
+@pytest.mark.parametrize(("path", "value"), BROKEN)
+def test_a_ledger_that_breaks_its_contract_is_set_aside_for_its_talk(
+    produced: tuple[Path, Any], path: list[Any], value: Any, tmp_path: Path
+) -> None:
+    db, database = produced
+    changed = json.loads(json.dumps(database))
+    talk = next(t for t in changed["talks"] if t["pattern_observations"]["patterns_detected"])
+    case = RefusalCase(COVERS[0], "pattern_observations_invalid", tuple(path), value)
+    talk["pattern_observations"] = mutated(talk["pattern_observations"], case)
+    with replaced(db, changed):
+        result = run_cli(
+            "rvault-analysis", "site", tmp_path / "site", "--db", db, "--outside-vault"
+        )
+    assert result.returncode == 0, result.stdout + result.stderr
+    page_name = f"talk-{talk['filename'].removesuffix('.md')}.html"
+    page = html.unescape((tmp_path / "site" / page_name).read_text(encoding="utf-8"))
+    assert "pattern_observations_invalid" in page and "rvault-db queue normalize" in page
 
 
 def test_site_renders_every_persisted_outcome_and_citation(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import os
 from collections.abc import Callable
@@ -184,29 +185,24 @@ def test_removed_talk_pages_are_reported_stale(
     assert all((old_site / name).exists() for name in stale)  # reported, never deleted
 
 
-def test_ledger_breaking_its_contract_is_refused(
-    vault: Vault, old_site: Path, snapshot_tree: Tree
-) -> None:
+def test_a_broken_ledger_is_set_aside_for_its_talk_only(vault: Vault, tmp_path: Path) -> None:
     database = json.loads(vault.db.read_text())
-    database["talks"][1]["pattern_observations"]["pattern_outcomes"][0]["outcome"] = "maybe"
+    broken_talk = database["talks"][1]
+    broken_talk["pattern_observations"]["pattern_outcomes"][0]["outcome"] = "maybe"
     broken = vault.db.with_name("broken-ledger.json")
     broken.write_text(json.dumps(database))
-    before = snapshot_tree(old_site)
+    outdir = tmp_path / "site"
     result = run_cli(
-        "rvault-analysis",
-        "site",
-        old_site,
-        "--outside-vault",
-        "--db",
-        broken,
-        "--vault-root",
-        vault.root,
-    )
-    assert result.returncode == 2
-    error = result.json["error"]
-    # the tracking-db owner read reports a broken ledger v2 as a per-talk warning
-    # (one bad record never locks the vault); the site never draws it, so its own
-    # check refuses with the talk and the field
-    assert error["code"] == "pattern_observations_invalid"
-    assert error["path"].startswith('$["talks"][1]["pattern_observations"]["pattern_outcomes"]')
-    assert snapshot_tree(old_site) == before
+        "rvault-analysis", "site", outdir, "--outside-vault", "--db", broken,
+        "--vault-root", vault.root,
+    )  # fmt: skip
+    # One bad record never locks the vault (the owner read's per-talk rule): the site is
+    # built, the broken talk's page says why its findings are missing and how to requeue.
+    assert result.returncode == 0, result.stdout + result.stderr
+    pages = {p.name: p.read_text(encoding="utf-8") for p in outdir.glob("talk-*.html")}
+    name = f"talk-{broken_talk['filename'].removesuffix('.md')}.html"
+    page = pages.pop(name)
+    assert "pattern_observations_invalid" in page and "rvault-db queue normalize" in page
+    assert '$["talks"][1]["pattern_observations"]["pattern_outcomes"]' in html.unescape(page)
+    assert "No outcome matrix" in page  # the broken ledger is not drawn
+    assert pages and all("pattern_observations_invalid" not in other for other in pages.values())

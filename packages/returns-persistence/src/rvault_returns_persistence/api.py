@@ -36,6 +36,7 @@ __all__ = [
     "CatalogError",
     "DatabaseError",
     "ReturnsFileWording",
+    "catalog_feedback_report",
     "default_catalog_dir",
     "fingerprint_files",
     "load_catalog",
@@ -67,4 +68,30 @@ def validate_returns(
         catalog=catalog,
         vault_root=vault_root if vault_root is not None else database_path.parent,
         catalog_label="default" if catalog_dir is None else "custom",
+    )
+
+
+def catalog_feedback_report(
+    paths: list[Path],
+    *,
+    database_path: Path | None = None,
+    vault_root: Path | None = None,
+    catalog: Catalog | None = None,
+    catalog_label: str = "default",
+) -> dict[str, Any]:
+    """The ``catalog-feedback-report`` v1 ``rvault-returns feedback`` prints for ``paths``.
+
+    With ``database_path`` every entry's provenance says whether its return is the
+    receipt persist stored (``current``/``historical``) or ``unbound``.
+    """
+    from rvault_returns_persistence.feedback import aggregate_feedback
+
+    chosen = catalog if catalog is not None else load_catalog()
+    db = load_database(database_path) if database_path is not None else None
+    return aggregate_feedback(
+        paths,
+        catalog=chosen,
+        catalog_label=catalog_label,
+        db=db,
+        base=vault_root,
     )

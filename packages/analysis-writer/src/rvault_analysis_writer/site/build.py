@@ -26,8 +26,10 @@ from rvault_tracking_db.api import SourceRoots, read_database
 from rvault_analysis_writer.__about__ import __version__
 from rvault_analysis_writer.placement import check_output_directory
 from rvault_analysis_writer.site import charts, render
+from rvault_analysis_writer.site.catalog_feedback import CatalogFeedback, catalog_feedback
 from rvault_analysis_writer.site.evidence import Evidence, evidence_job
 from rvault_analysis_writer.site.feedback import read_feedback
+from rvault_analysis_writer.site.goals import GoalView, goal_views
 from rvault_analysis_writer.site.identity import IdentityNote, identity_notes
 from rvault_analysis_writer.site.output import MANIFEST, install_site
 from rvault_analysis_writer.site.overview import ANALYSED_STATUSES, TalkRow, build_rows, totals
@@ -62,19 +64,33 @@ def _vault_root(request: SiteRequest) -> Path:
     return root
 
 
-def _refuse_invalid_ledgers(talks: list[dict[str, Any]], evidence: list[Evidence]) -> None:
-    """A stored ledger that breaks its contract is refused, never drawn as a table."""
+def _set_aside_invalid_ledgers(
+    talks: list[dict[str, Any]], evidence: list[Evidence]
+) -> tuple[list[dict[str, Any]], dict[str, tuple[IdentityNote, ...]]]:
+    """A stored ledger that breaks its contract is never drawn, and never locks the vault.
+
+    That talk's page is rendered without its ledger and says why, with the command that
+    requeues it; every other talk renders as usual (the owner read's per-talk rule).
+    """
+    kept: list[dict[str, Any]] = []
+    notes: dict[str, tuple[IdentityNote, ...]] = {}
     for index, (talk, found) in enumerate(zip(talks, evidence, strict=True)):
-        if found.ledger_issues:
-            first = found.ledger_issues[0]
-            raise Refusal(
+        if not found.ledger_issues:
+            kept.append(talk)
+            continue
+        first = found.ledger_issues[0]
+        where = f'$["talks"][{index}]{first["path"].removeprefix("$")}'
+        notes[str(talk.get("filename"))] = (
+            IdentityNote(
+                "blocking",
                 "pattern_observations_invalid",
-                f"{talk.get('filename')}: {first['message']}",
-                f'$["talks"][{index}]{first["path"].removeprefix("$")}',
-                hint="the persisted evidence ledger breaks pattern-observations v2: "
-                "reprocess the talk (rvault-db queue claim, then rvault-returns persist)",
-                issues=list(found.ledger_issues[:20]),
-            )
+                f"the persisted evidence ledger breaks pattern-observations v2 at {where}: "
+                f"{first['message']}; its findings are not shown. Requeue the talk with "
+                "rvault-db queue normalize, then claim and persist it again.",
+            ),
+        )
+        kept.append({k: v for k, v in talk.items() if k != "pattern_observations"})
+    return kept, notes
 
 
 def _thumbnail_jobs(rows: list[TalkRow], vault_root: Path) -> dict[str, Thumbnails]:
@@ -127,6 +143,8 @@ class _Read:
     rows: list[TalkRow]
     vault_root: Path
     identity: dict[str, tuple[IdentityNote, ...]] = field(default_factory=dict)
+    goals: list[GoalView] = field(default_factory=list)
+    feedback: CatalogFeedback | None = None
 
 
 def _read(request: SiteRequest, progress: Callable[[str], None]) -> _Read:
@@ -147,10 +165,23 @@ def _read(request: SiteRequest, progress: Callable[[str], None]) -> _Read:
         for talk in talks
     ]
     evidence = ordered_map(evidence_job, jobs)
-    _refuse_invalid_ledgers(talks, evidence)
+    talks, ledger_notes = _set_aside_invalid_ledgers(talks, evidence)
     rows = build_rows(talks, evidence, catalog.fingerprint)
     identity = identity_notes(database, vault_root)
-    return _Read(read.sha256 or "", catalog, rows, vault_root, identity)
+    for name, notes in ledger_notes.items():
+        identity[name] = notes + identity.get(name, ())
+    pages = {row.filename: row.page for row in rows}
+    return _Read(
+        read.sha256 or "",
+        catalog,
+        rows,
+        vault_root,
+        identity,
+        goals=goal_views(database, pages),
+        feedback=catalog_feedback(
+            request.returns, db=request.db, vault_root=vault_root, catalog=catalog, pages=pages
+        ),
+    )
 
 
 @dataclass
@@ -213,7 +244,8 @@ def render_site(
         totals=totals(read.rows),
         charts=drawn,
         site=site,
-        goals=[],
+        goals=read.goals,
+        feedback=read.feedback,
         search=request.search,
     )
     bodies["style.css"] = render.static("style.css")
