@@ -144,6 +144,7 @@ def test_max_talks_bounds_the_batch_and_defers_the_rest(archive: Archive, batch:
     assert {t["talk"] for t in plan["tasks"]} == {first.filename}
     assert plan["skipped"] == [{"talk": second.filename, "reason": "deferred",
                                 "text": "beyond --max-talks; the next batch plans it"}]  # fmt: skip
+    assert plan["next_command"] == f"rvault-batch run {archive.vault} --max-talks 1"
 
 
 def test_a_refused_task_is_reported_with_its_owner_code_and_the_rest_registers(
