@@ -254,7 +254,8 @@ def _next_action(
         return {
             "code": "register_transcript",
             "text": "register a transcript",
-            "command": f"rvault-db register-transcript DB --talk {filename} transcripts/NAME.txt",
+            "command": f"rvault-db register-transcript DB --talk {filename} "
+            + shlex.quote(str(vault_root / "transcripts" / "NAME.txt")),
         }
     deck = row["deck"]
     missing = deck["state"] in ("not_catalogued", "not_extracted", "legacy_receipt")
