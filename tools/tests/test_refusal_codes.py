@@ -26,7 +26,7 @@ KNOWN = {
         "scheduler_unreachable": "refusal",
     },
     "pptx-evidence": {
-        "input_missing": "refusal",  # Refusal(refusals.INPUT_MISSING, ...)
+        "unsafe_member_name": "refusal",  # Refusal(refusals.UNSAFE_MEMBER_NAME, ...)
         "worker_timeout": "refusal",  # a constant table's value
         "pptx_batch_entry_limit": "issue",  # _Scan.skip(path, reason)
     },

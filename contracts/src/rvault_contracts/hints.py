@@ -29,9 +29,13 @@ DEFAULT_HINTS: dict[str, str] = {
     "bundle_rolled_back": "the write was rolled back and nothing changed: fix the cause in the "
     "message, then run the command again",
     "dependency_missing": "install the tool with its media extra (the README's install line)",
+    "empty_input": "the file is empty: pass the saved file (check the copy or download)",
     "duplicate_key": "remove the repeated key at path from the JSON input",
     "input_changed": "another process changed the input while it was read: run the command "
     "again once nothing else writes it",
+    "input_missing": "check the path: no file exists there",
+    "input_too_large": "the file exceeds the size limit: pass the file the tool expects",
+    "input_unreadable": "make the file readable by this user (permissions), then run again",
     "interrupted": "nothing after the interruption was changed (landed_writes lists what was): "
     "run the command again",
     "invalid_json": "fix the JSON syntax at the position in the message",
@@ -45,6 +49,12 @@ DEFAULT_HINTS: dict[str, str] = {
     "not_regular_file": "pass a regular file (not a directory, device or FIFO) at path",
     "number_not_round_trippable": "write the number at path so it round-trips exactly (an "
     "integer within 2**53, or a shorter decimal)",
+    "pdf_encrypted": "export the PDF again without a password, then run again",
+    "pdf_not_a_pdf": "pass a PDF (the file does not start with %PDF-)",
+    "pdf_page_tree_incomplete": "the PDF's page tree is broken: export or write the PDF again",
+    "pdf_repair_required": "the PDF needs repair: export or write it again",
+    "pdf_too_many_pages": "the PDF has more pages than the limit: pass the intended PDF",
+    "pdf_unreadable": "export or write the PDF again (the reader could not parse it)",
     "retries_exhausted": "other writers kept winning the race: run the command again once "
     "they are done",
     "root_not_object": "the JSON input must be one object at the top level",

@@ -154,7 +154,7 @@ def test_paths_outside_root_symlinked_or_with_wrong_page_count(tmp_path: Path) -
     # ...and with the digests forged to match, the probe still counts the pages.
     assert "pdf_page_count_mismatch" in codes(_bound_to(manifest, one_page), root)
     context.write_bytes(b"%PDF-1.4 truncated")
-    assert "pdf_invalid" in codes(_bound_to(manifest, b"%PDF-1.4 truncated"), root)
+    assert "pdf_unreadable" in codes(_bound_to(manifest, b"%PDF-1.4 truncated"), root)
     context.write_bytes(original)
     assert codes(manifest, root) == []
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from rvault_contracts.canonical import sha256_bytes
+from rvault_testkit.pdfs import tiny_pdf
 from rvault_video_extraction import manifest_validation
 from rvault_video_extraction.api import PdfProbeError, probe_pdf, validate_manifest
 from rvault_video_extraction.pdf_probe import MAX_PDF_BYTES, MAX_PDF_PAGES
@@ -27,24 +28,7 @@ CONTEXT = "$.artifacts[1].path"  # the full_frame_context PDF of a verified manu
 
 def repeated_page_pdf(pages: int) -> bytes:
     """A valid PDF whose root ``/Kids`` lists one page object ``pages`` times (tiny, fast)."""
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Count %d /Kids [" % pages + b"3 0 R " * pages + b"] >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 1 1] >>",
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
+    return tiny_pdf(pages, repeat=True)
 
 
 @pytest.fixture
@@ -78,7 +62,7 @@ def test_size_bound_is_checked_before_reading(three_pages: Path, snapshot_file: 
     size = three_pages.stat().st_size
     assert probe_pdf(str(three_pages), max_bytes=size).page_count == 3
     before = snapshot_file(three_pages)
-    assert refusal(three_pages, max_bytes=size - 1).code == "pdf_too_large"
+    assert refusal(three_pages, max_bytes=size - 1).code == "input_too_large"
     assert snapshot_file(three_pages) == before
 
 
@@ -88,7 +72,7 @@ def test_default_size_bound_refuses_a_sparse_file_unread(tmp_path: Path) -> None
         handle.write(repeated_page_pdf(1))
         handle.truncate(MAX_PDF_BYTES + 1)
     error = refusal(big)
-    assert error.code == "pdf_too_large" and str(MAX_PDF_BYTES) in error.message
+    assert error.code == "input_too_large" and str(MAX_PDF_BYTES) in error.message
 
 
 def test_page_bound(three_pages: Path) -> None:
@@ -103,21 +87,21 @@ def test_default_page_bound_has_its_own_code(tmp_path: Path) -> None:
 
 
 def test_missing_pdf(tmp_path: Path) -> None:
-    assert refusal(tmp_path / "absent.pdf").code == "pdf_missing"
+    assert refusal(tmp_path / "absent.pdf").code == "input_missing"
 
 
 @pytest.mark.parametrize("kind", ["directory", "device"])
 def test_not_a_regular_file(tmp_path: Path, kind: str) -> None:
     path = tmp_path if kind == "directory" else Path("/dev/null")
-    assert refusal(path).code == "pdf_not_regular_file"
+    assert refusal(path).code == "not_regular_file"
 
 
 def test_symlink_or_file_parent_is_unreadable(three_pages: Path, snapshot_file: Callable) -> None:
     link = three_pages.parent / "link.pdf"
     link.symlink_to(three_pages)
     before = snapshot_file(three_pages)
-    assert refusal(link).code == "pdf_unreadable"  # O_NOFOLLOW: never the link's target
-    assert refusal(three_pages / "x.pdf").code == "pdf_unreadable"  # ENOTDIR
+    assert refusal(link).code == "symlink_refused"  # O_NOFOLLOW: never the link's target
+    assert refusal(three_pages / "x.pdf").code == "input_missing"  # ENOTDIR
     assert snapshot_file(three_pages) == before and link.is_symlink()
 
 
@@ -139,7 +123,7 @@ def test_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
     if blocked:  # release the probe: a writer that closes at once
         os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
         worker.join(timeout=5)
-    assert not blocked and outcome == ["pdf_not_regular_file"]
+    assert not blocked and outcome == ["not_regular_file"]
 
 
 def _mutate_during_read(
@@ -176,7 +160,7 @@ def test_generation_change_during_the_read(
     three_pages: Path, monkeypatch: pytest.MonkeyPatch, change: Callable[[Path], None]
 ) -> None:
     calls = _mutate_during_read(monkeypatch, three_pages, change)
-    assert refusal(three_pages).code == "pdf_changed_during_probe"
+    assert refusal(three_pages).code == "input_changed"
     assert calls  # the change really happened between the two fstat calls
 
 
@@ -202,8 +186,8 @@ def test_validator_reports_an_oversized_pdf_at_its_artifact(
     # the probe's own bound is what refuses it, before reading a byte.
     manifest["artifacts"][1]["size_bytes"] = MAX_PDF_BYTES + 1
     report = validate_manifest(manifest, vault_root=root)
-    assert issues_at(report, CONTEXT) == ["pdf_too_large"]
-    assert report.codes == ["pdf_too_large"]
+    assert issues_at(report, CONTEXT) == ["input_too_large"]
+    assert report.codes == ["input_too_large"]
     assert not report.usable and not report.trusted
     assert context.as_posix() not in report.pdf_sha256
     after = context.stat()
@@ -233,8 +217,8 @@ def test_validator_reports_a_pdf_changed_while_probed(
     context = Path(manifest["artifacts"][1]["path"])
     calls = _mutate_during_read(monkeypatch, context, _append)
     report = validate_manifest(manifest, vault_root=root)
-    assert calls and report.codes == ["pdf_changed_during_probe"]
-    assert issues_at(report, CONTEXT) == ["pdf_changed_during_probe"]
+    assert calls and report.codes == ["input_changed"]
+    assert issues_at(report, CONTEXT) == ["input_changed"]
     assert set(report.pdf_sha256) == {manifest["artifacts"][0]["path"]}
     assert not report.trusted
 
@@ -256,9 +240,9 @@ def _symlink(path: Path, other: Path) -> None:
 @pytest.mark.parametrize(
     ("swap", "code"),
     [
-        (_remove, "pdf_missing"),
-        (_directory, "pdf_not_regular_file"),
-        (_symlink, "pdf_unreadable"),
+        (_remove, "input_missing"),
+        (_directory, "not_regular_file"),
+        (_symlink, "symlink_refused"),
     ],
     ids=["removed", "directory", "symlink"],
 )
