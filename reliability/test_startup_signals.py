@@ -7,7 +7,7 @@ first, then imports the command modules and builds the parser outside
 printed, Python restores the default SIGTERM action while it shuts down, so
 a late SIGTERM used to end a command whose write had landed as killed (exit
 143). Now a signal before the report is ``interrupted`` (exit 130,
-``EXIT_INTERRUPTED``) and one after it changes nothing.
+``EXIT_INTERRUPTED``; Ctrl-C's SIGINT too) and one after it changes nothing.
 
 One command per tool, traced once; SIGTERM is then injected (``strace -e
 inject``) at a handful of syscalls: just after the handler is installed,
@@ -18,6 +18,7 @@ the syscalls after it for *shutdown*. A bounded sample, not a sweep.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
@@ -86,10 +87,10 @@ def test_sigterm_at_startup_and_shutdown(tool: str, tmp_path: Path) -> None:
     baseline = json.loads(baseline_out)
     assert baseline_code in (0, 2), baseline_out
     startup, shutdown = _points(lines)
-    for syscall, when in startup:
+    for (syscall, when), sig in itertools.product(startup, (signal.SIGTERM, signal.SIGINT)):
         _reset(tmp_path)
-        stopped = killed_run(argv, syscall, when, signal.SIGTERM, cwd=tmp_path)
-        where = f"{tool}: SIGTERM at start-up, {syscall} #{when}: {stopped.stderr[-600:]}"
+        stopped = killed_run(argv, syscall, when, sig, cwd=tmp_path)
+        where = f"{tool}: {sig.name} at start-up, {syscall} #{when}: {stopped.stderr[-600:]}"
         assert "Traceback" not in stopped.stderr, where
         document = json.loads(stopped.stdout)  # exactly one JSON document
         if stopped.returncode == EXIT_INTERRUPTED:
