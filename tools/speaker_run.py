@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 INPUTS = ROOT / "tools" / "fixtures" / "speaker-run"
 BIN = Path(sys.executable).parent
 MARKER = ".rvault-speaker-run"
-DECK = "txt-font-props.pptx"
+DECK, SECOND_DECK = "txt-font-props.pptx", "dml-line.pptx"
 CAPTIONS = "netflix_chicas_del_cable.vtt"
 CLIP = "sense_and_sensibility_01_austen_64kb-{}.wav"
 RUN_ID, BATCH_ID = "speaker-run", "1"
@@ -225,7 +225,8 @@ def prepare_home(home: Path) -> None:
         f"Video: [Watch](https://www.youtube.com/watch?v={CAPTIONED.label})\n",
         encoding="utf-8",
     )
-    shutil.copy2(INPUTS / DECK, home / "decks" / DECK)
+    for deck in (DECK, SECOND_DECK):
+        shutil.copy2(INPUTS / deck, home / "decks" / deck)
     shutil.copy2(INPUTS / CAPTIONS, home / "vault" / "transcripts" / f"{CAPTIONED.label}.es.vtt")
 
 
@@ -251,8 +252,13 @@ def captions_and_deck(run: Run) -> None:
     fetched = run.run("rvault-transcript", "vtt-cleanup", f"vault/transcripts/{talk.label}.es.vtt",
                       f"vault/transcripts/{talk.label}.txt")  # fmt: skip
     register_fetch(run, talk, fetched)
-    extraction = f"vault/pptx/{Path(DECK).stem}.extraction.json"
-    run.run("rvault-pptx", "extract", f"decks/{DECK}", "--source-root", "decks", "--out",
+    record_deck(run, talk, DECK)
+
+
+def record_deck(run: Run, talk: Talk, deck: str) -> None:
+    """The native deck extracted (with OCR) inside the vault, then bound to its talk."""
+    extraction = f"vault/pptx/{Path(deck).stem}.extraction.json"
+    run.run("rvault-pptx", "extract", f"decks/{deck}", "--source-root", "decks", "--out",
             extraction)  # fmt: skip
     run.write("rvault-db", "record-deck", DB, extraction, "--talk", talk.filename)
 
@@ -274,10 +280,11 @@ def transcribe_recording(run: Run, talk: Talk, media: str, seconds: float) -> No
 
 
 def local_recording(run: Run) -> None:
-    """Talk 2: a real reading, attached as the talk's own recording and transcribed."""
+    """Talk 2: a real reading attached as the talk's own recording and transcribed; its deck."""
     media = f"vault/media/{RECORDED.label}.wav"
     seconds = join_clips(["0870", "0880"], run.home / media)
     transcribe_recording(run, RECORDED, media, seconds)
+    record_deck(run, RECORDED, SECOND_DECK)
 
 
 def filmed_deck(run: Run) -> None:
@@ -433,6 +440,20 @@ def persist_and_render(run: Run) -> None:
     written = run.run("rvault-analysis", "write", "worker/returns.json", "vault/analyses",
                       "--db", DB)  # fmt: skip
     print(f"    analyses: {[entry['path'] for entry in written.get('written', [])]}")
+    site = run.run("rvault-analysis", "site", "vault/report", "--db", DB, "--vault-root",
+                   "vault", "--returns", "worker/returns.json")  # fmt: skip
+    print(f"    vault report: {len(site.get('written', site.get('pages', [])))} file(s)")
+
+
+def final_status(run: Run) -> None:
+    """The owner's status view: every talk, its evidence and its next action."""
+    status = run.run("rvault-db", "status", DB, "--format", "json")
+    for talk in status["talks"]:
+        evidence = {key: (talk[key] or {}).get("state", (talk[key] or {}).get("status"))
+                    for key in ("transcript", "media", "deck", "slides", "video")}  # fmt: skip
+        print(f"    {talk['filename']}: {talk['status']}, next {talk['next_action']['code']}, "
+              f"{evidence}, issues {talk['evidence_issues']}")  # fmt: skip
+    (run.home / "worker" / "status.json").write_bytes(artifact_bytes(status))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -457,6 +478,7 @@ def main(argv: list[str] | None = None) -> int:
             scaffold_returns,
             complete_returns,
             persist_and_render,
+            final_status,
         ):
             print(f"\n[{step.__name__}]", flush=True)
             step(run)
