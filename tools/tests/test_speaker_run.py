@@ -125,3 +125,38 @@ def test_every_apply_is_the_command_its_dry_run_printed(home: tuple[Path, str]) 
         dry = line.split(" --apply --expected-sha256 ")[0]
         assert f"  $ {dry}\n" in stdout, line
     assert re.search(r"^\d+ commands in [0-9.]+s$", stdout, re.M)
+
+
+def run_json(home: Path, script: str, *args: str) -> tuple[int, dict[str, Any]]:
+    done = subprocess.run(
+        [str(BIN / script), *args], capture_output=True, text=True, check=False, cwd=home
+    )
+    return done.returncode, json.loads(done.stdout)
+
+
+def test_replaced_recording_and_pdf_are_reported_stale(home: tuple[Path, str]) -> None:
+    """On the real run: other bytes in place of the filmed recording or its promoted PDF."""
+    vault = home[0] / "vault"
+    recording, pdf = (
+        vault / "media" / "font-props-stage.mp4",
+        vault / "slides" / "font-props-stage.pdf",
+    )
+    manifest = "vault/slides-rebuild/font-props-stage/font-props-stage.video-extraction.json"
+    original = {path: path.read_bytes() for path in (recording, pdf)}
+    try:
+        recording.write_bytes(original[recording][: len(original[recording]) // 2])
+        assert status(home[0])[FILMED]["media"]["state"] == "media_stale"
+        code, verdict = run_json(home[0], "rvault-video", "validate", manifest, "--vault-root",
+                                 "vault", "--video-id", "font-props-stage")  # fmt: skip
+        assert (code, verdict["error"]["code"]) == (2, "manifest_stale")
+        recording.write_bytes(original[recording])
+        pdf.write_bytes((vault / "slides-rebuild" / "font-props-stage" /
+                         "font-props-stage.context.pdf").read_bytes())  # fmt: skip
+        row = status(home[0])[FILMED]
+        assert row["slides"]["state"] == "slides_stale"
+        assert row["next_action"]["code"] == "register_slides"
+    finally:
+        for path, data in original.items():
+            path.write_bytes(data)
+    row = status(home[0])[FILMED]
+    assert (row["media"]["state"], row["slides"]["state"]) == ("current", "current")
