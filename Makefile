@@ -4,9 +4,12 @@ PY := $(VENV)/bin/python
 # --dist loadgroup: modules marked xdist_group (a module fixture that builds a
 # wheelhouse or runs the demo) stay on one worker; every other test load-balances.
 PYTEST_ARGS ?= -n auto --dist loadgroup
+# make test runs one representative point of each costly sweep (marker `sweep`);
+# make test-full runs every point and reliability/ at its sample depth.
+TEST_SELECT ?= -m "not sweep"
 VAULT ?= demo-vault
 
-.PHONY: bootstrap test reliability soak lint imports demo bench bench-startup clean
+.PHONY: bootstrap test test-full reliability soak lint imports demo bench bench-startup clean
 
 bootstrap:
 	@bash tools/bootstrap.sh
@@ -14,12 +17,17 @@ bootstrap:
 test: bootstrap
 	$(VENV)/bin/ruff check .
 	$(PY) tools/check_imports.py
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest $(PYTEST_ARGS) $(TEST_SELECT)
+
+test-full: bootstrap
+	$(VENV)/bin/ruff check .
+	$(PY) tools/check_imports.py
+	RVAULT_RELIABILITY=sample $(PY) -m pytest $(PYTEST_ARGS)
 
 # make test runs reliability/ quick (RVAULT_RELIABILITY=quick: every install point
-# of each writer killed once, one signal each). The deeper tiers, run by CI's
-# reliability workflow (every push to main: sample; nightly: soak); see
-# docs/reliability.md.
+# of each writer killed once, one signal each). The deeper tiers: make reliability
+# (sample), make soak; CI's reliability workflow runs make test-full on every push
+# to main and make soak nightly; see docs/reliability.md.
 reliability: bootstrap
 	RVAULT_RELIABILITY=sample $(PY) -m pytest reliability $(PYTEST_ARGS)
 

@@ -28,7 +28,16 @@ from pathlib import Path
 
 import _vault
 import pytest
-from _harness import STRACE, Run, command, hidden_leftovers, run, trace_syscalls, tree_bytes
+from _harness import (
+    DEPTH,
+    STRACE,
+    Run,
+    command,
+    hidden_leftovers,
+    run,
+    trace_syscalls,
+    tree_bytes,
+)
 
 ENV_CODES = {"io_error", "outdir_unwritable", "output_unwritable", "write_failed"}
 
@@ -216,6 +225,12 @@ INJECTIONS = [
     ("mkdirat", "ENOSPC"),
     ("linkat", "EMLINK"),
 ]
+# make test (quick depth) injects one error per call, and a call's second errno
+# (EDQUOT beside ENOSPC, ENOSPC beside EIO; the same refusal path) only while a
+# writer has had fewer than MIN_TRIED; make reliability and the soak inject all.
+FIRST_PER_CALL = [p for i, p in enumerate(INJECTIONS) if p[0] not in dict(INJECTIONS[:i])]
+VARIANTS = [p for p in INJECTIONS if p not in FIRST_PER_CALL]
+MIN_TRIED = 4
 
 
 @pytest.fixture(scope="module")
@@ -276,9 +291,11 @@ def test_injected_io_errors_refuse_cleanly(
     problems = []
     tried = 0
     try:
-        for syscall, error in INJECTIONS:
+        for syscall, error in FIRST_PER_CALL + VARIANTS:
             if syscall not in first_after_lock:
                 continue  # this writer never makes that call: nothing to inject
+            if DEPTH == "quick" and (syscall, error) in VARIANTS and tried >= MIN_TRIED:
+                continue
             if writer == "pptx" and syscall == "openat":
                 # its supervisor polls /proc (psutil) before the lock, so the count of
                 # openat calls shifts between runs; the read-only tmpfs covers EROFS
@@ -308,6 +325,6 @@ def test_injected_io_errors_refuse_cleanly(
     finally:
         shutil.rmtree(vault)
         shutil.copytree(pristine, vault, symlinks=True)
-    assert tried >= 4, first_after_lock
+    assert tried >= MIN_TRIED, first_after_lock
     assert not problems, "\n".join(problems)
     assert tree_bytes(vault) == tree_bytes(pristine)

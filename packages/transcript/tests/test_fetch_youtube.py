@@ -144,7 +144,16 @@ def test_unmatched_duration_keeps_the_default_floor(
     assert sorted(p.name for p in vault.iterdir()) == []
 
 
-@pytest.mark.parametrize("scenario", ["disabled", "no_transcript", "blocked_bot", "ip_blocked"])
+# Each scenario is a full local Whisper round trip; make test runs one (marker `sweep`).
+@pytest.mark.parametrize(
+    "scenario",
+    [
+        "no_transcript",
+        pytest.param("disabled", marks=pytest.mark.sweep),
+        pytest.param("blocked_bot", marks=pytest.mark.sweep),
+        pytest.param("ip_blocked", marks=pytest.mark.sweep),
+    ],
+)
 def test_caption_failures_fall_back_to_whisper(
     vault: Path,
     capsys: pytest.CaptureFixture[str],
