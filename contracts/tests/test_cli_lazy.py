@@ -105,3 +105,16 @@ def test_lazy_handler_imports_its_module_when_it_runs(demo_module: types.ModuleT
     handler = cli.lazy_handler(_MODULE, "answer")
     assert demo_module.imports == 0  # type: ignore[attr-defined]
     assert handler(argparse.Namespace()) == 7 and demo_module.imports == 1  # type: ignore[attr-defined]
+
+
+def test_a_command_module_needing_a_missing_library_is_dependency_missing(
+    demo_module: types.ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Imported while parsing, a module's missing media library is still a refusal document."""
+
+    def needs_media(subparsers: argparse._SubParsersAction) -> None:
+        raise ModuleNotFoundError("No module named 'cv2'", name="cv2")
+
+    demo_module.register = needs_media  # type: ignore[attr-defined]
+    assert cli.run(_tool(), ["greet", "x"]) == cli.EXIT_REFUSED
+    assert json.loads(capsys.readouterr().out)["error"]["code"] == "dependency_missing"

@@ -159,6 +159,8 @@ def run(parser: Any, argv: list[str] | None = None) -> int:
             emit(failure_document("usage_error", "invalid command line; see usage on stderr"))
             return EXIT_REFUSED
         raise
+    except ModuleNotFoundError as missing:  # a LazyCommand's module, imported while parsing
+        return _module_not_found(parser, missing)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_usage(sys.stderr)
@@ -174,14 +176,19 @@ def run(parser: Any, argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return _interrupted()
     except ModuleNotFoundError as missing:
-        if (missing.name or "").split(".")[0].startswith("rvault_"):
-            emit(failure_document("internal_error", f"ModuleNotFoundError: {missing}"))
-            return EXIT_INTERNAL
-        emit(missing_dependency(parser.prog, missing.name or str(missing)))
-        return EXIT_REFUSED
+        return _module_not_found(parser, missing)
     except Exception as exc:  # noqa: BLE001 - the contract is one JSON object, always
         emit(failure_document("internal_error", f"{type(exc).__name__}: {exc}"))
         return EXIT_INTERNAL
+
+
+def _module_not_found(parser: Any, missing: ModuleNotFoundError) -> int:
+    """A missing third-party library is ``dependency_missing``; a missing rvault module a bug."""
+    if (missing.name or "").split(".")[0].startswith("rvault_"):
+        emit(failure_document("internal_error", f"ModuleNotFoundError: {missing}"))
+        return EXIT_INTERNAL
+    emit(missing_dependency(parser.prog, missing.name or str(missing)))
+    return EXIT_REFUSED
 
 
 def missing_dependency(prog: str, module: str) -> dict[str, Any]:
