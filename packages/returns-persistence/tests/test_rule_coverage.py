@@ -41,6 +41,8 @@ DEDICATED = {
     "feedback_legacy_key",
     "return_shape_invalid",
     "suggestion_polarity_conflict",
+    # test_persist.py: the same batch persisted a second time
+    "return_already_persisted",
 }
 
 
