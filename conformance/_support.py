@@ -11,6 +11,7 @@ from typing import Any
 
 from rvault_contracts.schemas import registry, schema_issues
 from rvault_contracts.strict_json import loads_strict
+from rvault_testkit.tracking_db.root import root_database
 
 CONFORMANCE_DIR = Path(__file__).resolve().parent
 CASES_DIR = CONFORMANCE_DIR / "cases"
@@ -84,17 +85,7 @@ def pending_talk(vault: Path, filename: str, transcript: str) -> dict[str, Any]:
 
 def write_current_database(vault: Path, talks: list[dict[str, Any]]) -> Path:
     """Write a schema-1 database (config v2, every owned array present) with ``talks``."""
-    database = {
-        "schema_version": 1,
-        "config": {"schema_version": 2, "pptx_directory_exclusions": []},
-        "talks": talks,
-        "pptx_catalog": [],
-        "qr_codes": [],
-        "resources": [],
-        "thumbnails": [],
-        "confirmed_intents": [],
-        "improvement_goals": [],
-    }
+    database = root_database(talks)
     path = vault / "tracking-database.json"
     path.write_text(json.dumps(database, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return path

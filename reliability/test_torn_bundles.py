@@ -44,6 +44,7 @@ from _harness import (
     tree_bytes,
 )
 from rvault_contracts.writer import pending_bundle
+from rvault_testkit.tracking_db.root import root_database
 from rvault_transcript import api
 from rvault_video_extraction import api as video_api
 
@@ -61,10 +62,7 @@ def _captions(word: str) -> str:
 
 def _database(vault: Path, talks: list[dict[str, object]]) -> Path:
     """A current (schema 1) tracking database holding ``talks``."""
-    document = {"schema_version": 1, "talks": talks, "pptx_catalog": [], "qr_codes": [],
-                "resources": [], "thumbnails": [], "confirmed_intents": [],
-                "improvement_goals": [],
-                "config": {"schema_version": 2, "pptx_directory_exclusions": []}}  # fmt: skip
+    document = root_database(talks)
     path = vault / "tracking-database.json"
     path.write_text(json.dumps(document))
     return path

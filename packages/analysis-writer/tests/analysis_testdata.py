@@ -18,6 +18,7 @@ from typing import Any
 
 from rvault_contracts.canonical import payload_sha256
 from rvault_returns_persistence.api import load_catalog
+from rvault_testkit.tracking_db.root import root_database
 
 RUN_ID = "reparse-2026-07"
 BATCH_ID = "25"
@@ -247,17 +248,7 @@ def persisted_talk(ret: dict[str, Any], fingerprint: str, names: list[str]) -> d
 
 
 def database(talks: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "schema_version": 1,
-        "config": {"schema_version": 2, "pptx_directory_exclusions": []},
-        "talks": talks,
-        "pptx_catalog": [],
-        "qr_codes": [],
-        "resources": [],
-        "thumbnails": [],
-        "confirmed_intents": [],
-        "improvement_goals": [],
-    }
+    return root_database(talks)
 
 
 @dataclass

@@ -21,6 +21,7 @@ from rvault_returns_persistence.checks_patterns import expected_reason
 from rvault_returns_persistence.database import Database
 from rvault_returns_persistence.scaffold import build_scaffold
 from rvault_returns_persistence.vocabulary import LOCATING_CHANNELS
+from rvault_testkit.tracking_db.root import minimal_config, root_database
 
 CLAIMED_AT = "2026-07-31T18:00:00+00:00"
 RUN_ID = "reparse-2026-07"
@@ -97,17 +98,9 @@ def talk(filename: str, youtube_id: str, **fields: Any) -> dict[str, Any]:
 def database(
     talks: list[dict[str, Any]], pptx_catalog: list[dict[str, Any]] | None = None
 ) -> dict[str, Any]:
-    return {
-        "schema_version": 1,
-        "config": {"schema_version": 2, "vault_root": "~/vault", "pptx_directory_exclusions": []},
-        "talks": talks,
-        "pptx_catalog": pptx_catalog or [],
-        "qr_codes": [],
-        "resources": [],
-        "thumbnails": [],
-        "confirmed_intents": [],
-        "improvement_goals": [],
-    }
+    return root_database(
+        talks, config=minimal_config(vault_root="~/vault"), pptx_catalog=pptx_catalog
+    )
 
 
 def write_json(path: Path, value: Any) -> Path:

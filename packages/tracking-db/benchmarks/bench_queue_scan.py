@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rvault_testkit.tracking_db.root import minimal_config, root_database
 from rvault_testkit.tracking_db.samples import HEX_A, example_claim
 from rvault_tracking_db.decoding import collector_paused
 
@@ -140,17 +141,7 @@ def _processed(index: int) -> dict[str, Any]:
 
 
 def _root(talks: list[dict[str, Any]], **config: Any) -> dict[str, Any]:
-    return {
-        "schema_version": 1,
-        "config": {"schema_version": 2, "pptx_directory_exclusions": [], **config},
-        "talks": talks,
-        "pptx_catalog": [],
-        "qr_codes": [],
-        "resources": [],
-        "thumbnails": [],
-        "confirmed_intents": [],
-        "improvement_goals": [],
-    }
+    return root_database(talks, config=minimal_config(**config))
 
 
 def build_queue_vault(root: Path, talks: int = 10_000, pending: int = 200) -> Path:

@@ -14,6 +14,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from rvault_testkit.tracking_db.root import root_database
 from rvault_testkit.tracking_db.samples import example_ledger
 
 FP = "a" * 64
@@ -33,17 +34,7 @@ def config(**extra: Any) -> dict[str, Any]:
 
 
 def database(talks: list[dict[str, Any]], **config_extra: Any) -> dict[str, Any]:
-    return {
-        "schema_version": 1,
-        "config": config(**config_extra),
-        "talks": talks,
-        "pptx_catalog": [],
-        "qr_codes": [],
-        "resources": [],
-        "thumbnails": [],
-        "confirmed_intents": [],
-        "improvement_goals": [],
-    }
+    return root_database(talks, config=config(**config_extra))
 
 
 def processed_talk(
