@@ -18,7 +18,7 @@ PACKAGES = [p.name for p in refusal_codes.packages()]
 KNOWN = {
     "analysis-writer": {
         "target_collision": "refusal",  # _refuse(...) wrapper of Refusal
-        "pattern_observations_invalid": "refusal",  # Refusal(...)
+        "vault_root_invalid": "refusal",  # Refusal(...)
         "ledger_schema_violation": "issue",  # {"code": ...} dict
     },
     "archive-batch": {
