@@ -9,7 +9,12 @@ new public ``api`` module is covered without anyone editing a config file:
 3. every ``rvault_<owner>.api`` stays light: it never reaches OpenCV,
    faster-whisper/CTranslate2, python-pptx, PyAV, yt-dlp, the YouTube
    transcript client or lingua (96 MB of language models), directly or
-   through a chain of imports.
+   through a chain of imports;
+4. dependencies go one way: the owners are layered by the rvault
+   distributions their ``pyproject.toml`` declares (runtime and extras, not
+   ``test``), ``rvault_contracts`` at the bottom, and a layer imports only the
+   layers below it (a ``layers`` contract, printed with ``--print-config``).
+   A declared distribution cycle is refused before import-linter runs.
 
 Usage: ``python tools/check_imports.py [--print-config]``. Exit status is
 import-linter's (0 when every contract is kept).
@@ -22,6 +27,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,6 +65,55 @@ def installed_heavy_modules() -> list[str]:
     return [name for name in HEAVY_MODULES if importlib.util.find_spec(name) is not None]
 
 
+def _declared_owner_dependencies(root: Path) -> dict[str, set[str]]:
+    """Owner module -> the owner modules its distribution declares (runtime and extras)."""
+    declared: dict[str, set[str]] = {}
+    for pyproject in sorted((root / "packages").glob("*/pyproject.toml")):
+        module = "rvault_" + pyproject.parent.name.replace("-", "_")
+        project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+        extras = project.get("optional-dependencies", {})
+        requirements = [*project.get("dependencies", [])]
+        requirements += [r for name, group in extras.items() if name != "test" for r in group]
+        names = {_requirement_name(r) for r in requirements}
+        declared[module] = {
+            "rvault_" + n.removeprefix("rvault-").replace("-", "_")
+            for n in names
+            if n.startswith("rvault-") and n != "rvault-contracts"
+        } - {module}
+    return declared
+
+
+def _requirement_name(requirement: str) -> str:
+    name = requirement.split(";")[0]
+    for stop in "[<>=!~ ":
+        name = name.split(stop)[0]
+    return name.strip().lower()
+
+
+def owner_layers(root: Path = ROOT) -> list[list[str]]:
+    """The owners by dependency level, highest first (``rvault_contracts`` last).
+
+    An owner's level is one above the highest owner it declares; owners on one
+    level are independent of each other. Raises ``ValueError`` naming a cycle.
+    """
+    declared = _declared_owner_dependencies(root)
+    level: dict[str, int] = {}
+
+    def resolve(module: str, path: tuple[str, ...]) -> int:
+        if module in path:
+            raise ValueError("distribution cycle: " + " -> ".join([*path, module]))
+        if module not in level:
+            below = [resolve(dep, (*path, module)) for dep in declared.get(module, ())]
+            level[module] = 1 + max(below, default=0)
+        return level[module]
+
+    for module in declared:
+        resolve(module, ())
+    top = max(level.values(), default=0)
+    layers = [sorted(m for m, lv in level.items() if lv == n) for n in range(top, 0, -1)]
+    return [*layers, ["rvault_contracts"]]
+
+
 def build_config(root: Path = ROOT) -> str:
     owners = owner_modules(root)
     apis = api_modules(owners, root)
@@ -92,6 +147,16 @@ def build_config(root: Path = ROOT) -> str:
         *(f"    {m}" for m in owners),
         "",
     ]
+    layers = owner_layers(root)
+    if len(layers) > 1:
+        lines += [
+            "[importlinter:contract:owner-layers]",
+            "name = Dependencies go one way: a layer imports only the layers below it",
+            "type = layers",
+            "layers =",
+            *(f"    {' | '.join(layer)}" for layer in layers),
+            "",
+        ]
     heavy = installed_heavy_modules()
     if apis and heavy:
         lines += [
@@ -115,7 +180,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     root = args.root.resolve()
-    config = build_config(root)
+    try:
+        config = build_config(root)
+    except ValueError as exc:  # a declared distribution cycle
+        sys.stderr.write(f"check_imports: {exc}\n")
+        return 1
     if args.print_config:
         sys.stdout.write(config)
         return 0

@@ -19,6 +19,14 @@ def _package(root: Path, name: str, files: dict[str, str]) -> None:
         (src / filename).write_text(body)
 
 
+def _declare(root: Path, name: str, *depends: str) -> None:
+    """A pyproject.toml for ``packages/<name>`` declaring the rvault owners ``depends``."""
+    requirements = ", ".join(f'"rvault-{d}>=0.1"' for d in depends)
+    (root / "packages" / name / "pyproject.toml").write_text(
+        f'[project]\nname = "rvault-{name}"\ndependencies = ["rvault-contracts", {requirements}]\n'
+    )
+
+
 def _check(root: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, str(TOOL), "--root", str(root)],
@@ -59,3 +67,25 @@ def test_heavy_import_in_a_public_api_is_refused(tmp_path: Path, heavy: str) -> 
     result = _check(tmp_path)
     assert result.returncode != 0
     assert "Public api modules never import heavy media libraries BROKEN" in result.stdout
+
+
+def test_an_import_against_the_declared_direction_is_refused(tmp_path: Path) -> None:
+    """zzownb declares zzowna, so zzowna is the lower layer: its import of
+    zzownb's public api goes upward and breaks the layers contract."""
+    _package(tmp_path, "zzowna", {"api.py": "", "work.py": "import rvault_zzownb.api\n"})
+    _package(tmp_path, "zzownb", {"api.py": "", "work.py": "import rvault_zzowna.api\n"})
+    _declare(tmp_path, "zzowna")
+    _declare(tmp_path, "zzownb", "zzowna")
+    result = _check(tmp_path)
+    assert result.returncode != 0
+    assert "Dependencies go one way" in result.stdout and "BROKEN" in result.stdout
+
+
+def test_a_declared_distribution_cycle_is_refused(tmp_path: Path) -> None:
+    _package(tmp_path, "zzowna", {"api.py": ""})
+    _package(tmp_path, "zzownb", {"api.py": ""})
+    _declare(tmp_path, "zzowna", "zzownb")
+    _declare(tmp_path, "zzownb", "zzowna")
+    result = _check(tmp_path)
+    assert result.returncode == 1
+    assert "distribution cycle: rvault_zzowna -> rvault_zzownb -> rvault_zzowna" in result.stderr

@@ -72,8 +72,6 @@ def test_an_undeclared_rvault_dependency_fails_the_import(
 ) -> None:
     directory, wheels = damaged_wheelhouse(built, tmp_path)
     drop_requirement(wheels["rvault-returns-persistence"], "rvault-tracking-db")
-    # pptx-evidence (a returns-persistence dependency) declares tracking-db too
-    drop_requirement(wheels["rvault-pptx-evidence"], "rvault-tracking-db")
     result = install_alone.check_alone(
         distributions.owner("returns-persistence"), directory, wheels, tmp_path
     )

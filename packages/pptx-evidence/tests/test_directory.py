@@ -205,23 +205,40 @@ def test_forged_envelopes_are_rejected(folder: Path) -> None:
     assert any("excluded" in issue for issue in api.batch_issues(fake))
 
 
-def test_exclusions_default_from_the_database(folder: Path, tmp_path: Path) -> None:
-    from rvault_contracts.canonical import artifact_bytes
-    from rvault_testkit.tracking_db import samples
-
-    database = tmp_path / "tracking-database.json"
-    sample = samples.example_database(claimed=False)
-    sample["config"]["pptx_directory_exclusions"] = ["node_modules"]
-    database.write_bytes(artifact_bytes(sample))
-    result = _batch(folder, "--db", database)
+def test_exclusions_from_a_file_the_caller_writes(folder: Path, tmp_path: Path) -> None:
+    """The caller passes the exclusions (for a vault, its database config's list):
+    this owner reads no tracking database and depends on no other owner."""
+    exclusions = tmp_path / "exclusions.json"
+    exclusions.write_text('{"other_config": 1, "pptx_directory_exclusions": ["node_modules"]}')
+    result = _batch(folder, "--exclusions-file", exclusions)
     assert result.returncode == 0, result.stdout
     envelope = result.json
     assert {"path": "Node_Modules", "reason": "pptx_batch_directory_excluded"} in envelope[
         "skipped"
     ]
-    # --exclude replaces the database default.
-    envelope = _batch(folder, "--db", database, "--exclude", "other").json
+    # --exclude replaces the file's list.
+    envelope = _batch(folder, "--exclusions-file", exclusions, "--exclude", "other").json
     assert not any(s["reason"] == "pptx_batch_directory_excluded" for s in envelope["skipped"])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '["node_modules"]',
+        "{}",
+        '{"pptx_directory_exclusions": ["ok", 1]}',
+        '{"pptx_directory_exclusions": ["a/b"]}',
+        "{",
+    ],
+)
+def test_an_exclusions_file_without_an_array_of_names_is_refused(
+    folder: Path, tmp_path: Path, text: str
+) -> None:
+    exclusions = tmp_path / "exclusions.json"
+    exclusions.write_text(text)
+    result = _batch(folder, "--exclusions-file", exclusions)
+    assert result.returncode == 2
+    assert result.json["error"]["code"] == "exclusion_invalid"
 
 
 def test_shared_deadline_leaves_honest_receipts(folder: Path, monkeypatch: Any) -> None:

@@ -24,7 +24,7 @@ from _sources_cli import apply as _apply
 from _sources_cli import refused as _refused
 from _sources_cli import run as _run
 from rvault_testkit.plugin import run_cli
-from rvault_tracking_db.sources import fetched
+from rvault_tracking_db import owner_readers
 
 TALK = "2024-01-01-infoq.md"
 YT = "dQw4w9WgXcQ"
@@ -297,7 +297,7 @@ def test_a_transcript_path_is_no_fetch_result_and_a_missing_reader_says_so(
         "invalid_fetch_result",
     )  # PATH names the fetch result with --fetch-result; a transcript is not JSON
     assert document["hint"].startswith("pass the JSON that rvault-transcript fetch")
-    monkeypatch.setattr(fetched, "TRANSCRIPT_API", "rvault_transcript_not_installed")
+    monkeypatch.setattr(owner_readers, "transcript_api", lambda: None)  # not installed
     document = _refused(
         _run("register-transcript", db, "--talk", TALK, "--fetch-result", result),
         "reader_unavailable",

@@ -20,13 +20,13 @@ talk waits for its batch to be persisted).
 from __future__ import annotations
 
 import hashlib
-import importlib
 import os
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from rvault_tracking_db import owner_readers
 from rvault_tracking_db.assessment.trouble import by_talk, needs_requeue
 from rvault_tracking_db.capabilities import ROOT_PPTX, SourceRoots, open_under_root, resolve
 from rvault_tracking_db.media_probe import check_recording
@@ -40,13 +40,6 @@ from rvault_tracking_db.talk_media import talk_local_media, talk_video_id, trans
 REPORT_VERSION = 1
 READER_UNAVAILABLE = "reader_unavailable"
 ANALYSED = ("processed", "processed_partial")
-
-
-def _optional(module: str) -> Any | None:
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        return None
 
 
 def _transcript(
@@ -286,9 +279,9 @@ def build_status(result: ReadResult) -> dict[str, Any]:
     assert database is not None and result.assessment is not None
     vault_root = Path(result.database_path).parent
     roots = SourceRoots.from_config(vault_root, database.get("config"))
-    transcript_api = _optional("rvault_transcript.api")
-    video_api = _optional("rvault_video_extraction.api")
-    pptx_api = _optional("rvault_pptx_evidence.api")
+    transcript_api = owner_readers.transcript_api()
+    video_api = owner_readers.video_api()
+    pptx_api = owner_readers.pptx_api()
     catalog = {
         r["pptx_path"]: r
         for r in database.get("pptx_catalog") or []

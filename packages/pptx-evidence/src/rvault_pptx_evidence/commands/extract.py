@@ -47,10 +47,14 @@ def register(subparsers: Any) -> None:
         default=None,
         metavar="NAME",
         help="with --directory: skip directories with this exact name (case-insensitive);"
-        " repeatable; default: the database config's pptx_directory_exclusions with --db",
+        " repeatable; replaces --exclusions-file",
     )
     parser.add_argument(
-        "--db", help="with --directory: tracking-database.json whose config gives the exclusions"
+        "--exclusions-file",
+        metavar="FILE",
+        help="with --directory: a JSON object whose pptx_directory_exclusions array names the"
+        " directories to skip (a vault's database config will do: rvault-db read DB | jq"
+        " .database.config)",
     )
     parser.add_argument(
         "--rendered-pdf",
@@ -154,8 +158,8 @@ def handle(args: argparse.Namespace) -> int:
         from rvault_pptx_evidence.commands.extract_directory import handle_directory
 
         return handle_directory(args)
-    if args.exclude is not None or args.db is not None:
-        raise _usage("usage_error", "--exclude and --db apply to --directory")
+    if args.exclude is not None or args.exclusions_file is not None:
+        raise _usage("usage_error", "--exclude and --exclusions-file apply to --directory")
     if (args.rendered_pdf is None) != (args.inspected_pages is None):
         raise _usage("usage_error", "--rendered-pdf and --inspected-pages are given together")
     if args.inspected_pages is not None:

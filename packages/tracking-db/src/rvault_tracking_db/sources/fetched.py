@@ -28,7 +28,6 @@ not depend on the transcript package, and without it this is
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,7 @@ from rvault_contracts.cli import Refusal
 from rvault_contracts.issues import render
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
+from rvault_tracking_db import owner_readers
 from rvault_tracking_db.talk_media import talk_video_id, transcript_owner
 
 TRANSCRIPT_API = "rvault_transcript.api"
@@ -50,16 +50,16 @@ REFETCH_HINT = (
 
 def transcript_reader() -> Any:
     """``rvault_transcript.api``, or ``reader_unavailable`` when it is not installed."""
-    try:
-        return importlib.import_module(TRANSCRIPT_API)
-    except ImportError:
+    api = owner_readers.transcript_api()
+    if api is None:
         raise Refusal(
             "reader_unavailable",
             f"{FLAG} reads the fetch result through {TRANSCRIPT_API}, which is not installed",
             FLAG,
             hint="install rvault-tracking-db[status] (it brings rvault-transcript's light "
             "readers), or register the transcript by its PATH",
-        ) from None
+        )
+    return api
 
 
 def read_claim(api: Any, data: bytes, vault_root: Path) -> Any:
