@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
 import errno
 import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from rvault_transcript.cli import main
-from rvault_transcript.commands import vtt_cleanup as vtt_command
+from rvault_contracts.cli import console_main
+from rvault_contracts.writer import FaultHook
+from rvault_transcript.cli import build_parser, main
+from rvault_transcript.hints import HINTS
 
 NAMES = ("talk.txt", "talk.segments.json", "talk.quality.json")
 PRE_INSTALL = [
@@ -56,6 +59,17 @@ def vault(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     return directory
 
 
+def main_with_fault(argv: list[str], fault: FaultHook) -> int:
+    """``main(argv)`` whose request carries ``fault`` (a parser default no option sets)."""
+
+    def parser() -> argparse.ArgumentParser:
+        built = build_parser()
+        built.set_defaults(bundle_fault=fault)
+        return built
+
+    return console_main(parser, argv, HINTS)
+
+
 def run_with_fault(
     directory: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -71,8 +85,8 @@ def run_with_fault(
         if name == step:
             raise OSError(errno.EIO, f"injected at {name}")
 
-    monkeypatch.setattr(vtt_command, "bundle_fault", fault)
-    code = main(["vtt-cleanup", str(directory / "new.vtt"), str(directory / "talk.txt"), "--force"])
+    argv = ["vtt-cleanup", str(directory / "new.vtt"), str(directory / "talk.txt"), "--force"]
+    code = main_with_fault(argv, fault)
     return code, json.loads(capsys.readouterr().out), seen
 
 
@@ -139,8 +153,6 @@ def test_fetch_bundle_failure_restores_every_path(
     recorded_ytdlp: Callable,
     step: str,
 ) -> None:
-    from rvault_transcript.commands import fetch as fetch_command
-
     # The fetch bundle is named after its own transcript; reuse the vault's prior bundle names.
     youtube_replay("success")
     recorded_ytdlp(100.0)
@@ -150,14 +162,13 @@ def test_fetch_bundle_failure_restores_every_path(
         if name == step:
             raise OSError(errno.EIO, f"injected at {name}")
 
-    monkeypatch.setattr(fetch_command, "bundle_fault", fault)
     # A YouTube transcript is named {ID}.txt: give the prior bundle those names.
     for name in NAMES:
         (vault / name).rename(vault / name.replace("talk", "RhEtOr1c_01"))
     renamed = {name.replace("talk", "RhEtOr1c_01"): data for name, data in before.items()}
     out = vault / "RhEtOr1c_01.txt"
-    code = main(["fetch", "RhEtOr1c_01", "--out", str(out), "--existing-source", "unknown",
-                 "--duration-seconds", "100", "--force"])  # fmt: skip
+    code = main_with_fault(["fetch", "RhEtOr1c_01", "--out", str(out), "--existing-source",
+                            "unknown", "--duration-seconds", "100", "--force"], fault)  # fmt: skip
     result = json.loads(capsys.readouterr().out)
     assert code == 2 and result["error"]["code"] in {"io_error", "bundle_rolled_back"}
     assert {name: (vault / name).read_bytes() for name in renamed} == renamed

@@ -60,6 +60,8 @@ class FetchRequest:
     model: str | None = None
     languages: tuple[str, ...] | None = None
     vault_root: Path | None = None
+    fault: FaultHook | None = None
+    """The writer's fault hook for tests (a failure injected at a named bundle step)."""
 
     @property
     def youtube(self) -> bool:
@@ -161,14 +163,13 @@ def fetch(
     request: FetchRequest,
     *,
     progress: Callable[[str], None] = stderr_progress,
-    fault: FaultHook | None = None,
 ) -> dict[str, Any]:
     """Run one request; the ``transcript-fetch-result`` v1 document, or a Refusal."""
     check_request(request)
     paths = BundlePaths.for_transcript(request.out)
     if request.audio is not None:
         _refuse_media_in_bundle(request.audio, paths)
-    run = _Run(request, paths, read_snapshot(request.out), progress, fault)
+    run = _Run(request, paths, read_snapshot(request.out), progress, request.fault)
     if run.initial.exists and not request.force:
         outcome = run.existing()
     elif request.audio is not None:

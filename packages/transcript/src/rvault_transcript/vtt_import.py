@@ -58,6 +58,8 @@ class VttImportRequest:
     vault_root: Path | None = None
     language: str | None = None
     """The operator's statement of the captions' language (``--language``)."""
+    fault: FaultHook | None = None
+    """The writer's fault hook for tests (a failure injected at a named bundle step)."""
 
 
 def _short_talk_hint(count: int) -> str:
@@ -181,7 +183,7 @@ def artifact_relative_path(vtt: Path, out: Path) -> str:
     return relative
 
 
-def import_vtt(request: VttImportRequest, *, fault: FaultHook | None = None) -> dict[str, Any]:
+def import_vtt(request: VttImportRequest) -> dict[str, Any]:
     """Run one import; the result document, or a Refusal with nothing changed."""
     vtt: Path = request.vtt
     out: Path = request.out
@@ -246,7 +248,7 @@ def import_vtt(request: VttImportRequest, *, fault: FaultHook | None = None) -> 
         paths.timing: receipt_bytes(timing),
         paths.quality: quality_bytes,
     }
-    report = write_bundle(paths, changes, transcript_read_as=initial, fault=fault)
+    report = write_bundle(paths, changes, transcript_read_as=initial, fault=request.fault)
     return {
         "ok": True,
         "method": "vtt",

@@ -29,14 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from rvault_contracts.cli import EXIT_OK, emit
-from rvault_contracts.writer import FaultHook
 
 from rvault_transcript.bundle import settle_interrupted
 from rvault_transcript.fetch import EXISTING_SOURCES, FetchRequest, fetch
 from rvault_transcript.vault import result_locators
-
-# Tests set this to inject a failure at a named writer step.
-bundle_fault: FaultHook | None = None
 
 
 def register(subparsers: Any) -> None:
@@ -94,6 +90,7 @@ def handle(args: argparse.Namespace) -> int:
         model=args.model,
         languages=tuple(args.languages) if args.languages else None,
         vault_root=args.vault_root,
+        fault=getattr(args, "bundle_fault", None),  # a test's parser default, never an option
     )
-    emit(result_locators(fetch(request, fault=bundle_fault), args.out, args.vault_root))
+    emit(result_locators(fetch(request), args.out, args.vault_root))
     return EXIT_OK

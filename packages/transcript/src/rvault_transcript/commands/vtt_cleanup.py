@@ -30,16 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from rvault_contracts.cli import EXIT_OK, emit
-from rvault_contracts.writer import FaultHook
 
 from rvault_transcript.bundle import settle_interrupted
 from rvault_transcript.vault import result_locators
 from rvault_transcript.vtt_import import MAX_VTT_BYTES, VttImportRequest, import_vtt
 
 __all__ = ["MAX_VTT_BYTES", "register"]
-
-# Tests set this to inject a failure at a named writer step.
-bundle_fault: FaultHook | None = None
 
 
 def register(subparsers: Any) -> None:
@@ -81,7 +77,8 @@ def handle(args: argparse.Namespace) -> int:
         media=args.media,
         duration_seconds=args.duration_seconds,
         vault_root=args.vault_root,
+        fault=getattr(args, "bundle_fault", None),  # a test's parser default, never an option
         language=args.language,
     )
-    emit(result_locators(import_vtt(request, fault=bundle_fault), args.out, args.vault_root))
+    emit(result_locators(import_vtt(request), args.out, args.vault_root))
     return EXIT_OK
