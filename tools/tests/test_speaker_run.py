@@ -160,3 +160,47 @@ def test_replaced_recording_and_pdf_are_reported_stale(home: tuple[Path, str]) -
             path.write_bytes(data)
     row = status(home[0])[FILMED]
     assert (row["media"]["state"], row["slides"]["state"]) == ("current", "current")
+
+
+LOCAL_EXTRACTION_KEYED_BY_YOUTUBE_ID = (
+    "open (issue 24): readers find a talk's video manifest and its promoted PDF only under "
+    "its YouTube id (status._video, returns-persistence artifacts._pdf_candidates, "
+    "checks_video, preflight/video), so slides recovered in place from an attached "
+    "recording are read as an authored PDF (slide_source pdf) and status shows no manifest"
+)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=LOCAL_EXTRACTION_KEYED_BY_YOUTUBE_ID)
+def test_slides_recovered_from_the_attached_recording_count_as_video_extracted(
+    home: tuple[Path, str],
+) -> None:
+    database = json.loads((home[0] / "vault" / "tracking-database.json").read_text())
+    talks = {talk["filename"]: talk for talk in database["talks"]}
+    assert talks[FILMED]["slide_source"] == "video_extracted"
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=LOCAL_EXTRACTION_KEYED_BY_YOUTUBE_ID)
+def test_status_reads_the_manifest_of_the_attached_recording(home: tuple[Path, str]) -> None:
+    video = status(home[0])[FILMED]["video"]
+    assert video["manifest"] is not None and video["trusted"] is True
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="open (issue 24 deliverable 2): rvault-analysis write exits 0 with no warning "
+    "when the promoted PDF its persisted slide citations name has other bytes",
+)
+def test_analysis_write_reports_a_replaced_cited_pdf(home: tuple[Path, str]) -> None:
+    vault = home[0] / "vault"
+    pdf = vault / "slides" / "font-props-stage.pdf"
+    original = pdf.read_bytes()
+    try:
+        pdf.write_bytes((vault / "slides-rebuild" / "font-props-stage" /
+                         "font-props-stage.context.pdf").read_bytes())  # fmt: skip
+        args = ("worker/returns.json", "vault/analyses", "--db", "vault/tracking-database.json")
+        code, report = run_json(home[0], "rvault-analysis", "write", *args)
+        warned = [w for entry in report.get("written", []) for w in entry["warnings"]]
+        assert code != 0 or warned or report.get("warnings")
+    finally:
+        pdf.write_bytes(original)
