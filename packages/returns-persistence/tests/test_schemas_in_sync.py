@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-BUILDER = Path(__file__).resolve().parents[1] / "scripts" / "build_schemas.py"
+BUILDER = Path(__file__).resolve().parents[3] / "tools" / "build_schemas.py"
 
 
 def test_committed_schemas_match_the_builder() -> None:

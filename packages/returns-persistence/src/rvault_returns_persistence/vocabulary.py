@@ -5,8 +5,9 @@ module means the validator, the scaffold and the JSON Schemas in contracts/
 cannot drift apart silently. The vocabularies the ``pattern-catalog-entry``
 v1 contract already states (underlying sources, evidence channels,
 dimensions, talk-metadata fields) are read from that schema; the others are
-the source ``scripts/build_schemas.py`` generates the worker-return and
-report schemas from (``--check`` is run by the tests).
+the source the contracts' ``tools/build_schemas.py`` generates the current
+worker-return and report schemas from (``--check`` is run by the tests; the
+historical versions are frozen JSON).
 """
 
 from __future__ import annotations

@@ -1,9 +1,17 @@
-"""Build the worker-return v1-v5 and returns-validation-report v1 JSON Schemas.
+"""The contracts' generator of the current returns-persistence schema versions.
 
-The schemas are contracts in contracts/; they are generated from the same
-closed vocabularies the validator uses (``rvault_returns_persistence.vocabulary``)
-so the two cannot drift. ``python scripts/build_schemas.py`` rewrites them;
-``--check`` exits 1 when a committed schema differs (a test runs that).
+worker-return v5, returns-validation-report v1, pattern-observations v2 and
+returns-persistence-report v2 are contracts in ``contracts/``; they are
+generated from the same closed vocabularies the validator uses
+(``rvault_returns_persistence.vocabulary``) so the two cannot drift, and
+each carries a ``$comment`` saying so (``rvault_contracts.schemas.GENERATED_MARK``).
+The historical versions (worker-return v1-v4, returns-persistence-report v1)
+are frozen: committed JSON nobody regenerates, so a change to today's
+vocabulary can never rewrite what an old return was validated against.
+
+``.venv/bin/python tools/build_schemas.py`` rewrites the current files;
+``--check`` exits 1 when a committed one differs (``tools/tests/test_build_schemas.py``
+and the returns-persistence suite run that).
 """
 
 from __future__ import annotations
@@ -13,9 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from rvault_contracts.canonical import artifact_bytes
+from rvault_contracts.schemas import mark_generated
 from rvault_returns_persistence import vocabulary as v
 
-SCHEMAS = Path(__file__).resolve().parents[3] / "contracts" / "src" / "rvault_contracts" / "schemas"
+SCHEMAS = Path(__file__).resolve().parents[1] / "contracts" / "src" / "rvault_contracts" / "schemas"
+#: What every generated file's ``$comment`` names as its source.
+GENERATOR = "tools/build_schemas.py"
 TEXT = {"pattern": "\\S", "type": "string"}
 ID = {"minLength": 1, "type": "string"}
 STR_LIST = {"items": {"type": "string"}, "type": "array"}
@@ -178,18 +189,12 @@ def _sourced() -> dict[str, Any]:
     }
 
 
-def _detection(strict: bool) -> dict[str, Any]:
+def _detection() -> dict[str, Any]:
     props = {
         "confidence": {"enum": list(v.CONFIDENCES)},
         "dimensions": {"items": {"enum": list(v.DIMENSIONS)}, "type": "array"},
         **_sourced(),
     }
-    if not strict:
-        return {
-            "properties": {"evidence_citations": {"type": "array"}, "pattern_id": ID},
-            "required": ["pattern_id"],
-            "type": "object",
-        }
     return _closed(
         props,
         ["pattern_id", "confidence", "evidence_source", "evidence", "evidence_citations"],
@@ -252,7 +257,7 @@ def _inspection_record() -> dict[str, Any]:
     }
 
 
-def _structured(version: int) -> dict[str, Any]:
+def _structured() -> dict[str, Any]:
     kinds = {
         "string": {"type": "string"},
         "boolean": {"type": "boolean"},
@@ -327,11 +332,8 @@ def _feedback() -> dict[str, Any]:
     )
 
 
-def _pattern_observations(version: int) -> dict[str, Any]:
-    strict = version >= 4
+def _pattern_observations() -> dict[str, Any]:
     reasons = list(v.NOT_EVALUABLE_REASONS)
-    if version < 5:
-        reasons.remove("missing_applicability_source_coverage")
     score = _closed(
         {"antipatterns_detected": COUNT, "patterns_used": COUNT, "score": {"type": "integer"}},
         ["patterns_used", "antipatterns_detected", "score"],
@@ -346,28 +348,21 @@ def _pattern_observations(version: int) -> dict[str, Any]:
         "not_evaluable": {
             "items": _closed(
                 {"pattern_id": ID, "reason_code": {"enum": reasons}}, ["pattern_id", "reason_code"]
-            )
-            if strict
-            else {"type": "object"},
+            ),
             "type": "array",
         },
         "pattern_score": score,
         "patterns_detected": {"items": {"$ref": "#/$defs/detection"}, "type": "array"},
     }
-    if not strict:
-        return {
-            "properties": props,
-            "required": ["patterns_detected", "antipatterns_detected", "pattern_score"],
-            "type": "object",
-        }
     props["source_inspection"] = {"items": _inspection_record(), "minItems": 1, "type": "array"}
-    if version == 5:
-        props["applicability_assessments"] = {"items": _assessment(), "type": "array"}
-        props = _described(props)
+    props["applicability_assessments"] = {"items": _assessment(), "type": "array"}
+    props = _described(props)
     return _closed(props, list(props))
 
 
-def worker_return(version: int) -> dict[str, Any]:
+def worker_return() -> dict[str, Any]:
+    """worker-return v5, the current version (v1-v4 are frozen JSON)."""
+    version = 5
     top: dict[str, Any] = {
         "filename": {"minLength": 1, "pattern": "\\.md$", "type": "string"},
         "return_schema_version": {"const": version},
@@ -391,36 +386,24 @@ def worker_return(version: int) -> dict[str, Any]:
         "areas_for_improvement": TEXT,
         "transcript_source": {"enum": list(v.TRANSCRIPT_SOURCES)},
         "transcript_path": {"type": "string"},
-        "structured_data": _structured(version),
+        "structured_data": _structured(),
         "verbatim_examples": _closed({lane: STR_LIST for lane in v.VERBATIM_LANES}),
-        "adherence_assessment": {"const": ""}
-        if version == 5
-        else {"pattern": "^(|[\\s\\S]*\\S[\\s\\S]*)$", "type": "string"},
+        "adherence_assessment": {"const": ""},
         "new_patterns": {"type": "string"},
         "summary_updates": {"type": "string"},
-        "pattern_observations": _pattern_observations(version),
+        "pattern_observations": _pattern_observations(),
         "processed_date": {"type": "string"},
     }
-    if version < 5:
-        top["adherence_comparison"] = {"type": "object"}
-    if version == 5:
-        top["catalog_feedback"] = _feedback()
-        top = _described(top)
+    top["catalog_feedback"] = _feedback()
+    top = _described(top)
     schema: dict[str, Any] = {
         "$id": f"urn:rvault:worker-return:v{version}",
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$defs": {"citation": _citation(), "detection": _detection(version >= 4)},
+        "$defs": {"citation": _citation(), "detection": _detection()},
         "description": (
-            f"Worker return v{version}. "
-            + (
-                "Current: fresh claim-v5 work. "
-                if version == 5
-                else "Replay only: never current scoring. "
-            )
-            + (
-                "Cross-field rules (claim binding, catalog gates, artifact "
-                "bounds) are enforced by rvault-returns validate."
-            )
+            f"Worker return v{version}. Current: fresh claim-v5 work. "
+            "Cross-field rules (claim binding, catalog gates, artifact "
+            "bounds) are enforced by rvault-returns validate."
         ),
         "required": ["filename", "return_schema_version", "queue_claim", "status"],
         "type": "object",
@@ -437,25 +420,6 @@ def worker_return(version: int) -> dict[str, Any]:
             }
         ],
     }
-    if version <= 3:
-        schema["$defs"] = {"detection": _detection(False)}
-    if version == 1:
-        return {
-            "$id": "urn:rvault:worker-return:v1",
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "description": "Worker return v1 (historical, also any return "
-            "without a version): additive legacy merge, type-only checks.",
-            "properties": {
-                "filename": {"minLength": 1, "type": "string"},
-                "pattern_observations": {"type": ["object", "array", "null"]},
-                "return_schema_version": {"const": 1},
-                "status": {"enum": list(v.STATUSES)},
-                "structured_data": {"type": "object"},
-                "verbatim_examples": {"type": "object"},
-            },
-            "required": ["filename", "status"],
-            "type": "object",
-        }
     return schema
 
 
@@ -947,7 +911,9 @@ def pattern_observations() -> dict[str, Any]:
     }
 
 
-def persistence_report(version: int = 1) -> dict[str, Any]:
+def persistence_report() -> dict[str, Any]:
+    """returns-persistence-report v2, the current version (v1 is frozen JSON)."""
+    version = 2
     """Report v1 (an apply only) or v2 (dry run by default, claims closed, next command)."""
     generation = {
         "oneOf": [
@@ -1036,22 +1002,6 @@ def persistence_report(version: int = 1) -> dict[str, Any]:
         "talks": {"items": talk, "minItems": 1, "type": "array"},
         "warnings": {"items": {"type": "string"}, "type": "array"},
     }
-    if version == 1:
-        out = _closed(props, list(props))
-        return {
-            "$id": "urn:rvault:returns-persistence-report:v1",
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "description": (
-                "What rvault-returns persist prints on success: per talk the merge contract, "
-                "the fields merged and cleared, warnings, the scoring generation and the claim "
-                "receipt (result_payload_sha256); the post-batch all-inclusive "
-                "current_adherence_baseline (as_of = processed_date, the completion stamp); "
-                "and the one write of the database (database_written, durability_state, "
-                "input/output SHA-256, writer warnings). A refusal prints cli-failure instead "
-                "and writes nothing."
-            ),
-            **{k: out[k] for k in ("additionalProperties", "properties", "required", "type")},
-        }
     return _persistence_report_v2(props, talk)
 
 
@@ -1128,20 +1078,22 @@ def _persistence_report_v2(props: dict[str, Any], talk: dict[str, Any]) -> dict[
     }
 
 
-def outputs() -> dict[Path, bytes]:
-    out = {
-        SCHEMAS / "worker-return" / f"v{n}.schema.json": artifact_bytes(worker_return(n))
-        for n in range(1, 6)
+def current_schemas() -> dict[str, dict[str, Any]]:
+    """``<artifact>/v<N>.schema.json`` -> the current schema this tool generates."""
+    return {
+        "worker-return/v5.schema.json": worker_return(),
+        "returns-validation-report/v1.schema.json": report(),
+        "pattern-observations/v2.schema.json": pattern_observations(),
+        "returns-persistence-report/v2.schema.json": persistence_report(),
     }
-    out[SCHEMAS / "returns-validation-report" / "v1.schema.json"] = artifact_bytes(report())
-    out[SCHEMAS / "pattern-observations" / "v2.schema.json"] = artifact_bytes(
-        pattern_observations()
-    )
-    for version in (1, 2):
-        out[SCHEMAS / "returns-persistence-report" / f"v{version}.schema.json"] = artifact_bytes(
-            persistence_report(version)
-        )
-    return out
+
+
+def outputs() -> dict[Path, bytes]:
+    """Each generated file's bytes, marked with its generator (``$comment``)."""
+    return {
+        SCHEMAS / name: artifact_bytes(mark_generated(schema, GENERATOR))
+        for name, schema in current_schemas().items()
+    }
 
 
 def main(argv: list[str]) -> int:
@@ -1154,7 +1106,7 @@ def main(argv: list[str]) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
     for path in stale:
-        print(f"stale: {path}", file=sys.stderr)
+        print(f"stale: {path} (run .venv/bin/python {GENERATOR})", file=sys.stderr)
     return 1 if stale else 0
 
 
