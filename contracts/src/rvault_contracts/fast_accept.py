@@ -60,7 +60,7 @@ _PACKAGE = Path(__file__).parent
 #: no fast path: python-jsonschema checks it all.
 FAST_KEYWORDS = frozenset(
     {
-        "$defs", "$id", "$ref", "$schema", "additionalProperties", "allOf", "const",
+        "$comment", "$defs", "$id", "$ref", "$schema", "additionalProperties", "allOf", "const",
         "dependentRequired", "description", "else", "enum", "exclusiveMinimum", "if",
         "items", "maxItems", "minItems", "minLength", "minimum", "not", "pattern",
         "properties", "required", "then", "type", "uniqueItems",
