@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rvault_contracts.canonical import sha256_bytes
-from rvault_contracts.cli import Refusal
+from rvault_contracts.errors import Refusal
 
 INPUT_MISSING = "input_missing"
 INPUT_UNREADABLE = "input_unreadable"

@@ -22,35 +22,13 @@ from typing import Any, NoReturn, Protocol, TextIO
 
 from rvault_contracts import hints
 from rvault_contracts.canonical import artifact_bytes
+from rvault_contracts.errors import Refusal, failure_document
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_REFUSED = 2
 # Ctrl-C, SIGTERM or SIGHUP before the command's report: 128 + SIGINT, as shells report it.
 EXIT_INTERRUPTED = 130
-
-
-class Refusal(Exception):
-    """A refused input or failed precondition: exit 2, nothing written."""
-
-    def __init__(self, code: str, message: str, path: str | None = None, **context: Any) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-        self.path = path
-        self.context = context
-
-    def to_dict(self) -> dict[str, Any]:
-        return failure_document(self.code, self.message, self.path, **self.context)
-
-
-def failure_document(
-    code: str, message: str, path: str | None = None, **context: Any
-) -> dict[str, Any]:
-    document: dict[str, Any] = dict(context)
-    document["ok"] = False
-    document["error"] = {"code": code, "message": message, "path": path}
-    return document
 
 
 def emit(document: dict[str, Any], stream: TextIO | None = None) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from rvault_contracts.bounded_read import INPUT_CHANGED, read_bounded
-from rvault_contracts.cli import Refusal
+from rvault_contracts.errors import Refusal
 
 PDF_NOT_A_PDF = "pdf_not_a_pdf"
 PDF_UNREADABLE = "pdf_unreadable"

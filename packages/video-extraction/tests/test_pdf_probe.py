@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from rvault_contracts.canonical import sha256_bytes
+from rvault_contracts.errors import Refusal
 from rvault_testkit.pdfs import tiny_pdf
 from rvault_video_extraction import manifest_validation
 from rvault_video_extraction.api import PdfProbeError, probe_pdf, validate_manifest
@@ -42,6 +43,7 @@ def refusal(path: str | Path, **limits: int) -> PdfProbeError:
     with pytest.raises(PdfProbeError) as raised:
         probe_pdf(str(path), **limits)
     assert raised.value.path == str(path)
+    assert isinstance(raised.value, Refusal)  # the one error value, not a restatement
     return raised.value
 
 

@@ -15,7 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from rvault_contracts.cli import Refusal
+from rvault_contracts.errors import Refusal
 
 DURABILITY_STATES = (
     "durable",

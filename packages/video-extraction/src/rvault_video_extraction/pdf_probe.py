@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rvault_contracts import pdf_probe as shared
-from rvault_contracts.cli import Refusal
+from rvault_contracts.errors import Refusal
 
 MAX_PDF_BYTES = 2 * 1024**3
 MAX_PDF_PAGES = 100_000
@@ -30,12 +30,11 @@ class PdfProbe:
     page_count: int
 
 
-class PdfProbeError(Exception):
+class PdfProbeError(Refusal):
+    """The probe's refusal: the shared code, its message and the probed path."""
+
     def __init__(self, code: str, message: str, path: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-        self.path = path
+        super().__init__(code, message, path)
 
 
 def probe_pdf(
