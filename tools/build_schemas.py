@@ -423,8 +423,8 @@ def worker_return() -> dict[str, Any]:
     return schema
 
 
-def report() -> dict[str, Any]:
-    issue = _closed(
+def _report_issue() -> dict[str, Any]:
+    return _closed(
         {
             "code": {"pattern": "^[a-z][a-z0-9_]*$", "type": "string"},
             "message": {"minLength": 1, "type": "string"},
@@ -432,6 +432,10 @@ def report() -> dict[str, Any]:
         },
         ["code", "message", "path"],
     )
+
+
+def _report_generation() -> dict[str, Any]:
+    """A pattern-scoring generation: current / not_applicable, or legacy with reasons."""
     reasons_empty = {"maxItems": 0, "type": "array"}
     reasons_legacy = {
         "items": {"type": "string"},
@@ -439,7 +443,7 @@ def report() -> dict[str, Any]:
         "type": "array",
         "uniqueItems": True,
     }
-    generation = {
+    return {
         "oneOf": [
             {"properties": {"reasons": reasons_empty, "status": {"const": "current"}}},
             {"properties": {"reasons": reasons_empty, "status": {"const": "not_applicable"}}},
@@ -453,7 +457,11 @@ def report() -> dict[str, Any]:
         "required": ["status", "reasons"],
         "type": "object",
     }
-    result = _closed(
+
+
+def _report_result(issue: dict[str, Any]) -> dict[str, Any]:
+    """One validated return's entry in the report."""
+    return _closed(
         {
             "errors": {"items": issue, "type": "array"},
             "filename": {"type": ["string", "null"]},
@@ -476,6 +484,13 @@ def report() -> dict[str, Any]:
             "status",
         ],
     )
+
+
+def report() -> dict[str, Any]:
+    """returns-validation-report v1: what ``rvault-returns validate`` prints."""
+    issue = _report_issue()
+    generation = _report_generation()
+    result = _report_result(issue)
     entry = {
         "$ref": "#/$defs/generation",
         "propertyNames": {"enum": ["filename", "path", "reasons", "status"]},
@@ -664,106 +679,101 @@ _COUNT_KEY = {
 }
 
 
-def _canonical_inspection() -> dict[str, Any]:
-    """The persisted source_inspection row: the worker ranges plus derived bounds and identity."""
-    shapes = []
-    capability = {
-        "absence_capability_complete": {"type": "boolean"},
-        "absence_capability_reason": {"enum": ABSENCE_REASONS},
-        "coverage_complete": {"type": "boolean"},
+_CAPABILITY = {
+    "absence_capability_complete": {"type": "boolean"},
+    "absence_capability_reason": {"enum": ABSENCE_REASONS},
+    "coverage_complete": {"type": "boolean"},
+}
+_AUTHORIZED_ABSENCE = ["authorized_transcript", "authorized_rendered_static"]
+
+
+def _source_inspection_shape(source: str) -> dict[str, Any]:
+    """The row of one evidence source: its range, verified bound, capability, identity."""
+    key = v.RANGE_KEY[source]
+    count_key = _COUNT_KEY[source]
+    bound = (
+        {"exclusiveMinimum": 0, "type": "number"}
+        if source == "delivery_video"
+        else {"minimum": 1, "type": "integer"}
+    )
+    props: dict[str, Any] = {
+        "source": {"const": source},
+        key: _range(source == "delivery_video"),
+        count_key: bound,
+        **_CAPABILITY,
+        **_identity(),
     }
-    for source in v.EVIDENCE_SOURCES:
-        key = v.RANGE_KEY[source]
-        count_key = _COUNT_KEY[source]
-        bound = (
-            {"exclusiveMinimum": 0, "type": "number"}
-            if source == "delivery_video"
-            else {"minimum": 1, "type": "integer"}
-        )
-        props: dict[str, Any] = {
-            "source": {"const": source},
-            key: _range(source == "delivery_video"),
-            count_key: bound,
-            **capability,
-            **_identity(),
-        }
-        required = ["source", key, count_key, *capability, *_identity()]
-        if source == "transcript":
-            props.update(
-                quality_artifact_path=REL_PATH,
-                quality_artifact_sha256=SHA256,
-                timing_artifact_path=REL_PATH,
-                timing_artifact_sha256=SHA256,
-            )
-            required += ["quality_artifact_path", "quality_artifact_sha256"]
-        shapes.append(
-            {
-                "if": {"properties": {"source": {"const": source}}},
-                "then": _closed(
-                    props,
-                    required,
-                    dependentRequired={
-                        "timing_artifact_path": ["timing_artifact_sha256"],
-                        "timing_artifact_sha256": ["timing_artifact_path"],
-                    }
-                    if source == "transcript"
-                    else {},
-                ),
-            }
-        )
+    required = ["source", key, count_key, *_CAPABILITY, *_identity()]
+    if source != "transcript":
+        then = _closed(props, required, dependentRequired={})
+        then.pop("dependentRequired", None)
+        return {"if": {"properties": {"source": {"const": source}}}, "then": then}
+    props.update(
+        quality_artifact_path=REL_PATH,
+        quality_artifact_sha256=SHA256,
+        timing_artifact_path=REL_PATH,
+        timing_artifact_sha256=SHA256,
+    )
+    required += ["quality_artifact_path", "quality_artifact_sha256"]
+    timing = {
+        "timing_artifact_path": ["timing_artifact_sha256"],
+        "timing_artifact_sha256": ["timing_artifact_path"],
+    }
+    then = _closed(props, required, dependentRequired=timing)
+    return {"if": {"properties": {"source": {"const": source}}}, "then": then}
+
+
+def _comparison_inspection_shape() -> dict[str, Any]:
+    """The comparison row: the identity of every compared artifact, never absence-capable."""
     member = _closed(
         {"source": {"enum": list(v.EVIDENCE_SOURCES)}, **_identity()},
         ["source", *_identity()],
     )
-    shapes.append(
-        {
-            "if": {"properties": {"source": {"const": v.COMPARISON}}},
-            "then": _closed(
-                {
-                    "artifact_identities": {"items": member, "minItems": 2, "type": "array"},
-                    "comparison_scope": {"enum": ["full", "partial"]},
-                    "evidence_sources_used": _sources_used(),
-                    "source": {"const": v.COMPARISON},
-                    **capability,
-                },
-                [
-                    "source",
-                    "evidence_sources_used",
-                    "comparison_scope",
-                    "artifact_identities",
-                    *capability,
-                ],
-            ),
-        }
-    )
+    return {
+        "if": {"properties": {"source": {"const": v.COMPARISON}}},
+        "then": _closed(
+            {
+                "artifact_identities": {"items": member, "minItems": 2, "type": "array"},
+                "comparison_scope": {"enum": ["full", "partial"]},
+                "evidence_sources_used": _sources_used(),
+                "source": {"const": v.COMPARISON},
+                **_CAPABILITY,
+            },
+            [
+                "source",
+                "evidence_sources_used",
+                "comparison_scope",
+                "artifact_identities",
+                *_CAPABILITY,
+            ],
+        ),
+    }
+
+
+def _canonical_inspection() -> dict[str, Any]:
+    """The persisted source_inspection row: the worker ranges plus derived bounds and identity."""
+    shapes = [_source_inspection_shape(source) for source in v.EVIDENCE_SOURCES]
+    shapes.append(_comparison_inspection_shape())
     for shape in shapes:
         if not shape["then"].get("dependentRequired"):
             shape["then"].pop("dependentRequired", None)
+    absence_gate = {
+        "if": {
+            "properties": {"absence_capability_complete": {"const": True}},
+            "required": ["absence_capability_complete"],
+        },
+        "then": {
+            "properties": {
+                "absence_capability_reason": {"enum": _AUTHORIZED_ABSENCE},
+                "coverage_complete": {"const": True},
+            }
+        },
+        "else": {
+            "properties": {"absence_capability_reason": {"not": {"enum": _AUTHORIZED_ABSENCE}}}
+        },
+    }
     return {
-        "allOf": [
-            *shapes,
-            {
-                "if": {
-                    "properties": {"absence_capability_complete": {"const": True}},
-                    "required": ["absence_capability_complete"],
-                },
-                "then": {
-                    "properties": {
-                        "absence_capability_reason": {
-                            "enum": ["authorized_transcript", "authorized_rendered_static"]
-                        },
-                        "coverage_complete": {"const": True},
-                    }
-                },
-                "else": {
-                    "properties": {
-                        "absence_capability_reason": {
-                            "not": {"enum": ["authorized_transcript", "authorized_rendered_static"]}
-                        }
-                    }
-                },
-            },
-        ],
+        "allOf": [*shapes, absence_gate],
         "description": (
             "A persisted source_inspection row. coverage_complete is locator range completeness "
             "against the verified bound (line_count, page_count or duration_seconds of the exact "
