@@ -921,11 +921,9 @@ def pattern_observations() -> dict[str, Any]:
     }
 
 
-def persistence_report() -> dict[str, Any]:
-    """returns-persistence-report v2, the current version (v1 is frozen JSON)."""
-    version = 2
-    """Report v1 (an apply only) or v2 (dry run by default, claims closed, next command)."""
-    generation = {
+def _persisted_generation() -> dict[str, Any]:
+    """A talk's pattern-scoring generation as persist reports it."""
+    return {
         "oneOf": [
             _closed(
                 {"reasons": {"maxItems": 0, "type": "array"}, "status": {"const": "current"}},
@@ -947,10 +945,15 @@ def persistence_report() -> dict[str, Any]:
             ),
         ]
     }
+
+
+def _persisted_talk() -> dict[str, Any]:
+    """One persisted talk: merge contract, fields merged and cleared, receipt, warnings."""
+    generation = _persisted_generation()
     warning = _closed(
         {"code": ID, "message": TEXT, "path": {"type": "string"}}, ["code", "message", "path"]
     )
-    talk = _closed(
+    return _closed(
         {
             "cleared_fields": STR_LIST,
             "filename": ID,
@@ -980,6 +983,12 @@ def persistence_report() -> dict[str, Any]:
             "warnings",
         ],
     )
+
+
+def persistence_report() -> dict[str, Any]:
+    """returns-persistence-report v2, the current version (v1 is frozen JSON)."""
+    version = 2
+    talk = _persisted_talk()
     props: dict[str, Any] = {
         "batch": _closed(
             {
