@@ -242,6 +242,7 @@ def test_scaffold_then_complete_validates(
         {"source": "native_deck", "page_ranges": [[1, 12]]},
     ]
     assert "applicability assessments still required" in result.stderr
+    assert "if you detect one of those patterns, delete its not_evaluable row" in result.stderr
     # every field the skeleton holds comes with its meaning, the schema's description
     # (issue 25), on stderr: the skeleton itself stays a valid return
     schema = load_schema("worker-return", 5)["properties"]

@@ -47,6 +47,11 @@ def handle(args: argparse.Namespace) -> int:
     progress("what belongs in each field (worker-return v5):")
     for line in field_guide(skeleton):
         progress("  " + line)
+    if skeleton.get("pattern_observations", {}).get("not_evaluable"):
+        progress(
+            "the pre-filled not_evaluable rows are absences the inspected sources cannot "
+            "establish; if you detect one of those patterns, delete its not_evaluable row"
+        )
     if needs:
         progress("applicability assessments still required for: " + ", ".join(needs))
     emit(skeleton)
