@@ -7,7 +7,9 @@ readers (deep claim/baseline validation, live batch members, epochs), so a
 consumer never reimplements the queue owner's decisions. A transcript
 owner context is built from :func:`transcript_owner` (the talk's YouTube ID,
 its attached recording's digest and duration), the same facts ``rvault-db
-status`` uses: ``OwnerContext(**transcript_owner(talk).kwargs())``. It also exposes the
+status`` uses: ``OwnerContext(**transcript_owner(talk).kwargs())``. A talk's
+whole evidence summary, as ``rvault-db status`` renders it, is
+:func:`talk_evidence` (transcript, deck, manifest, slides, recording). It also exposes the
 owner read of ``tracking-database.json`` (:func:`read_database`: no-follow
 snapshot, strict decode, full schema assessment), the only way another owner
 reads the database.
@@ -28,6 +30,13 @@ from rvault_tracking_db.capabilities import (
     SourceRoots,
     resolve,
     source_capabilities,
+)
+from rvault_tracking_db.evidence import (
+    OwnerReaders,
+    TalkEvidence,
+    deck_catalog,
+    deck_record,
+    talk_evidence,
 )
 from rvault_tracking_db.ids import google_drive_id, youtube_id
 from rvault_tracking_db.media_probe import check_recording
@@ -58,9 +67,11 @@ __all__ = [
     "REMOTE_CAPABILITIES",
     "TERMINAL_SKIP_STATUSES",
     "DatabaseRefusal",
+    "OwnerReaders",
     "ReadResult",
     "Resolution",
     "SourceRoots",
+    "TalkEvidence",
     "TranscriptOwner",
     "active_claim",
     "authorized_return_versions",
@@ -72,6 +83,8 @@ __all__ = [
     "check_terminal_status",
     "claim_issues",
     "claim_version",
+    "deck_catalog",
+    "deck_record",
     "epoch_issues",
     "epochs",
     "google_drive_id",
@@ -84,6 +97,7 @@ __all__ = [
     "slides_identity",
     "source_capabilities",
     "talk_duration_seconds",
+    "talk_evidence",
     "talk_local_media",
     "talk_video_id",
     "terminal_skip_issues",

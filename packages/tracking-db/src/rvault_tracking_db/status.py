@@ -19,142 +19,54 @@ talk waits for its batch to be persisted).
 
 from __future__ import annotations
 
-import hashlib
-import os
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from rvault_tracking_db import owner_readers
 from rvault_tracking_db.assessment.trouble import by_talk, needs_requeue
-from rvault_tracking_db.capabilities import ROOT_PPTX, SourceRoots, open_under_root, resolve
-from rvault_tracking_db.media_probe import check_recording
+from rvault_tracking_db.capabilities import SourceRoots
+from rvault_tracking_db.evidence import (
+    OwnerReaders,
+    TalkEvidence,
+    deck_catalog,
+    deck_record,
+    talk_evidence,
+)
 from rvault_tracking_db.preflight.run import identity_by_talk
 from rvault_tracking_db.queue.batches import live_claim
 from rvault_tracking_db.queue.claims import CLAIMABLE_STATUSES
 from rvault_tracking_db.reader import ReadResult
-from rvault_tracking_db.slides_identity import check_slides
-from rvault_tracking_db.talk_media import talk_local_media, talk_video_id, transcript_owner
 
 REPORT_VERSION = 1
-READER_UNAVAILABLE = "reader_unavailable"
 ANALYSED = ("processed", "processed_partial")
 
 
-def _transcript(
-    talk: Mapping[str, Any], capabilities: list[dict[str, Any]], vault_root: Path, api: Any
-) -> dict[str, Any]:
-    paths = [c["path"] for c in capabilities if c["capability"] == "local_transcript"]
-    declared = talk.get("transcript_path")
-    path = declared if declared in paths else (paths[0] if paths else None)
-    if path is None:
-        return {"path": None, "state": "missing", "quality": None, "timing": None}
-    if api is None:
-        return {"path": path, "state": READER_UNAVAILABLE, "quality": None, "timing": None}
-    owner = api.OwnerContext(**transcript_owner(talk).kwargs())
-    report = api.read_evidence(vault_root / path, owner=owner)
+def evidence_columns(evidence: TalkEvidence) -> dict[str, Any]:
+    """The report's evidence columns of one talk: the shared summary (:mod:`.evidence`)
+    in the ``db-status-report`` v1 shape."""
+    transcript, deck, manifest = evidence.transcript, evidence.deck, evidence.manifest
+    media, slides = evidence.media, evidence.slides
     return {
-        "path": path,
-        "state": report.state,
-        "quality": report.quality.code,
-        "timing": report.timing.code,
-    }
-
-
-def _media(talk: Mapping[str, Any], vault_root: Path) -> dict[str, Any] | None:
-    """The attached recording and whether it still has the recorded bytes (size, then SHA-256)."""
-    if "local_media" not in talk:
-        return None
-    media = talk_local_media(talk)
-    if media is None:
-        return {"path": None, "state": "invalid"}
-    code = check_recording(vault_root, media)
-    return {"path": media.get("path"), "state": "current" if code is None else code}
-
-
-def _slides(talk: Mapping[str, Any], vault_root: Path) -> dict[str, Any] | None:
-    """The registered slide PDF against its recorded bytes (size first, then SHA-256)."""
-    path = talk.get("slides_local_path")
-    if not isinstance(path, str) or not path:
-        return None
-    code = check_slides(vault_root, talk)
-    return {"path": path, "state": "current" if code is None else code}
-
-
-def _video(talk: Mapping[str, Any], vault_root: Path, api: Any) -> dict[str, Any]:
-    video = talk_video_id(talk)
-    if video is None:
-        return {"manifest": None, "status": "missing", "trusted": False}
-    if api is None:
-        return {"manifest": None, "status": READER_UNAVAILABLE, "trusted": False}
-    relative = api.manifest_path(video)
-    if not (vault_root / relative).is_file():
-        return {"manifest": None, "status": "missing", "trusted": False}
-    report = api.read_manifest(
-        vault_root / relative, vault_root=vault_root, expected_video_id=video
-    )
-    return {"manifest": relative, "status": report.status, "trusted": bool(report.trusted)}
-
-
-def _file_bytes(root: Path, relative: str) -> bytes | None:
-    """The bytes of ``root/relative`` read without following a link, else None."""
-    fd, _ = open_under_root(root, relative)
-    if fd is None:
-        return None
-    with os.fdopen(fd, "rb") as handle:
-        return handle.read()
-
-
-def _evidence_class(record: Mapping[str, Any], roots: SourceRoots, api: Any) -> Any:
-    """The pptx owner's verdict on a catalogued deck, from what is on disk now."""
-    deck = _file_bytes(roots.root_for(ROOT_PPTX), record["pptx_path"])
-    fingerprint = None
-    if deck is not None:
-        digest = hashlib.sha256(deck).hexdigest()
-        fingerprint = {"algorithm": "sha256", "digest": digest, "size_bytes": len(deck)}
-    receipt = record.get("visual_evidence")
-    artifact = receipt.get("artifact") if isinstance(receipt, Mapping) else None
-    data = None
-    if isinstance(artifact, Mapping) and isinstance(artifact.get("path"), str):
-        data = _file_bytes(roots.vault_root, artifact["path"])
-    observed = api.LiveObservation(
-        source_fingerprint=fingerprint,
-        artifact_sha256=None if data is None else hashlib.sha256(data).hexdigest(),
-        artifact_reading=None if data is None else api.read_extraction(data),
-    )
-    return api.classify_pptx_visual_evidence(dict(record), observed)
-
-
-def _deck(
-    talk: Mapping[str, Any], catalog: Mapping[str, Any], roots: SourceRoots, api: Any
-) -> dict[str, Any]:
-    path = talk.get("pptx_path")
-    if not isinstance(path, str) or not path:
-        return {"pptx_path": None, "state": "none", "evidence_class": None, "regenerate": None}
-    record = catalog.get(path)
-    if record is None:
-        return {
-            "pptx_path": path,
-            "state": "not_catalogued",
-            "evidence_class": None,
-            "regenerate": None,
-        }
-    receipt = record.get("visual_evidence")
-    if record.get("schema_version") != 2:
-        state = "legacy_receipt"
-    elif receipt is None:
-        state = "not_extracted"
-    elif isinstance(receipt, Mapping) and receipt.get("outcome") == "succeeded":
-        state = "extracted"
-    else:
-        state = "extraction_failed"
-    verdict = _evidence_class(record, roots, api) if api is not None else None
-    return {
-        "pptx_path": path,
-        "state": state,
-        "evidence_class": None if verdict is None else verdict.klass,
-        "regenerate": None if verdict is None else verdict.regenerate,
+        "transcript": {
+            "path": transcript.path,
+            "state": transcript.state,
+            "quality": transcript.quality,
+            "timing": transcript.timing,
+        },
+        "deck": {
+            "pptx_path": deck.pptx_path,
+            "state": deck.state,
+            "evidence_class": deck.evidence_class,
+            "regenerate": deck.regenerate,
+        },
+        "video": {
+            "manifest": manifest.path,
+            "status": manifest.status,
+            "trusted": manifest.trusted,
+        },
+        "media": None if media is None else {"path": media.path, "state": media.state},
+        "slides": None if slides is None else {"path": slides.path, "state": slides.state},
     }
 
 
@@ -279,21 +191,15 @@ def build_status(result: ReadResult) -> dict[str, Any]:
     assert database is not None and result.assessment is not None
     vault_root = Path(result.database_path).parent
     roots = SourceRoots.from_config(vault_root, database.get("config"))
-    transcript_api = owner_readers.transcript_api()
-    video_api = owner_readers.video_api()
-    pptx_api = owner_readers.pptx_api()
-    catalog = {
-        r["pptx_path"]: r
-        for r in database.get("pptx_catalog") or []
-        if isinstance(r, Mapping) and isinstance(r.get("pptx_path"), str)
-    }
+    readers = OwnerReaders.installed()
+    catalog = deck_catalog(database)
     trouble = by_talk(result.assessment.warnings)
     identity = identity_by_talk(database, vault_root)  # issue 29: identity findings per talk
     rows: list[dict[str, Any]] = []
     for position, talk in enumerate(database.get("talks") or []):
         if not isinstance(talk, Mapping):
             continue
-        capabilities = resolve(talk, roots).capabilities
+        evidence = talk_evidence(talk, roots, deck_record(catalog, talk), readers)
         claim = live_claim(talk)
         score = talk.get("pattern_score")
         row: dict[str, Any] = {
@@ -301,12 +207,8 @@ def build_status(result: ReadResult) -> dict[str, Any]:
             "title": talk.get("title"),
             "date": talk.get("date"),
             "status": talk.get("status"),
-            "capabilities": capabilities,
-            "transcript": _transcript(talk, capabilities, vault_root, transcript_api),
-            "deck": _deck(talk, catalog, roots, pptx_api),
-            "video": _video(talk, vault_root, video_api),
-            "media": _media(talk, vault_root),
-            "slides": _slides(talk, vault_root),
+            "capabilities": evidence.capabilities,
+            **evidence_columns(evidence),
             "evidence_issues": trouble.get(position, []),
             "identity": identity.get(position, {"blocking": 0, "warnings": 0, "findings": []}),
             "active_claim": None
@@ -333,9 +235,9 @@ def build_status(result: ReadResult) -> dict[str, Any]:
         "sha256": result.sha256,
         "root_schema_version": result.assessment.root_version,
         "readers": {
-            "transcript": transcript_api is not None,
-            "video_manifest": video_api is not None,
-            "deck_evidence": pptx_api is not None,
+            "transcript": readers.transcript is not None,
+            "video_manifest": readers.video is not None,
+            "deck_evidence": readers.pptx is not None,
         },
         "totals": {
             "talks": len(rows),

@@ -1,16 +1,19 @@
-"""What evidence a talk has right now, decided by the owners' public readers.
+"""What evidence a talk has right now: tracking-db's summary, in the site's shapes.
 
 The overview must say where evidence is thin, and only the owners can say
-whether an artifact is real: the tracking-db capability resolver decides
-which local transcript, deck and PDF paths are readable below the roots
-(no symlink, regular file, right format), the transcript owner re-hashes
-the transcript and its quality/timing receipts, and the video owner
-validates the manifest and decides whether its slide region is trusted.
-This module only asks them and records the answers; it never re-decides.
+whether an artifact is real. ``rvault_tracking_db.api.talk_evidence`` asks
+them all (the capability resolver, the transcript owner's receipts, the
+video owner's manifest trust, the pptx owner's verdict on the deck receipt,
+the slide PDF's recorded identity) and is the same summary ``rvault-db
+status`` renders, so the report and the status table cannot disagree. This
+module only reshapes that answer and, for an analysed talk, reads the
+transcript lines and the manifest's frame times the pages show; it never
+re-decides.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,15 +21,26 @@ from typing import Any
 
 from rvault_contracts.canonical import sha256_bytes
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
-from rvault_tracking_db.api import SourceRoots, resolve, talk_video_id, transcript_owner
-from rvault_transcript.api import OwnerContext, read_evidence
-from rvault_video_extraction.api import manifest_path, read_manifest
+from rvault_tracking_db.api import (
+    OwnerReaders,
+    SourceRoots,
+    TalkEvidence,
+    talk_evidence,
+)
+from rvault_transcript import api as transcript_api
+from rvault_video_extraction import api as video_api
 
 from rvault_analysis_writer.site.ledger import ledger_issues
 from rvault_analysis_writer.site.transcript_times import line_starts, token_starts
 from rvault_analysis_writer.site.vault_files import VaultFiles
 
-VIDEO_EXTRACTED = "video_extracted"
+
+@functools.cache
+def _readers() -> OwnerReaders:
+    """The owners' readers the site asks: transcript and video are dependencies of
+    analysis-writer; the pptx owner's verdict is optional, as it is for status."""
+    installed = OwnerReaders.installed()
+    return OwnerReaders(transcript_api, video_api, installed.pptx)
 
 
 @dataclass(frozen=True)
@@ -94,6 +108,8 @@ class Evidence:
     findings: tuple[dict[str, str], ...]
     ledger_issues: tuple[dict[str, str], ...] = ()
     """Contract problems of the persisted evidence ledger (:mod:`.ledger`)."""
+    summary: TalkEvidence | None = None
+    """tracking-db's evidence summary this view was built from (``rvault-db status``'s)."""
 
     @property
     def sources(self) -> dict[str, bool]:
@@ -107,32 +123,18 @@ class Evidence:
         }
 
 
-def owner_context(talk: Mapping[str, Any]) -> OwnerContext:
-    """What the database knows about the talk's media, independent of any receipt
-    (the attached local recording's digest included), built by its owner."""
-    return OwnerContext(**transcript_owner(talk).kwargs())
-
-
-def _transcript(
-    talk: Mapping[str, Any],
-    capabilities: list[dict[str, Any]],
-    vault_root: Path,
-    want_text: bool,
-) -> TranscriptState:
-    paths = [c["path"] for c in capabilities if c["capability"] == "local_transcript"]
-    declared = talk.get("transcript_path")
-    path = declared if isinstance(declared, str) and declared in paths else None
-    path = path or (paths[0] if paths else None)
-    if path is None:
+def _transcript(evidence: TalkEvidence, vault_root: Path, want_text: bool) -> TranscriptState:
+    found = evidence.transcript
+    report = found.report
+    if found.path is None or report is None:
         return TranscriptState(
             None, "missing", "transcript_missing", "timing_missing", None, False, False
         )
-    report = read_evidence(vault_root / path, owner=owner_context(talk))
     lines: tuple[str, ...] = ()
     starts: tuple[float | None, ...] = ()
     until = None
     words: tuple[float, ...] = ()
-    data = VaultFiles(vault_root).data(path) if want_text and report.plain_quote else None
+    data = VaultFiles(vault_root).data(found.path) if want_text and report.plain_quote else None
     if data is not None and sha256_bytes(data) == report.transcript_sha256:
         text = data.decode("utf-8", "replace")
         lines = tuple(text.split("\n"))
@@ -141,7 +143,7 @@ def _transcript(
             until = report.timing.segments[-1].end_seconds if report.timing.segments else None
             words = token_starts(report.timing.segments)
     return TranscriptState(
-        path,
+        found.path,
         report.state,
         report.quality.code,
         report.timing.code,
@@ -155,25 +157,20 @@ def _transcript(
     )
 
 
-def _manifest(talk: Mapping[str, Any], vault_root: Path) -> ManifestState:
-    video = talk_video_id(talk)
-    if video is None:
+def _manifest(evidence: TalkEvidence, vault_root: Path) -> ManifestState:
+    found = evidence.manifest
+    if found.path is None:
         return ManifestState(None, "missing", False, (), None, None)
-    relative = manifest_path(video)
-    if not (vault_root / relative).exists():
-        return ManifestState(None, "missing", False, (), None, None)
-    report = read_manifest(vault_root / relative, vault_root=vault_root, expected_video_id=video)
-    region = report.trusted_slide_region_path
     times, video_path, seconds = (
-        _frames(vault_root, relative) if report.usable else ((), None, None)
+        _frames(vault_root, found.path) if found.usable else ((), None, None)
     )
     return ManifestState(
-        relative,
-        report.status,
-        report.trusted,
-        tuple(report.codes),
-        region,
-        report.pdf_sha256.get(region) if region is not None else None,
+        found.path,
+        found.status,
+        found.trusted,
+        found.codes,
+        found.slide_region_path,
+        found.slide_region_sha256,
         times,
         video_path,
         seconds,
@@ -202,53 +199,16 @@ def _frames(vault_root: Path, relative: str) -> tuple[tuple[float, ...], str | N
     )
 
 
-def _slides(
-    talk: Mapping[str, Any],
-    capabilities: list[dict[str, Any]],
-    manifest: ManifestState,
-    files: VaultFiles,
-) -> SlidesState:
-    declared = talk.get("slides_local_path")
-    if not isinstance(declared, str) or not declared:
+def _slides(evidence: TalkEvidence) -> SlidesState:
+    found = evidence.slides
+    if found is None:
         return SlidesState(None, False, False, "no promoted PDF (slides_local_path unset)")
-    readable = any(
-        c["capability"] == "local_pdf" and c.get("path") == declared and c.get("root") == "vault"
-        for c in capabilities
-    )
-    digest = files.sha256(declared) if readable else None
-    if digest is None:
-        return SlidesState(declared, False, False, "the promoted PDF is missing or unreadable")
-    if talk.get("slide_source") != VIDEO_EXTRACTED:
-        return SlidesState(declared, True, True, "authored PDF", digest)
-    if not manifest.trusted:
-        return SlidesState(
-            declared, True, False, "video-extracted, but the manifest is not trusted", digest
-        )
-    if digest != manifest.slide_region_sha256:
-        return SlidesState(
-            declared,
-            True,
-            False,
-            "video-extracted, but not the manifest's trusted slide region",
-            digest,
-        )
-    return SlidesState(declared, True, True, "trusted video-extracted slide region", digest)
+    return SlidesState(found.path, found.readable, found.trusted, found.reason, found.sha256)
 
 
-def deck_state(readable: bool, record: Mapping[str, Any] | None) -> str:
-    """What the deck's ``pptx_catalog`` record (written by ``rvault-db record-deck``) says."""
-    if not readable:
-        return "missing"
-    if record is None:
-        return "not_catalogued"
-    receipt = record.get("visual_evidence")
-    if record.get("schema_version") != 2:
-        return "legacy_receipt"
-    if receipt is None:
-        return "not_extracted"
-    if isinstance(receipt, Mapping) and receipt.get("outcome") == "succeeded":
-        return "extracted"
-    return "extraction_failed"
+def deck_state(readable: bool, state: str) -> str:
+    """``missing`` without a readable deck, else what its ``pptx_catalog`` receipt says."""
+    return state if readable else "missing"
 
 
 def read_talk_evidence(
@@ -263,20 +223,18 @@ def read_talk_evidence(
     ``want_text`` also keeps the transcript lines and their start times (an
     analysed talk: its page places moments in time and the search indexes it).
     """
-    resolution = resolve(talk, roots)
-    capabilities = resolution.capabilities
-    transcript = _transcript(talk, capabilities, roots.vault_root, want_text)
-    decks = [c["path"] for c in capabilities if c["capability"] == "local_pptx"]
-    manifest = _manifest(talk, roots.vault_root)
+    summary = talk_evidence(talk, roots, deck_record, _readers())
+    deck = summary.deck
     return Evidence(
-        transcript=transcript,
-        deck=bool(decks),
-        deck_path=decks[0] if decks else None,
-        deck_state=deck_state(bool(decks), deck_record),
-        slides=_slides(talk, capabilities, manifest, VaultFiles(roots.vault_root)),
-        manifest=manifest,
-        findings=tuple(f.to_dict() for f in resolution.findings),
+        transcript=_transcript(summary, roots.vault_root, want_text),
+        deck=deck.readable_path is not None,
+        deck_path=deck.readable_path,
+        deck_state=deck_state(deck.readable_path is not None, deck.state),
+        slides=_slides(summary),
+        manifest=_manifest(summary, roots.vault_root),
+        findings=summary.findings,
         ledger_issues=ledger_issues(talk),
+        summary=summary,
     )
 
 

@@ -1,0 +1,160 @@
+"""``rvault-db status`` and the vault site say the same about every talk's evidence.
+
+Both render tracking-db's one evidence summary (``api.talk_evidence``); before
+it they asked the owners separately and disagreed (the site never asked the
+pptx owner, took a directory at the manifest path for a manifest, and chose
+the transcript path by another rule). The vault here holds every evidence
+state a talk can be in: transcript missing, unverified (no receipts) and
+valid (real ``rvault-transcript vtt-cleanup`` receipts); deck unset, not
+catalogued, catalogued but gone (the pptx owner's verdict) and failed;
+manifest missing, trusted (a real ``rvault-video extract``) and a directory
+where the manifest belongs; slide PDF unset, current and trusted, unbound,
+stale and missing; recording current and replaced. The status runs as the
+installed command, the site's reader in process, and every lane is compared.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from _support import pending_talk, write_current_database
+from _video_producer import VIDEO_ID, extract
+from rvault_analysis_writer.site.evidence import read_talk_evidence
+from rvault_testkit.plugin import run_cli
+from rvault_testkit.tracking_db.samples import example_pptx, example_pptx_failed
+from rvault_tracking_db.api import SourceRoots, deck_catalog, deck_record
+from rvault_video_extraction import api as video_api
+
+OTHER_VIDEO = "ZyXwVuTsR_2"
+
+
+def _vtt(words: int) -> str:
+    lines = ["WEBVTT", ""]
+    for i in range(words // 7):
+        at = f"00:{i // 60:02d}:{i % 60:02d}"
+        lines += [f"{at}.000 --> {at}.900", f"we discuss point {i} in evidence now", ""]
+    return "\n".join(lines)
+
+
+def _identity(path: Path) -> dict[str, Any]:
+    data = path.read_bytes()
+    return {"sha256": hashlib.sha256(data).hexdigest(), "size_bytes": len(data)}
+
+
+def _deck(path: Path) -> None:
+    from pptx import Presentation
+
+    deck = Presentation()
+    deck.slides.add_slide(deck.slide_layouts[0]).shapes.title.text = "Opening"
+    deck.save(str(path))
+
+
+def _talks(root: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Talks covering every evidence state, and the deck catalog they name."""
+    trusted = video_api.read_manifest(
+        root / video_api.manifest_path(VIDEO_ID), vault_root=root, expected_video_id=VIDEO_ID
+    ).trusted_slide_region_path
+    assert trusted is not None  # the manifest names it absolute; the talk record, vault-relative
+    region = Path(trusted).relative_to(root).as_posix()
+    (root / "slides").mkdir()
+    (root / "slides" / "authored.pdf").write_bytes((root / region).read_bytes())
+    stale_identity = _identity(root / "slides" / "authored.pdf")
+    (root / "slides" / "authored.pdf").write_bytes((root / region).read_bytes() + b"\n%more\n")
+    (root / video_api.manifest_path(OTHER_VIDEO)).mkdir(parents=True)  # not a manifest
+    _deck(root / "Deck.pptx")
+    recording = root / "slides-rebuild" / VIDEO_ID / f"{VIDEO_ID}.mp4"
+    media = {"schema_version": 1, "path": recording.relative_to(root).as_posix(),
+             "duration_seconds": 3.0, **_identity(recording)}  # fmt: skip
+    (root / "recordings").mkdir()
+    (root / "recordings" / "replaced.mp4").write_bytes(recording.read_bytes()[:-1])
+    replaced = {**media, "path": "recordings/replaced.mp4"}
+
+    bare = {"schema_version": 5, "filename": "2024-01-01-bare.md", "status": "pending"}
+    unverified = pending_talk(root, "2024-02-01-unverified.md", "a transcript without receipts\n")
+    unverified |= {"pptx_path": "Deck.pptx", "slides_local_path": region}
+    video = pending_talk(root, "2024-03-01-video.md", "placeholder\n")
+    video |= {"youtube_id": VIDEO_ID, "slides_local_path": region,
+              "slide_source": "video_extracted", "slides_local_identity": _identity(root / region),
+              "local_media": media, "pptx_path": "Gone.pptx"}  # fmt: skip
+    stale = {"schema_version": 5, "filename": "2024-04-01-stale.md", "status": "pending",
+             "youtube_id": OTHER_VIDEO, "slides_local_path": "slides/authored.pdf",
+             "slides_local_identity": stale_identity, "local_media": replaced,
+             "pptx_path": "Failed.pptx"}  # fmt: skip
+    missing = {"schema_version": 5, "filename": "2024-05-01-missing.md", "status": "pending",
+               "slides_local_path": "slides/absent.pdf",
+               "slides_local_identity": stale_identity}  # fmt: skip
+    gone = {**example_pptx(), "pptx_path": "Gone.pptx", "talk_filename": video["filename"]}
+    failed = {**example_pptx_failed(), "pptx_path": "Failed.pptx"}
+    return [bare, unverified, video, stale, missing], [gone, failed]
+
+
+def _valid_transcript(root: Path, name: str) -> None:
+    vtt = root / "transcripts" / "captions.vtt"
+    vtt.write_text(_vtt(560), encoding="utf-8")
+    out = root / "transcripts" / name
+    result = run_cli("rvault-transcript", "vtt-cleanup", vtt, out, "--force",
+                     "--vault-root", root, "--language", "en")  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _agree(row: dict[str, Any], site: Any) -> None:
+    """Every lane of one talk: the status row and the site's view say the same."""
+    transcript = row["transcript"]
+    assert site.transcript.path == transcript["path"]
+    assert site.transcript.state == transcript["state"]
+    if transcript["path"] is not None:
+        quality = (site.transcript.quality_code, site.transcript.timing_code)
+        assert quality == (transcript["quality"], transcript["timing"])
+    video = row["video"]
+    assert (site.manifest.path, site.manifest.state, site.manifest.trusted) == (
+        video["manifest"], video["status"], video["trusted"],
+    )  # fmt: skip
+    slides = row["slides"]
+    assert site.slides.path == (None if slides is None else slides["path"])
+    if slides is not None and slides["state"] == "slides_missing":
+        assert not site.slides.readable
+    deck = row["deck"]
+    assert site.deck_state == (deck["state"] if site.deck else "missing")
+    assert (site.summary.deck.evidence_class, site.summary.deck.regenerate) == (
+        deck["evidence_class"], deck["regenerate"],
+    )  # fmt: skip
+    media = site.summary.media
+    assert row["media"] == (None if media is None else {"path": media.path, "state": media.state})
+
+
+def test_status_and_site_agree_on_every_evidence_state(tmp_path: Path) -> None:
+    root, _ = extract(tmp_path, "--region", "0.03,0.12,0.66,0.88", "--region-verified")
+    talks, catalog = _talks(root)
+    _valid_transcript(root, "2024-03-01-video.md.txt")
+    db = write_current_database(root, talks)
+    document = json.loads(db.read_text())
+    document["pptx_catalog"] = catalog
+    db.write_text(json.dumps(document), encoding="utf-8")
+
+    result = run_cli("rvault-db", "status", db, "--format", "json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = {row["filename"]: row for row in result.json["talks"]}
+    roots = SourceRoots.from_config(root, document["config"])
+    records = deck_catalog(document)
+    seen: dict[str, set[Any]] = {
+        lane: set() for lane in ("transcript", "deck", "video", "slides", "media")
+    }
+    for talk in document["talks"]:
+        row = rows[talk["filename"]]
+        _agree(row, read_talk_evidence(talk, roots, deck_record(records, talk)))
+        seen["transcript"].add(row["transcript"]["state"])
+        seen["deck"].add(row["deck"]["state"])
+        seen["video"].add((row["video"]["status"], row["video"]["trusted"]))
+        seen["slides"].add(None if row["slides"] is None else row["slides"]["state"])
+        seen["media"].add(None if row["media"] is None else row["media"]["state"])
+    assert seen["transcript"] == {"missing", "unverified", "valid"}
+    assert seen["deck"] == {"none", "not_catalogued", "extracted", "extraction_failed"}
+    assert seen["video"] == {("missing", False), ("current", True), ("invalid", False)}
+    assert seen["slides"] == {None, "unbound", "current", "slides_stale", "slides_missing"}
+    assert seen["media"] == {None, "current", "media_stale"}
+    video = read_talk_evidence(talks[2], roots, deck_record(records, talks[2]))
+    assert video.slides.trusted and video.slides.reason == "trusted video-extracted slide region"
+    assert rows[talks[2]["filename"]]["deck"]["evidence_class"] is not None  # the pptx owner's
