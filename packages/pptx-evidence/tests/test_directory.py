@@ -192,17 +192,26 @@ def test_invalid_exclusions_are_refused(folder: Path, name: str) -> None:
 def test_forged_envelopes_are_rejected(folder: Path) -> None:
     envelope = _run(folder)
     forged = dict(envelope, complete=True, incomplete_reason_codes=[])
-    assert api.batch_issues(forged)
+    assert {i.code for i in api.batch_issues(forged)} == {
+        "batch_reason_codes_mismatch",
+        "batch_complete_mismatch",
+    }
     nested = dict(
         envelope,
         skipped=[*envelope["skipped"], {"path": "escape/x", "reason": "pptx_batch_special_file"}],
     )
-    assert any("nested" in issue for issue in api.batch_issues(nested))
+    assert any(
+        i.code == "batch_skip_nested" and "nested" in i.message and i.path.startswith("$.skipped[")
+        for i in api.batch_issues(nested)
+    )
     fake = dict(
         envelope,
         skipped=[*envelope["skipped"], {"path": "2025", "reason": "pptx_batch_directory_excluded"}],
     )
-    assert any("excluded" in issue for issue in api.batch_issues(fake))
+    assert any(
+        i.code == "batch_evidence_below_exclusion" and "excluded" in i.message
+        for i in api.batch_issues(fake)
+    )
 
 
 def test_exclusions_from_a_file_the_caller_writes(folder: Path, tmp_path: Path) -> None:

@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rvault_contracts.issues import Issue
 from rvault_contracts.schemas import schema_issues
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
@@ -336,12 +337,10 @@ def read_extraction(data: bytes | str) -> ExtractionReading:
     return classify(document)
 
 
-def batch_issues(envelope: Any) -> list[str]:
-    """A ``pptx-directory-batch`` v2 envelope: schema, then the recomputed
-    completeness and the structural rules of ``skipped[]``; empty when valid.
-    Only ``complete: true`` authorizes a full-catalog or absence claim."""
-    problems = [
-        f"{i.path}: {i.message}"
-        for i in schema_issues("pptx-directory-batch", DIRECTORY_BATCH_SCHEMA_VERSION, envelope)
-    ]
+def batch_issues(envelope: Any) -> list[Issue]:
+    """A ``pptx-directory-batch`` v2 envelope: schema (``schema_violation``), then
+    the recomputed completeness and the structural rules of ``skipped[]``
+    (``batch_*`` codes at their JSON paths); empty when valid. Only
+    ``complete: true`` authorizes a full-catalog or absence claim."""
+    problems = schema_issues("pptx-directory-batch", DIRECTORY_BATCH_SCHEMA_VERSION, envelope)
     return problems or envelope_issues(envelope)

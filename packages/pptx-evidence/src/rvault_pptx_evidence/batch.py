@@ -124,7 +124,8 @@ def _manifest_problems(manifest: dict[str, Any], params: dict[str, Any]) -> list
     ):
         return ["the echoed exclusion policy or limits differ from the request"]
     skipped, decks = manifest["skipped"], manifest["decks"]
-    problems = manifest_issues(skipped, [d["path"] for d in decks], params["exclusions"])
+    found = manifest_issues(skipped, [d["path"] for d in decks], params["exclusions"], "decks")
+    problems = [issue.message for issue in found]
     codes = incomplete_reason_codes(skipped)
     if manifest.get("incomplete_reason_codes") != codes or manifest.get("complete") != (not codes):
         problems.append("the worker's completeness differs from its own skipped[]")

@@ -13,6 +13,8 @@ import re
 import unicodedata
 from typing import Any
 
+from rvault_contracts.issues import Issue
+
 POLICY_SKIP_REASON_CODES = ("pptx_batch_directory_excluded", "pptx_batch_lock_file")
 INCOMPLETE_REASON_CODES = (
     "pptx_batch_entry_limit",
@@ -62,49 +64,77 @@ def _below(path: str, ancestor: str) -> bool:
     return ancestor != "." and path.startswith(ancestor + "/")
 
 
+#: Codes of the batch's cross-field rules (``Issue.code``; ``path`` is the JSON path).
+BATCH_PATH_NOT_CANONICAL = "batch_path_not_canonical"
+BATCH_REASON_INVALID = "batch_reason_invalid"
+BATCH_EXCLUSION_UNFOUNDED = "batch_exclusion_unfounded"
+BATCH_EVIDENCE_EXCLUDED = "batch_evidence_below_exclusion"
+BATCH_SKIP_NESTED = "batch_skip_nested"
+BATCH_REASONS_MISMATCH = "batch_reason_codes_mismatch"
+BATCH_COMPLETE_MISMATCH = "batch_complete_mismatch"
+
+
 def manifest_issues(
-    skipped: list[dict[str, Any]], evidence_paths: list[str], exclusions: list[str]
-) -> list[str]:
+    skipped: list[dict[str, Any]],
+    evidence_paths: list[str],
+    exclusions: list[str],
+    evidence_key: str = "results",
+) -> list[Issue]:
     """Structural rules of a scan result: canonical paths, honest exclusion
     receipts, nothing below an excluded directory, no skip nested below
-    another non-root skip."""
-    issues = []
-    folded = {name.casefold() for name in exclusions}
-    paths = [s["path"] for s in skipped] + evidence_paths
-    issues += [
-        f"path {p!r} is not canonical root-relative"
-        for p in paths
+    another non-root skip. ``evidence_key`` names the evidence list in the
+    JSON paths (``results`` of an envelope, ``decks`` of a worker manifest)."""
+    issues = [
+        Issue(BATCH_PATH_NOT_CANONICAL, where, f"path {p!r} is not canonical root-relative")
+        for where, p in [
+            *((f"$.skipped[{n}].path", s["path"]) for n, s in enumerate(skipped)),
+            *((f"$.{evidence_key}[{n}].path", p) for n, p in enumerate(evidence_paths)),
+        ]
         if not canonical_relative_path(p)
     ]
-    for item in skipped:
-        reason = item["reason"]
-        if reason not in POLICY_SKIP_REASON_CODES + INCOMPLETE_REASON_CODES:
-            issues.append(f"{item['path']!r}: reason {reason!r} is not a per-entry reason")
-        if reason == "pptx_batch_directory_excluded" and (
-            item["path"] == "." or item["path"].rsplit("/", 1)[-1].casefold() not in folded
-        ):
-            issues.append(f"{item['path']!r}: exclusion receipt for a name not excluded")
+    issues += _receipt_issues(skipped, exclusions)
     excluded = [s["path"] for s in skipped if s["reason"] == "pptx_batch_directory_excluded"]
-    for path in evidence_paths:
+    for n, path in enumerate(evidence_paths):
         if any(_below(path, other) or path == other for other in excluded):
-            issues.append(f"{path!r}: evidence below an excluded directory")
-    for item in skipped:
+            message = f"{path!r}: evidence below an excluded directory"
+            issues.append(Issue(BATCH_EVIDENCE_EXCLUDED, f"$.{evidence_key}[{n}].path", message))
+    for n, item in enumerate(skipped):
         for other in skipped:
             if other is not item and _below(item["path"], other["path"]):
-                issues.append(f"{item['path']!r}: skip nested below the skip {other['path']!r}")
+                message = f"{item['path']!r}: skip nested below the skip {other['path']!r}"
+                issues.append(Issue(BATCH_SKIP_NESTED, f"$.skipped[{n}].path", message))
     return issues
 
 
-def envelope_issues(envelope: dict[str, Any]) -> list[str]:
+def _receipt_issues(skipped: list[dict[str, Any]], exclusions: list[str]) -> list[Issue]:
+    """Each receipt names a per-entry reason; an exclusion receipt an excluded name."""
+    folded = {name.casefold() for name in exclusions}
+    issues = []
+    for n, item in enumerate(skipped):
+        reason = item["reason"]
+        if reason not in POLICY_SKIP_REASON_CODES + INCOMPLETE_REASON_CODES:
+            message = f"{item['path']!r}: reason {reason!r} is not a per-entry reason"
+            issues.append(Issue(BATCH_REASON_INVALID, f"$.skipped[{n}].reason", message))
+        if reason == "pptx_batch_directory_excluded" and (
+            item["path"] == "." or item["path"].rsplit("/", 1)[-1].casefold() not in folded
+        ):
+            message = f"{item['path']!r}: exclusion receipt for a name not excluded"
+            issues.append(Issue(BATCH_EXCLUSION_UNFOUNDED, f"$.skipped[{n}]", message))
+    return issues
+
+
+def envelope_issues(envelope: dict[str, Any]) -> list[Issue]:
     """Cross-field rules of a schema-valid envelope the schema cannot state."""
     issues = []
     expected = incomplete_reason_codes(envelope["skipped"])
     if "error" in envelope:
         expected = sorted({s["reason"] for s in envelope["skipped"]})
     if sorted(envelope["incomplete_reason_codes"]) != expected:
-        issues.append("incomplete_reason_codes are not recomputable from skipped[]")
+        message = "incomplete_reason_codes are not recomputable from skipped[]"
+        issues.append(Issue(BATCH_REASONS_MISMATCH, "$.incomplete_reason_codes", message))
     if envelope["complete"] != (not expected):
-        issues.append("complete does not match the recomputed reason codes")
+        message = "complete does not match the recomputed reason codes"
+        issues.append(Issue(BATCH_COMPLETE_MISMATCH, "$.complete", message))
     if "error" not in envelope:
         results = [r["path"] for r in envelope["results"]]
         issues += manifest_issues(envelope["skipped"], results, _excluded_names(envelope))

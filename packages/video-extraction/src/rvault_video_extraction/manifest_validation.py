@@ -278,12 +278,7 @@ def _check_paths(
 ) -> dict[str, str]:
     receipt_bound = "source_receipt" in doc
     for where, text in _located_paths(doc):
-        for code in path_text_issues(text):
-            out.add(
-                code,
-                where,
-                "manifest paths are native absolute without dot segments, ~, NUL or foreign syntax",
-            )
+        out.extend(path_text_issues(text, where))
         if storage_root is not None and not (receipt_bound and where == "$.source_video_path"):
             # A v4 recording is re-checked by its receipt (missing = stale, not invalid).
             for code in descendant_issues(text, storage_root):
@@ -340,8 +335,10 @@ def _check_receipt(
             "decode_complete must be what the receipt's duration, demuxed end and decoded "
             "span give",
         )
-    for code in path_text_issues("/" + receipt["vault_path"]):
-        out.add(code, "$.source_receipt.vault_path", "a vault-relative POSIX locator")
+    locator = "/" + receipt["vault_path"]
+    out.extend(
+        path_text_issues(locator, "$.source_receipt.vault_path", "a vault-relative POSIX locator")
+    )
     if storage_root is None or any(i.path == "$.source_receipt.vault_path" for i in out.items):
         return
     if str(storage_root / receipt["vault_path"]) != doc["source_video_path"]:
@@ -358,12 +355,13 @@ def _path_text_codes(document: dict[str, Any], out: Collector) -> None:
     """Name the path rule a malformed path breaks, even when the shape is invalid."""
     for where, text in _located_paths(document):
         if isinstance(text, str):
-            for code in path_text_issues(text):
-                out.add(
-                    code,
+            out.extend(
+                path_text_issues(
+                    text,
                     where,
                     "manifest paths are native absolute without dot segments or foreign syntax",
                 )
+            )
 
 
 def _unvalidated_report(document: Any) -> ManifestReport | None:

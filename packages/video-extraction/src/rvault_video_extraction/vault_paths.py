@@ -16,6 +16,8 @@ import re
 import stat
 from pathlib import Path
 
+from rvault_contracts.issues import Issue
+
 from rvault_video_extraction.errors import VideoExtractionError
 
 CONTRACT_DIR = "slides-rebuild"
@@ -34,23 +36,36 @@ def manifest_path(video_id: str) -> str:
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
-def path_text_issues(text: str) -> list[str]:
-    """Syntactic problems of a manifest path string (empty list when clean)."""
-    issues: list[str] = []
+#: What a manifest path must be, the default message of :func:`path_text_issues`.
+PATH_TEXT_RULE = "manifest paths are native absolute without dot segments, ~, NUL or foreign syntax"
+
+
+def path_text_issues(text: str, where: str = "$", message: str = PATH_TEXT_RULE) -> list[Issue]:
+    """Syntactic problems of a manifest path string at JSON path ``where`` (empty when clean).
+
+    One coded :class:`~rvault_contracts.issues.Issue` per broken rule
+    (``path_contains_nul``, ``path_foreign_flavor``, ``path_dual_flavor``,
+    ``path_not_absolute``, ``path_contains_tilde``, ``path_dot_or_empty_segment``).
+    """
+    return [Issue(code, where, message) for code in _path_text_codes(text)]
+
+
+def _path_text_codes(text: str) -> list[str]:
+    codes: list[str] = []
     if "\x00" in text:
-        issues.append("path_contains_nul")
+        codes.append("path_contains_nul")
     if "\\" in text or _DRIVE.match(text):
-        issues.append("path_foreign_flavor")
+        codes.append("path_foreign_flavor")
     if text.startswith("//"):
-        issues.append("path_dual_flavor")
+        codes.append("path_dual_flavor")
     if not text.startswith("/"):
-        issues.append("path_not_absolute")
+        codes.append("path_not_absolute")
     if "~" in text:
-        issues.append("path_contains_tilde")
+        codes.append("path_contains_tilde")
     components = text.split("/")[1:]
     if any(part in ("", ".", "..") for part in components) and not text.startswith("//"):
-        issues.append("path_dot_or_empty_segment")
-    return issues
+        codes.append("path_dot_or_empty_segment")
+    return codes
 
 
 def require_utf8(path: Path) -> None:
