@@ -506,7 +506,7 @@ def test_talk_accepts_several_filenames_and_archives_a_closed_claim(tmp_path: Pa
 def test_a_non_cooperating_edit_between_read_and_install_is_refused(
     tmp_path: Path, snapshot_file, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rvault_tracking_db.commands import queue_run as queue_command
+    from rvault_tracking_db.queue import run as queue_command
 
     db = _vault(tmp_path)
     real_plan = queue_command.plan_claim

@@ -213,7 +213,7 @@ def test_a_candidate_the_owner_read_would_refuse_is_never_installed(
 ) -> None:
     """A defensive guard: no real normalize plan produces such a candidate, so the plan
     is replaced by one that gives a talk an invalid ``transcript_source``."""
-    from rvault_tracking_db.commands import queue_run
+    from rvault_tracking_db.queue import run as queue_run
     from rvault_tracking_db.queue import store
     from rvault_tracking_db.reader import read_database
 

@@ -9,10 +9,14 @@ creates the file.
 
 from __future__ import annotations
 
+import argparse
+import os
 from typing import Any
 
+from rvault_contracts.cli import emit, finish
+
 from rvault_tracking_db import apply_protocol
-from rvault_tracking_db.commands.lazy import lazy_handler
+from rvault_tracking_db.mutations.init_vault import InitRequest, init_vault
 
 SHOWNOTES_TYPES = ("local_jekyll", "local_hugo", "local_eleventy", "local_astro")
 
@@ -43,4 +47,26 @@ def register(subparsers: Any) -> None:
         "--pptx-source", metavar="DIR", help="the folder holding the speaker's decks"
     )
     apply_protocol.add_arguments(parser, creating=True)
-    parser.set_defaults(handler=lazy_handler("rvault_tracking_db.commands.init_run", "run_init"))
+    parser.set_defaults(handler=handle)
+
+
+def init_config(args: argparse.Namespace) -> dict[str, Any]:
+    """The config the options describe (lexically absolute paths, nothing resolved)."""
+    config: dict[str, Any] = {}
+    if args.shownotes_source is not None:
+        source: dict[str, Any] = {
+            "type": args.shownotes_type,
+            "path_or_url": os.path.abspath(args.shownotes_source),  # noqa: PTH100 - lexical
+        }
+        if args.talks_subdir is not None:
+            source["talks_subdir"] = args.talks_subdir
+        config["shownotes"] = {"enabled": True, "source": source}
+    if args.pptx_source is not None:
+        config["pptx_source_dir"] = os.path.abspath(args.pptx_source)  # noqa: PTH100
+    return config
+
+
+def handle(args: argparse.Namespace) -> int:
+    request = InitRequest(args.vault_root, init_config(args), args.apply, args.expected_sha256)
+    emit(init_vault(request))
+    return finish(0)

@@ -8,10 +8,14 @@ return a structured no-op without reading any Markdown.
 
 from __future__ import annotations
 
+import argparse
 from typing import Any
 
+from rvault_contracts.cli import emit, finish
+
 from rvault_tracking_db import apply_protocol
-from rvault_tracking_db.commands.lazy import lazy_handler
+from rvault_tracking_db.apply_protocol import ApplyRequest
+from rvault_tracking_db.shownotes.run import scan_shownotes
 
 
 def register(subparsers: Any) -> None:
@@ -22,6 +26,9 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("database", help="path of tracking-database.json")
     apply_protocol.add_arguments(parser)
-    parser.set_defaults(
-        handler=lazy_handler("rvault_tracking_db.commands.scan_shownotes_run", "run_scan")
-    )
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    emit(scan_shownotes(args.database, ApplyRequest.from_args(args)))
+    return finish(0)

@@ -9,12 +9,26 @@ database as it is now. All six follow the one apply protocol (dry run by default
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Callable
 from typing import Any
 
-from rvault_tracking_db import apply_protocol
-from rvault_tracking_db.commands.lazy import lazy_handler
+from rvault_contracts.cli import emit, finish
 
-_RUN = "rvault_tracking_db.commands.sources_run"
+from rvault_tracking_db import apply_protocol
+from rvault_tracking_db.apply_protocol import ApplyRequest
+from rvault_tracking_db.plan_input import FETCH_RESULT, read_plan_bytes
+from rvault_tracking_db.sources.plan import decode_source_plan
+from rvault_tracking_db.sources.run import PlanBuilder, SourcePlan, run_sources
+from rvault_tracking_db.sources.shortcuts import (
+    DeckRequest,
+    FetchedTranscriptRequest,
+    MediaRequest,
+    SlidesRequest,
+    TalkRequest,
+    TranscriptRequest,
+)
+
 TRANSCRIPT_SOURCES = ("youtube_auto", "whisper", "manual", "none")
 
 
@@ -35,7 +49,13 @@ _TALK = _arg("--talk", required=True, metavar="FILENAME", help="the talk's filen
 
 
 def _command(
-    subparsers: Any, name: str, *, help: str, description: str, handler: str, arguments: list[Arg]
+    subparsers: Any,
+    name: str,
+    *,
+    help: str,
+    description: str,
+    handler: Callable[[argparse.Namespace], int],
+    arguments: list[Arg],
 ) -> None:
     """One writing command: DATABASE, then ``arguments``, then the apply protocol."""
     parser = subparsers.add_parser(name, help=help, description=description)
@@ -43,7 +63,7 @@ def _command(
     for flags, options in arguments:
         parser.add_argument(*flags, **options)
     apply_protocol.add_arguments(parser)
-    parser.set_defaults(handler=lazy_handler(_RUN, handler))
+    parser.set_defaults(handler=handler)
 
 
 def register(subparsers: Any) -> None:
@@ -60,7 +80,7 @@ def register(subparsers: Any) -> None:
             "links; capabilities are re-derived; an analysed talk whose source changed moves "
             "to needs-reprocessing."
         ),
-        handler="run_plan",
+        handler=run_plan,
         arguments=[_arg("plan", help="path of the plan JSON file, or - for stdin")],
     )
     _command(
@@ -74,7 +94,7 @@ def register(subparsers: Any) -> None:
             "transcript owner's reader, its receipts must be current on disk, and its "
             "transcript_source (when the fetch knows one) is recorded."
         ),
-        handler="run_register_transcript",
+        handler=run_register_transcript,
         arguments=[
             _arg(
                 "path",
@@ -107,7 +127,7 @@ def register(subparsers: Any) -> None:
             "records the PDF's SHA-256 and size (slides_local_identity), so status reports a "
             "replaced PDF as stale."
         ),
-        handler="run_register_slides",
+        handler=run_register_slides,
         arguments=[
             _path("slides/NAME.pdf"),
             _TALK,
@@ -130,7 +150,7 @@ def register(subparsers: Any) -> None:
             "the talk's local_media, from which every reader builds the transcript owner "
             "context (a Whisper or --audio transcript of these bytes then verifies)."
         ),
-        handler="run_attach_media",
+        handler=run_attach_media,
         arguments=[_path("the recording, e.g. recordings/NAME.wav"), _TALK],
     )
     _command(
@@ -143,7 +163,7 @@ def register(subparsers: Any) -> None:
             "the vault root) still has the extracted bytes, and builds the record_pptx "
             "receipt (plus the talk's pptx_path with --talk)."
         ),
-        handler="run_record_deck",
+        handler=run_record_deck,
         arguments=[
             _arg(
                 "extraction",
@@ -160,7 +180,7 @@ def register(subparsers: Any) -> None:
         "add-talk",
         help="add a talk that is not on the shownotes site (with its sources)",
         description="Builds an add_talk source plan (status pending, talk schema 5) and runs it.",
-        handler="run_add_talk",
+        handler=run_add_talk,
         arguments=[
             _arg("--title", required=True),
             _arg("--conference", required=True),
@@ -189,3 +209,52 @@ def register(subparsers: Any) -> None:
             ),
         ],
     )
+
+
+def _run(args: argparse.Namespace, plan: SourcePlan | PlanBuilder, command: str) -> int:
+    emit(run_sources(args.database, plan, ApplyRequest.from_args(args), command=command))
+    return finish(0)
+
+
+def run_plan(args: argparse.Namespace) -> int:
+    return _run(args, decode_source_plan(read_plan_bytes(args.plan)), "sources")
+
+
+def run_register_transcript(args: argparse.Namespace) -> int:
+    if args.fetch_result:
+        data = read_plan_bytes(args.path, FETCH_RESULT)
+        fetched = FetchedTranscriptRequest(args.talk, data, args.source)
+        return _run(args, fetched.build, "register-transcript")
+    request = TranscriptRequest(args.talk, args.path, args.source)
+    return _run(args, request.build, "register-transcript")
+
+
+def run_register_slides(args: argparse.Namespace) -> int:
+    request = SlidesRequest(args.talk, args.path, args.pdf_sha256)
+    return _run(args, request.build, "register-slides")
+
+
+def run_attach_media(args: argparse.Namespace) -> int:
+    return _run(args, MediaRequest(args.talk, args.path).build, "attach-media")
+
+
+def run_record_deck(args: argparse.Namespace) -> int:
+    return _run(args, DeckRequest(args.extraction, args.talk).build, "record-deck")
+
+
+def run_add_talk(args: argparse.Namespace) -> int:
+    request = TalkRequest(
+        title=args.title,
+        conference=args.conference,
+        date=args.date,
+        filename=args.filename,
+        delivery_language=args.delivery_language,
+        video_url=args.video_url,
+        slides_url=args.slides_url,
+        transcript=args.transcript,
+        transcript_source=args.transcript_source,
+        pptx=args.pptx,
+        slides_pdf=args.slides_pdf,
+        media=args.media,
+    )
+    return _run(args, request.build, "add-talk")

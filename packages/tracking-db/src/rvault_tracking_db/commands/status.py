@@ -6,9 +6,14 @@ A table on a terminal, the ``db-status-report`` v1 JSON document otherwise
 
 from __future__ import annotations
 
+import argparse
+import sys
 from typing import Any
 
-from rvault_tracking_db.commands.lazy import lazy_handler
+from rvault_contracts.cli import emit, finish
+
+from rvault_tracking_db.reader import read_database
+from rvault_tracking_db.status import build_status, render_table
 
 
 def register(subparsers: Any) -> None:
@@ -27,6 +32,15 @@ def register(subparsers: Any) -> None:
         default=None,
         help="default: table when stdout is a terminal, else json",
     )
-    parser.set_defaults(
-        handler=lazy_handler("rvault_tracking_db.commands.status_run", "run_status")
-    )
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    report = build_status(read_database(args.database))
+    chosen = args.format or ("table" if sys.stdout.isatty() else "json")
+    if chosen == "table":
+        sys.stdout.write(render_table(report))
+        sys.stdout.flush()
+    else:
+        emit(report)
+    return finish(0)
