@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from rvault_contracts.canonical import sha256_bytes
@@ -276,6 +277,12 @@ def test_native_deck_audit(rich_doc: dict[str, Any]) -> None:
     assert audit["source_pptx_sha256"] == rich_doc["input_fingerprint"]["digest"]
     assert "rendered_page_inspection" not in audit
     assert api.binding_issues(rich_doc) == []
+    # A broken binding is a coded issue at its JSON path (the reader reports its message).
+    renumbered = copy.deepcopy(rich_doc)
+    renumbered["per_slide_visual"][1]["slide_part_name"] = "ppt/slides/slide9.xml"
+    found = [(i.code, i.path) for i in api.binding_issues(renumbered)]
+    assert ("binding_slide_part_name", "$.per_slide_visual[1].slide_part_name") in found
+    assert any("slide_part_name is not" in m for m in api.classify(renumbered).issues)
 
 
 def test_merged_table_cells_are_reported_once_at_their_anchor(

@@ -147,7 +147,7 @@ class ExtractionReading:
         }
 
 
-def _ocr_receipt_issues(slide: dict[str, Any], where: str) -> list[str]:
+def _ocr_receipt_issues(slide: dict[str, Any], where: str, at: str) -> list[Issue]:
     """Every OCR receipt must name an available asset of this slide, exactly."""
     pictures = {
         (tuple(s["shape_path"]), s["picture_part_name"], s["picture_asset_sha256"])
@@ -160,10 +160,10 @@ def _ocr_receipt_issues(slide: dict[str, Any], where: str) -> list[str]:
         else None
     )
     issues = []
-    for channel in slide["text_channels"]:
+    for c, channel in enumerate(slide["text_channels"]):
         if channel["channel"] not in ("picture_ocr", "background_image_ocr"):
             continue
-        for receipt in channel["ocr_receipts"]:
+        for r, receipt in enumerate(channel["ocr_receipts"]):
             path = receipt["shape_path"]
             key = (
                 tuple(path) if path is not None else None,
@@ -172,19 +172,38 @@ def _ocr_receipt_issues(slide: dict[str, Any], where: str) -> list[str]:
             )
             bound = key in pictures if channel["channel"] == "picture_ocr" else key == background
             if not bound:
-                issues.append(
+                message = (
                     f"{where}: {channel['channel']} receipt for {receipt['part_name']} "
                     "does not match an available asset's part name and digest"
                 )
+                location = f"{at}.text_channels[{c}].ocr_receipts[{r}]"
+                issues.append(Issue(BINDING_OCR_RECEIPT, location, message))
     return issues
 
 
-def binding_issues(document: dict[str, Any]) -> list[str]:
-    """Cross-record bindings of a schema-valid v5 document; empty when all hold."""
-    issues: list[str] = []
+#: Codes of an extraction's cross-record bindings (``binding_issues``).
+BINDING_SLIDE_COUNT = "binding_slide_count"
+BINDING_CORRUPT_ASSETS = "binding_corrupt_assets"
+BINDING_SLIDE_NUMBER = "binding_slide_number"
+BINDING_SLIDE_PART = "binding_slide_part_name"
+BINDING_TIMING_PART = "binding_timing_provenance"
+BINDING_RENDER_REASONS = "binding_render_reasons"
+BINDING_CORRUPT_UNBOUND = "binding_corrupt_asset_unbound"
+BINDING_RECOVERED_AVAILABLE = "binding_recovered_asset_available"
+BINDING_OCR_RECEIPT = "binding_ocr_receipt"
+
+
+def binding_issues(document: dict[str, Any]) -> list[Issue]:
+    """Cross-record bindings of a schema-valid v5 document; empty when all hold.
+
+    Coded issues at JSON paths (``binding_*``), then the document's own audit
+    against the recomputed one (``audit_issues``).
+    """
+    issues: list[Issue] = []
     slides = document["per_slide_visual"]
     if document["slide_count"] != len(slides):
-        issues.append("slide_count does not equal the number of per_slide_visual records")
+        message = "slide_count does not equal the number of per_slide_visual records"
+        issues.append(Issue(BINDING_SLIDE_COUNT, "$.slide_count", message))
     recovered = {item["part_name"]: item for item in document["archive_recovery"]}
     projection = [
         {
@@ -195,47 +214,59 @@ def binding_issues(document: dict[str, Any]) -> list[str]:
         for r in document["archive_recovery"]
     ]
     if document["corrupt_assets"] != projection:
-        issues.append("corrupt_assets is not the projection of archive_recovery")
+        message = "corrupt_assets is not the projection of archive_recovery"
+        issues.append(Issue(BINDING_CORRUPT_ASSETS, "$.corrupt_assets", message))
     for position, slide in enumerate(slides, start=1):
-        where = f"slide {slide['slide_number']}"
-        if slide["slide_number"] != position:
-            issues.append(f"{where}: slide numbers are not consecutive from 1")
-        part = f"ppt/slides/slide{slide['slide_number']}.xml"
-        if slide["slide_part_name"] != part:
-            issues.append(f"{where}: slide_part_name is not {part}")
-        if slide["native_timing"]["provenance"]["part_name"] != slide["slide_part_name"]:
-            issues.append(f"{where}: native timing provenance names another part")
-        if slide["render_required_reasons"] != slide_render_reasons(slide):
-            issues.append(
-                f"{where}: render_required_reasons do not match unsupported_content,"
-                " image_area_ratio, background_type and the slide's groups"
-            )
-        bindings = [
-            (
-                s.get("picture_asset_status"),
-                s.get("picture_part_name"),
-                s.get("picture_asset_sha256"),
-            )
-            for s in slide["shapes_summary"]
-            if s["is_picture"]
-        ]
-        bindings.append(
-            (
-                slide["background_asset_status"],
-                slide["background_part_name"],
-                slide["background_asset_sha256"],
-            )
-        )
-        for status, part_name, digest in bindings:
-            record = recovered.get(part_name) if part_name else None
-            if status == "corrupt" and (record is None or record["replacement_sha256"] != digest):
-                issues.append(
-                    f"{where}: corrupt asset {part_name} is not bound to archive_recovery"
-                )
-            if status == "available" and record is not None:
-                issues.append(f"{where}: recovered asset {part_name} is reported as available")
-        issues.extend(_ocr_receipt_issues(slide, where))
+        issues.extend(_slide_binding_issues(slide, position, recovered))
     issues.extend(audit_issues(document))
+    return issues
+
+
+def _slide_binding_issues(
+    slide: dict[str, Any], position: int, recovered: dict[str, dict[str, Any]]
+) -> list[Issue]:
+    """One slide record's bindings: numbering, part names, render reasons, assets, OCR."""
+    where = f"slide {slide['slide_number']}"
+    at = f"$.per_slide_visual[{position - 1}]"
+    issues: list[Issue] = []
+    if slide["slide_number"] != position:
+        message = f"{where}: slide numbers are not consecutive from 1"
+        issues.append(Issue(BINDING_SLIDE_NUMBER, f"{at}.slide_number", message))
+    part = f"ppt/slides/slide{slide['slide_number']}.xml"
+    if slide["slide_part_name"] != part:
+        message = f"{where}: slide_part_name is not {part}"
+        issues.append(Issue(BINDING_SLIDE_PART, f"{at}.slide_part_name", message))
+    if slide["native_timing"]["provenance"]["part_name"] != slide["slide_part_name"]:
+        message = f"{where}: native timing provenance names another part"
+        location = f"{at}.native_timing.provenance.part_name"
+        issues.append(Issue(BINDING_TIMING_PART, location, message))
+    if slide["render_required_reasons"] != slide_render_reasons(slide):
+        message = (
+            f"{where}: render_required_reasons do not match unsupported_content,"
+            " image_area_ratio, background_type and the slide's groups"
+        )
+        issues.append(Issue(BINDING_RENDER_REASONS, f"{at}.render_required_reasons", message))
+    bindings = [
+        (s.get("picture_asset_status"), s.get("picture_part_name"), s.get("picture_asset_sha256"))
+        for s in slide["shapes_summary"]
+        if s["is_picture"]
+    ]
+    bindings.append(
+        (
+            slide["background_asset_status"],
+            slide["background_part_name"],
+            slide["background_asset_sha256"],
+        )
+    )
+    for status, part_name, digest in bindings:
+        record = recovered.get(part_name) if part_name else None
+        if status == "corrupt" and (record is None or record["replacement_sha256"] != digest):
+            message = f"{where}: corrupt asset {part_name} is not bound to archive_recovery"
+            issues.append(Issue(BINDING_CORRUPT_UNBOUND, at, message))
+        if status == "available" and record is not None:
+            message = f"{where}: recovered asset {part_name} is reported as available"
+            issues.append(Issue(BINDING_RECOVERED_AVAILABLE, at, message))
+    issues.extend(_ocr_receipt_issues(slide, where, at))
     return issues
 
 
@@ -316,7 +347,7 @@ def classify(document: dict[str, Any]) -> ExtractionReading:
         f"{i.path}: {i.message}" for i in schema_issues(ARTIFACT_ID, SCHEMA_VERSION, document)
     ]
     if not problems:
-        problems = binding_issues(document)
+        problems = [issue.message for issue in binding_issues(document)]
     if problems:
         return ExtractionReading(INVALID, version, timing_known=False, issues=tuple(problems))
     return ExtractionReading(

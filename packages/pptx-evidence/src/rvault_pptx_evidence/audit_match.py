@@ -175,14 +175,16 @@ def native_deck_audit_issues(
     return issues
 
 
-def inspection_issues(inspection: dict[str, Any], audit: dict[str, Any]) -> list[str]:
-    """An inspection's own bindings against the (recomputed) audit it sits in (messages)."""
-    return [i.message for i in _inspection_findings(inspection, audit, "$")]
+def inspection_issues(inspection: dict[str, Any], audit: dict[str, Any]) -> list[Issue]:
+    """An inspection's own bindings against the (recomputed) audit it sits in."""
+    return _inspection_findings(inspection, audit, "$")
 
 
-def audit_issues(document: dict[str, Any]) -> list[str]:
+def audit_issues(document: dict[str, Any]) -> list[Issue]:
     """A document's own audit against the audit recomputed from that document."""
-    return match_native_deck_audit(document["native_deck_audit"], document)
+    return native_deck_audit_issues(
+        document["native_deck_audit"], document, path="$.native_deck_audit"
+    )
 
 
 def match_native_deck_audit(
@@ -190,8 +192,8 @@ def match_native_deck_audit(
 ) -> list[str]:
     """The messages of :func:`native_deck_audit_issues` (empty: match).
 
-    Kept for the extraction reader (``binding_issues`` reports free text); a
-    consumer that refuses on the result reads the coded issues instead.
+    For a reader that reports free text; a consumer that refuses on the
+    result reads the coded issues instead.
     """
     return [i.message for i in native_deck_audit_issues(audit, fresh, pdf_probe=pdf_probe)]
 
