@@ -37,7 +37,7 @@ from rvault_contracts.canonical import canonical_bytes
 from rvault_contracts.strict_json import loads_strict
 from rvault_pptx_evidence import worker
 from rvault_pptx_evidence.cli import main
-from rvault_pptx_evidence.commands import extract as command
+from rvault_pptx_evidence import extract_deck as command
 from rvault_pptx_evidence.limits import Limits
 
 mode, limits, argv = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3:]

@@ -10,20 +10,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import stat
 from pathlib import Path
 from typing import Any
 
 from rvault_contracts import cli as contract_cli
-from rvault_contracts.canonical import artifact_bytes
 
-from rvault_pptx_evidence.audit import parse_page_ranges
+from rvault_pptx_evidence.extract_deck import ExtractRequest, extract_deck
 from rvault_pptx_evidence.ocr_channels import OCR_DISABLED, OCR_ENABLED
-from rvault_pptx_evidence.source import check_path
-from rvault_pptx_evidence.worker import run_isolated
-
-OUTPUT_IS_INPUT = "output_is_input"
-OUTPUT_DIRECTORY_MISSING = "output_directory_missing"
 
 
 def register(subparsers: Any) -> None:
@@ -95,53 +88,6 @@ def display_path(deck: Path, source_root: str | None) -> str:
         return absolute.name
 
 
-def _precheck(deck: Path) -> None:
-    """Cheap refusals before a worker is started: the same single ``lstat`` check
-    the worker's reader makes (which then re-checks with ``O_NOFOLLOW``), so an
-    unreadable path is ``input_unreadable``, never an internal error."""
-    check_path(deck)
-
-
-def _same_file(deck: Path, out: Path) -> bool:
-    if deck.absolute() == out.absolute():
-        return True
-    try:
-        return out.exists() and deck.samefile(out)
-    except OSError:
-        return False
-
-
-def _is_directory(path: Path) -> bool:
-    """``Path.is_dir`` raises on a directory the process may not search; that is
-    a missing output directory for us, not an internal error."""
-    try:
-        return stat.S_ISDIR(path.stat().st_mode)
-    except OSError:
-        return False
-
-
-def _report_ocr(document: dict[str, Any]) -> None:
-    """One stderr line: how many assets were OCRed, or why none was."""
-    channels = [
-        c
-        for slide in document["per_slide_visual"]
-        for c in slide["text_channels"]
-        if c["channel"] in ("picture_ocr", "background_image_ocr")
-    ]
-    receipts = [r for c in channels for r in c["ocr_receipts"]]
-    if any(c["reason"] == "ocr_engine_unavailable" for c in channels):
-        contract_cli.progress(
-            "rvault-pptx: tesseract is not installed (apt-get install tesseract-ocr);"
-            " OCR receipts say ocr_engine_unavailable"
-        )
-    elif any(r["attempted"] for r in receipts):
-        trusted = sum(1 for r in receipts if r["trustworthy_text"])
-        contract_cli.progress(
-            f"rvault-pptx: OCR receipts {len(receipts)}, trustworthy {trusted},"
-            f" failed {sum(1 for r in receipts if r['result_status'] == 'failed')}"
-        )
-
-
 def _usage(code: str, message: str) -> contract_cli.Refusal:
     return contract_cli.Refusal(code, message, None)
 
@@ -162,56 +108,13 @@ def handle(args: argparse.Namespace) -> int:
         raise _usage("usage_error", "--exclude and --exclusions-file apply to --directory")
     if (args.rendered_pdf is None) != (args.inspected_pages is None):
         raise _usage("usage_error", "--rendered-pdf and --inspected-pages are given together")
-    if args.inspected_pages is not None:
-        parse_page_ranges(args.inspected_pages)  # refused before any worker runs
-    deck = Path(args.deck)
-    _precheck(deck)
-    if args.rendered_pdf is not None:
-        check_path(Path(args.rendered_pdf), "PDF")
-    out = Path(args.out) if args.out else None
-    if out is not None and _same_file(deck, out):
-        raise contract_cli.Refusal(
-            OUTPUT_IS_INPUT, "--out names the source deck; the deck is never rewritten", str(out)
-        )
-    if out is not None and not _is_directory(out.parent):
-        # Refused before the worker runs: a long extraction would otherwise end in io_error.
-        raise contract_cli.Refusal(
-            OUTPUT_DIRECTORY_MISSING,
-            "--out must name a file in an existing directory",
-            str(out.parent),
-        )
-    ocr_mode = OCR_DISABLED if args.no_ocr else OCR_ENABLED
-    run = run_isolated(
-        deck,
-        display_path(deck, args.source_root),
-        ocr_mode=ocr_mode,
+    request = ExtractRequest(
+        deck=Path(args.deck),
+        pptx_path=display_path(Path(args.deck), args.source_root),
+        ocr_mode=OCR_DISABLED if args.no_ocr else OCR_ENABLED,
+        out=Path(args.out) if args.out else None,
         rendered_pdf=Path(args.rendered_pdf) if args.rendered_pdf else None,
         inspected_pages=args.inspected_pages,
     )
-    contract_cli.progress(
-        f"rvault-pptx: {run.document['slide_count']} slides;"
-        f" worker peak_rss_kib={run.worker_peak_rss_kib} "
-        f"supervisor peak_rss_kib={run.supervisor_peak_rss_kib}"
-    )
-    _report_ocr(run.document)
-    if out is None:
-        contract_cli.emit(run.document)
-        return contract_cli.EXIT_OK
-    # Imported here: only --out needs the writer, and the 1-slide path is latency-bound.
-    from rvault_contracts.writer import install, read_snapshot, writer_lock
-
-    with writer_lock(out) as lock:
-        snapshot = read_snapshot(out)
-        report = install(out, artifact_bytes(run.document), expected=snapshot, lock=lock)
-    contract_cli.emit(
-        {
-            "ok": True,
-            "out": str(out),
-            "schema_version": run.document["schema_version"],
-            "pipeline_version": run.document["pipeline_version"],
-            "input_fingerprint": run.document["input_fingerprint"],
-            "slide_count": run.document["slide_count"],
-            "write_report": report.to_dict(),
-        }
-    )
+    contract_cli.emit(extract_deck(request))
     return contract_cli.EXIT_OK
