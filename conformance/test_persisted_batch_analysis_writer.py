@@ -72,3 +72,37 @@ def test_write_refuses_a_substituted_return_of_a_real_batch(tmp_path: Path) -> N
     assert result.returncode == 2
     assert result.json["error"]["code"] == "receipt_mismatch"
     assert tree_state(tmp_path) == before
+
+
+def test_write_and_site_report_evidence_replaced_after_persist(tmp_path: Path) -> None:
+    """A transcript re-fetched after persist leaves the analysis describing bytes that are
+    gone: write and site still render, and both say which evidence no longer matches."""
+    db, returns, _ = persisted_vault(tmp_path)
+    talks = {t["filename"]: t for t in api.read_database(db).database["talks"]}
+    first = talks[returns[0]["filename"]]
+    inspected = first["pattern_observations"]["source_inspection"][0]
+    replaced = db.parent / inspected["artifact_path"]
+    replaced.write_bytes(replaced.read_bytes() + b"a line added after the analysis\n")
+    untouched = {r["filename"] for r in returns[1:]}
+
+    outdir = db.parent / "analyses"
+    outdir.mkdir()
+    written = run_cli("rvault-analysis", "write", tmp_path / "returns.json", outdir, "--db", db)
+    assert written.returncode == 0, written.stdout + written.stderr
+    report = written.json
+    assert schema_issues("analysis-write-report", 1, report) == []
+    stale = report["stale_evidence"]
+    assert {s["filename"] for s in stale} == {first["filename"]}
+    assert {s["filename"] for s in stale}.isdisjoint(untouched)
+    [row] = [s for s in stale if s["path"] == inspected["artifact_path"]]
+    assert (
+        row["code"] == "evidence_changed" and row["recorded_sha256"] == inspected["artifact_sha256"]
+    )
+    assert any(inspected["artifact_path"] in w for w in report["warnings"])
+
+    site = run_cli("rvault-analysis", "site", db.parent / "report", "--db", db)
+    assert site.returncode == 0, site.stdout + site.stderr
+    assert schema_issues("analysis-site-report", 1, site.json) == []
+    assert [s["path"] for s in site.json["stale_evidence"]] == [s["path"] for s in stale]
+    page = db.parent / "report" / f"talk-{first['filename'].removesuffix('.md')}.html"
+    assert "evidence_changed" in page.read_text(encoding="utf-8")

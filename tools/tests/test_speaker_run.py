@@ -185,12 +185,6 @@ def test_status_reads_the_manifest_of_the_attached_recording(home: tuple[Path, s
     assert video["manifest"] is not None and video["trusted"] is True
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="open (issue 24 deliverable 2): rvault-analysis write exits 0 with no warning "
-    "when the promoted PDF its persisted slide citations name has other bytes",
-)
 def test_analysis_write_reports_a_replaced_cited_pdf(home: tuple[Path, str]) -> None:
     vault = home[0] / "vault"
     pdf = vault / "slides" / "font-props-stage.pdf"
@@ -200,7 +194,11 @@ def test_analysis_write_reports_a_replaced_cited_pdf(home: tuple[Path, str]) -> 
                          "font-props-stage.context.pdf").read_bytes())  # fmt: skip
         args = ("worker/returns.json", "vault/analyses", "--db", "vault/tracking-database.json")
         code, report = run_json(home[0], "rvault-analysis", "write", *args)
-        warned = [w for entry in report.get("written", []) for w in entry["warnings"]]
-        assert code != 0 or warned or report.get("warnings")
+        assert code == 0
+        [stale] = report["stale_evidence"]
+        assert (
+            stale["path"] == "slides/font-props-stage.pdf" and stale["code"] == "evidence_changed"
+        )
+        assert any("slides/font-props-stage.pdf" in w for w in report["warnings"])
     finally:
         pdf.write_bytes(original)

@@ -21,6 +21,7 @@ from rvault_returns_persistence.api import ReturnsFileWording, read_returns_file
 
 from rvault_analysis_writer import markdown, replacement
 from rvault_analysis_writer.authorize import AuthorizedTalk, authorize
+from rvault_analysis_writer.evidence_bytes import EvidenceCheck
 from rvault_analysis_writer.placement import check_output_directory
 from rvault_analysis_writer.talk_view import TalkView, build_view
 
@@ -111,6 +112,8 @@ def write_analyses(
     document = read_returns(request.returns_path)
     auth = authorize(document, database_path=request.database_path, catalog_dir=request.catalog_dir)
     bodies = render_batch(auth.talks, progress)
+    check = EvidenceCheck(request.database_path.parent)
+    stale = [s for m in auth.talks if m.rendered for s in check.stale(m.talk)]
     names = sorted(bodies)
     plan = replacement.preflight(request.output_directory, names)
     _check_database_unchanged(request.database_path, auth.database_sha256)
@@ -167,6 +170,10 @@ def write_analyses(
         "rendering_contract": markdown.RENDERING_CONTRACT,
         "schema_version": REPORT_VERSION,
         "skipped": skipped,
-        "warnings": list(report.warnings) if report is not None else [],
+        "stale_evidence": [s.to_dict() for s in stale],
+        "warnings": [
+            *(report.warnings if report is not None else []),
+            *(s.message() for s in stale),
+        ],
         "written": written,
     }

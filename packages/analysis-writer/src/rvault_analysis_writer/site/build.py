@@ -24,6 +24,7 @@ from rvault_returns_persistence.api import Catalog, load_catalog
 from rvault_tracking_db.api import SourceRoots, read_database
 
 from rvault_analysis_writer.__about__ import __version__
+from rvault_analysis_writer.evidence_bytes import EvidenceCheck, StaleEvidence
 from rvault_analysis_writer.placement import check_output_directory
 from rvault_analysis_writer.site import charts, render
 from rvault_analysis_writer.site.catalog_feedback import CatalogFeedback, catalog_feedback
@@ -145,6 +146,7 @@ class _Read:
     identity: dict[str, tuple[IdentityNote, ...]] = field(default_factory=dict)
     goals: list[GoalView] = field(default_factory=list)
     feedback: CatalogFeedback | None = None
+    stale: list[StaleEvidence] = field(default_factory=list)
 
 
 def _read(request: SiteRequest, progress: Callable[[str], None]) -> _Read:
@@ -170,6 +172,13 @@ def _read(request: SiteRequest, progress: Callable[[str], None]) -> _Read:
     identity = identity_notes(database, vault_root)
     for name, notes in ledger_notes.items():
         identity[name] = notes + identity.get(name, ())
+    check = EvidenceCheck(vault_root)
+    stale = [
+        s for talk in talks if talk.get("status") in ANALYSED_STATUSES for s in check.stale(talk)
+    ]
+    for item in stale:
+        note = IdentityNote("warning", item.code, item.message())
+        identity[item.filename] = (*identity.get(item.filename, ()), note)
     pages = {row.filename: row.page for row in rows}
     return _Read(
         read.sha256 or "",
@@ -181,6 +190,7 @@ def _read(request: SiteRequest, progress: Callable[[str], None]) -> _Read:
         feedback=catalog_feedback(
             request.returns, db=request.db, vault_root=vault_root, catalog=catalog, pages=pages
         ),
+        stale=stale,
     )
 
 
@@ -261,6 +271,7 @@ def render_site(
         "chart_count": len(drawn),
         "database_sha256": read.database_sha256,
         "page_count": len(pages.bodies),
+        "stale_evidence": [s.to_dict() for s in read.stale],
         "talk_count": len(read.rows),
         "thumbnail_count": pages.thumbnails,
     }
@@ -288,6 +299,9 @@ def build_site(
         "schema_version": REPORT_VERSION,
         "stale": list(installed.stale),
         "unchanged_count": installed.unchanged,
-        "warnings": list(installed.report.warnings),
+        "warnings": [
+            *installed.report.warnings,
+            *(StaleEvidence(**item).message() for item in facts["stale_evidence"]),
+        ],
         "written": list(installed.written),
     }
