@@ -220,8 +220,13 @@ def transcript_stages(demo: Demo) -> None:
                "rvault-transcript", "vtt-cleanup", captions)  # fmt: skip
 
     def whisper() -> None:
-        speech = demo.home / "media" / f"{SPOKEN_ID}.wav"
+        speech = vault / "media" / f"{SPOKEN_ID}.wav"  # the speaker's own recording, in the vault
+        speech.parent.mkdir(exist_ok=True)
         sample_media.make_speech(speech)
+        # Recorded as the talk's local media (SHA-256, size, probed duration), so every
+        # reader can bind the Whisper receipts to these exact bytes.
+        _, attached = demo.apply("rvault-db", "attach-media", db, "--talk", SPOKEN_TALK, speech)
+        print(f"    attached {speech.name} to {SPOKEN_TALK}: {attached['durability_state']}")
         out = vault / "transcripts" / f"{SPOKEN_ID}.txt"
         result = demo.run(
             "rvault-transcript", "fetch", SPOKEN_ID, "--audio", speech, "--out", out,
@@ -232,6 +237,7 @@ def transcript_stages(demo: Demo) -> None:
         # The fetch result as printed is the claim the database owner checks
         # against the receipts on disk (no path or source typed again).
         fetched = demo.home / "media" / f"{SPOKEN_ID}.fetch-result.json"
+        fetched.parent.mkdir(exist_ok=True)
         fetched.write_bytes(artifact_bytes(result))
         _, applied = demo.apply("rvault-db", "register-transcript", db, fetched,
                                 "--fetch-result", "--talk", SPOKEN_TALK)  # fmt: skip
