@@ -162,15 +162,6 @@ def test_replaced_recording_and_pdf_are_reported_stale(home: tuple[Path, str]) -
     assert (row["media"]["state"], row["slides"]["state"]) == ("current", "current")
 
 
-LOCAL_EXTRACTION_KEYED_BY_YOUTUBE_ID = (
-    "open (issue 24): readers find a talk's video manifest and its promoted PDF only under "
-    "its YouTube id (status._video, returns-persistence artifacts._pdf_candidates, "
-    "checks_video, preflight/video), so slides recovered in place from an attached "
-    "recording are read as an authored PDF (slide_source pdf) and status shows no manifest"
-)
-
-
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=LOCAL_EXTRACTION_KEYED_BY_YOUTUBE_ID)
 def test_slides_recovered_from_the_attached_recording_count_as_video_extracted(
     home: tuple[Path, str],
 ) -> None:
@@ -179,7 +170,6 @@ def test_slides_recovered_from_the_attached_recording_count_as_video_extracted(
     assert talks[FILMED]["slide_source"] == "video_extracted"
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=LOCAL_EXTRACTION_KEYED_BY_YOUTUBE_ID)
 def test_status_reads_the_manifest_of_the_attached_recording(home: tuple[Path, str]) -> None:
     video = status(home[0])[FILMED]["video"]
     assert video["manifest"] is not None and video["trusted"] is True

@@ -20,7 +20,7 @@ from typing import Any
 from rvault_contracts.canonical import payload_sha256
 from rvault_contracts.cli import Refusal
 from rvault_returns_persistence.api import CatalogError, load_catalog
-from rvault_tracking_db.api import DatabaseRefusal, claim_version, read_database
+from rvault_tracking_db.api import DatabaseRefusal, claim_version, read_database, talk_video_key
 
 from rvault_analysis_writer.ledger_check import ledger_contract, ledger_issues
 
@@ -332,7 +332,8 @@ def _check_slides(talk: Mapping[str, Any], name: str) -> None:
     The rendered header shows ``slides_local_path``; for ``video_extracted``
     slides it must be ``slides/{video_extraction.source_video_id}.pdf`` (and
     is required for ``processed``), and that manifest identity must be the
-    talk's ``youtube_id``, as persistence checked before it wrote.
+    talk's video key (its ``youtube_id``, or the stem of its attached recording),
+    as persistence checked before it wrote.
     """
     if talk.get("slide_source") != "video_extracted":
         return
@@ -342,7 +343,7 @@ def _check_slides(talk: Mapping[str, Any], name: str) -> None:
     path = talk.get("slides_local_path")
     where = f"talks[{name}]"
     hint = "the persisted slide provenance is inconsistent; reprocess the talk"
-    youtube = talk.get("youtube_id")
+    youtube = talk_video_key(talk)
     if video_id is not None and youtube is not None and video_id != youtube:
         raise _refuse(
             "video_manifest_identity_mismatch",

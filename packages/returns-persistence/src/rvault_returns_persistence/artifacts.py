@@ -19,7 +19,12 @@ from typing import Any
 
 from rvault_contracts.strict_json import is_integer as is_int
 from rvault_contracts.strict_json import is_number
-from rvault_tracking_db.api import TranscriptOwner, talk_local_media, transcript_owner
+from rvault_tracking_db.api import (
+    TranscriptOwner,
+    talk_local_media,
+    talk_video_key,
+    transcript_owner,
+)
 
 
 def _regular_file(root: Path, relative: str) -> Path | None:
@@ -94,13 +99,15 @@ class TalkArtifacts:
 def _pdf_candidates(talk: dict[str, Any], return_path: object) -> list[tuple[str, bool]]:
     """PDF paths to try, each with whether it is video-extracted.
 
-    ``slides/{youtube_id}.pdf`` is by contract the promoted video-extracted
-    slide_region PDF (the video owner's ``promote`` writes it), so it is never
-    read as an authored PDF, whatever the talk's recorded slide_source says: an
-    authored-PDF reading would let a sampled video establish absences.
+    ``slides/{key}.pdf`` is by contract the promoted video-extracted
+    slide_region PDF (the video owner's ``promote`` writes it; the key is the
+    YouTube id, or the stem of the talk's own attached recording:
+    ``talk_video_key``), so it is never read as an authored PDF, whatever the
+    talk's recorded slide_source says: an authored-PDF reading would let a
+    sampled video establish absences.
     """
-    youtube_id = talk.get("youtube_id")
-    video_pdf = f"slides/{youtube_id}.pdf" if isinstance(youtube_id, str) and youtube_id else None
+    key = talk_video_key(talk)
+    video_pdf = f"slides/{key}.pdf" if key is not None else None
     out: list[tuple[str, bool]] = []
     for candidate in (return_path, talk.get("slides_local_path")):
         if isinstance(candidate, str) and candidate:

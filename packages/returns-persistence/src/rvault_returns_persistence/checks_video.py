@@ -9,6 +9,7 @@ and cleared, so an older trusted deck path cannot survive the merge.
 from __future__ import annotations
 
 from rvault_contracts.strict_json import json_path as child
+from rvault_tracking_db.api import talk_video_key
 
 from rvault_returns_persistence.context import ReturnContext
 
@@ -20,10 +21,9 @@ def check_video_extraction(ctx: ReturnContext) -> None:
     structured = ret.get("structured_data") if isinstance(ret.get("structured_data"), dict) else {}
     m_path = child(child(ctx.path, "structured_data"), "video_extraction")
     verdict = ctx.manifest
-    youtube_id = ctx.talk.get("youtube_id")
-    expected_path = (
-        f"slides/{youtube_id}.pdf" if isinstance(youtube_id, str) and youtube_id else None
-    )
+    # The YouTube id, or the stem of the talk's own attached recording (tracking-db's key).
+    youtube_id = talk_video_key(ctx.talk)
+    expected_path = f"slides/{youtube_id}.pdf" if youtube_id is not None else None
     if verdict is not None and verdict.problems:
         ctx.add(
             "video_manifest_invalid",
@@ -39,7 +39,8 @@ def check_video_extraction(ctx: ReturnContext) -> None:
         ctx.add(
             "video_manifest_identity_mismatch",
             child(m_path, "source_video_id"),
-            "the manifest's source_video_id must be the claimed talk's youtube_id",
+            "the manifest's source_video_id must be the claimed talk's youtube_id (or, for a "
+            "talk known only by its attached recording, that recording's file stem)",
         )
     promoted = (
         verdict is not None

@@ -169,10 +169,10 @@ def _trusted_stored_manifest(vault_root: Path, talk: dict[str, Any]) -> dict[str
     from rvault_returns_persistence.artifacts import _regular_file
     from rvault_returns_persistence.video_manifest import assess
 
-    youtube_id = talk.get("youtube_id")
-    if not isinstance(youtube_id, str) or not youtube_id:
+    key = tracking.talk_video_key(talk)
+    if key is None:
         return None
-    relative = manifest_path(youtube_id)
+    relative = manifest_path(key)
     path = _regular_file(vault_root, relative)
     if path is None:
         return None

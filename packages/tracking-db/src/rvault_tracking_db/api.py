@@ -57,6 +57,7 @@ from rvault_tracking_db.talk_media import (
     talk_duration_seconds,
     talk_local_media,
     talk_video_id,
+    talk_video_key,
     transcript_owner,
 )
 from rvault_tracking_db.terminal import TERMINAL_SKIP_STATUSES, terminal_skip_issues
@@ -100,6 +101,7 @@ __all__ = [
     "talk_evidence",
     "talk_local_media",
     "talk_video_id",
+    "talk_video_key",
     "terminal_skip_issues",
     "transcript_owner",
     "youtube_id",

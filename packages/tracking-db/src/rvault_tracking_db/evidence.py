@@ -32,7 +32,7 @@ from rvault_tracking_db import owner_readers
 from rvault_tracking_db.capabilities import ROOT_PPTX, SourceRoots, open_under_root, resolve
 from rvault_tracking_db.media_probe import check_recording
 from rvault_tracking_db.slides_identity import check_slides, measure_pdf, slides_identity
-from rvault_tracking_db.talk_media import talk_local_media, talk_video_id, transcript_owner
+from rvault_tracking_db.talk_media import talk_local_media, talk_video_key, transcript_owner
 
 READER_UNAVAILABLE = "reader_unavailable"
 VIDEO_EXTRACTED = "video_extracted"
@@ -167,7 +167,7 @@ def _transcript(
 
 def _manifest(talk: Mapping[str, Any], vault_root: Path, api: Any) -> ManifestEvidence:
     """The video owner's verdict on whatever is at the manifest path; nothing there is missing."""
-    video = talk_video_id(talk)
+    video = talk_video_key(talk)
     if video is None:
         return ManifestEvidence(None, "missing", False)
     if api is None:

@@ -18,8 +18,10 @@ describes another copy of the talk.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 from rvault_contracts.canonical import is_sha256_hex
@@ -33,6 +35,29 @@ def talk_video_id(talk: Mapping[str, Any] | None) -> str | None:
     if isinstance(value, str) and youtube_id(f"https://youtu.be/{value}") == value:
         return value
     return None
+
+
+_LOCAL_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+
+
+def talk_video_key(talk: Mapping[str, Any] | None) -> str | None:
+    """The id the video owner's files of this talk are named by.
+
+    ``slides-rebuild/{key}/{key}.video-extraction.json`` and the promoted
+    ``slides/{key}.pdf``: the YouTube id when the talk has one, else, for a talk
+    known only by its own recording, that recording's file stem (the
+    ``VIDEO_ID`` its ``rvault-video extract`` is run with), when it is a safe
+    name. Every reader that looks for a talk's manifest or promoted slides
+    asks here, so slides recovered from a local recording are read as
+    video-extracted evidence, never as an authored PDF.
+    """
+    video = talk_video_id(talk)
+    if video is not None:
+        return video
+    media = talk_local_media(talk)
+    path = media.get("path") if media is not None else None
+    stem = PurePosixPath(path).stem if isinstance(path, str) else ""
+    return stem if _LOCAL_KEY.match(stem) else None
 
 
 def _positive(seconds: Any) -> float | None:
