@@ -17,7 +17,7 @@ from rvault_tracking_db.goals.generation import current_generation
 from rvault_tracking_db.goals.metric import METRIC
 from rvault_tracking_db.goals.rubric import judge
 from rvault_tracking_db.goals.verify import assess
-from rvault_tracking_db.mutations.goal_ops import VERIFICATION_FIELDS
+from rvault_tracking_db.mutations.plan import GOAL_VERIFICATION_FIELDS as VERIFICATION_FIELDS
 
 SET_DATE = "2026-07-15"
 DAYS = [f"2026-07-{d:02d}" for d in range(1, 32)]

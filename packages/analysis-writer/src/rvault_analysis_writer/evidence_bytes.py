@@ -7,13 +7,12 @@ re-fetched or a slide PDF replaced afterwards leaves a rendered analysis
 describing bytes that are gone, so ``write`` and ``site`` re-check every
 recorded digest and report each mismatch per talk (they still render: the
 analysis is the persisted truth, the report says it is stale and what to
-do). Files are read once per run through a no-follow descriptor, a cheap
-stat first: the same artifact cited by many talks is hashed once.
+do). Files are read once per run, an lstat first (a link is never
+followed) and ``canonical.file_sha256`` after: the same artifact cited by many talks is hashed once.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from collections.abc import Mapping
@@ -21,11 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from rvault_contracts.canonical import is_sha256_hex
+from rvault_contracts.canonical import file_sha256, is_sha256_hex
 
 CHANGED = "evidence_changed"
 MISSING = "evidence_missing"
-BLOCK = 1 << 20
 _PAIRS = (
     ("artifact_path", "artifact_sha256"),
     ("quality_artifact_path", "quality_artifact_sha256"),
@@ -98,7 +96,7 @@ class EvidenceCheck:
         memo = self._seen.get(relative)
         if memo is not None and memo[0] == key:
             return memo[1]
-        value = _sha256_nofollow(full) if key is not None else None
+        value = _sha256(full) if key is not None else None  # lstat said: a regular file
         self._seen[relative] = (key, value)
         return value
 
@@ -118,19 +116,8 @@ def _stat_key(path: Path) -> tuple[int, ...] | None:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _sha256_nofollow(path: Path) -> str | None:
+def _sha256(path: Path) -> str | None:
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+        return file_sha256(path)
     except OSError:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        digest = hashlib.sha256()
-        while chunk := os.read(fd, BLOCK):
-            digest.update(chunk)
-        return digest.hexdigest()
-    except OSError:
-        return None
-    finally:
-        os.close(fd)

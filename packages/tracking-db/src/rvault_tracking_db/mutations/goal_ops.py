@@ -20,9 +20,6 @@ from rvault_contracts.strict_json import json_equal
 
 from rvault_tracking_db.assessment.model import child, is_int
 from rvault_tracking_db.assessment.records import assess_goal
-from rvault_tracking_db.mutations.plan import (
-    GOAL_VERIFICATION_FIELDS as VERIFICATION_FIELDS,
-)
 from rvault_tracking_db.mutations.plan import Mutation, PlanRefusal, is_missing_marker
 
 ARRAY = "improvement_goals"
@@ -138,10 +135,6 @@ def patch_goal_verification(
     version = before.get("schema_version", 1)
     spath = child(mutation.path, "set")
     for name, value in body["set"].items():
-        if name not in VERIFICATION_FIELDS:
-            raise PlanRefusal(
-                "goal_fixed_fields", f"verification never sets {name}", child(spath, name)
-            )
         if name in V2_ONLY_FIELDS and version != CURRENT_GOAL_VERSION:
             raise PlanRefusal(
                 "goal_fixed_fields",
