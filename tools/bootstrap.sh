@@ -58,7 +58,7 @@ fi
 
 PACKAGES=(contracts packages/tracking-db packages/transcript packages/pptx-evidence
           packages/video-extraction packages/returns-persistence packages/analysis-writer
-          packages/archive-batch tools/rvault-testkit)
+          packages/archive-batch testkit)
 stamp_input() {
   cat tools/constraints.txt tools/dev-requirements.txt
   for pkg in "${PACKAGES[@]}"; do cat "$pkg/pyproject.toml"; done
@@ -72,7 +72,7 @@ fi
 
 args=()
 for pkg in "${PACKAGES[@]}"; do
-  if [ "$pkg" = tools/rvault-testkit ]; then args+=(-e "$pkg[pptx-evidence,video-extraction]"); else args+=(-e "$pkg[test]"); fi
+  if [ "$pkg" = testkit ]; then args+=(-e "$pkg[pptx-evidence,video-extraction]"); else args+=(-e "$pkg[test]"); fi
 done
 log "installing local packages (editable) and pinned dependencies"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check \

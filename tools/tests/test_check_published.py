@@ -38,7 +38,7 @@ def test_hatch_sources_and_alone_matrix_name_every_distribution() -> None:
     # Every environment takes each rvault distribution from the workspace.
     assert hatch["sources"] == {
         **{d.name: {"workspace": True} for d in dists},
-        "rvault-testkit": {"path": "tools/rvault-testkit"},
+        "rvault-testkit": {"path": "testkit"},
     }
     alone = hatch["envs"]["alone"]
     assert sorted(alone["matrix"][0]["owner"]) == sorted(d.owner for d in distributions.owners())
