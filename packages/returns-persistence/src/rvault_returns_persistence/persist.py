@@ -480,7 +480,7 @@ def _persist_session(
     first = members[0].claim
     outcome = current.outcome(data, write, dry_run_state=DRY_RUN_STATE)
     dry_run = write is None
-    goals = tracking.improvement_goals(candidate, checked_at=stamp[:10])
+    goals = tracking.improvement_goals(candidate)
     return {
         "apply_requested": outcome["apply_requested"],
         "batch": {

@@ -140,12 +140,13 @@ def check_terminal_status(
     return terminal_skip_issues(status, talk, source_capabilities(talk, roots))
 
 
-def improvement_goals(database: dict[str, Any], *, checked_at: str) -> list[dict[str, Any]]:
+def improvement_goals(database: dict[str, Any]) -> list[dict[str, Any]]:
     """Every goal's verification assessment and trend, exactly as ``rvault-db goals`` reports
-    them (``db-goals-report`` v1 ``goals``): for persist's report and the vault site."""
+    them (``db-goals-report`` v1 ``goals``): for persist's report and the vault site. A
+    reader's view: nothing is written, so unlike ``goals verify`` it takes no check time."""
     from rvault_tracking_db.goals.run import goal_rows
 
-    return goal_rows(database, checked_at)
+    return goal_rows(database)
 
 
 def identity_findings(database: Mapping[str, Any], vault_root: Path) -> dict[str, dict[str, Any]]:

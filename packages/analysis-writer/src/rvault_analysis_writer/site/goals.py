@@ -41,7 +41,7 @@ class GoalView:
 
 def goal_views(database: Mapping[str, Any], pages: Mapping[str, str | None]) -> list[GoalView]:
     """Every goal as the overview shows it, active ones first, in the owner's order."""
-    rows = improvement_goals(dict(database), checked_at="")
+    rows = improvement_goals(dict(database))
     views = [_view(row, pages) for row in rows]
     return sorted(views, key=lambda v: v.stored_status in ("retired", "achieved"))
 

@@ -71,12 +71,11 @@ def rows(assessments: list[Any], generation: Generation | None) -> list[dict[str
     return [{**a.to_dict(), "trend": trend(a.goal, generation)} for a in assessments]
 
 
-def goal_rows(database: dict[str, Any], checked_at: str) -> list[dict[str, Any]]:
-    """What ``goals verify`` would report for ``database``, without writing (for readers)."""
+def goal_rows(database: dict[str, Any]) -> list[dict[str, Any]]:
+    """What ``goals verify`` would report for ``database``, without writing (for readers):
+    no patch is built, so no check time is needed."""
     generation = current_generation(database.get("talks") or [])
-    return rows(
-        assess_all(database.get("improvement_goals") or [], generation, checked_at), generation
-    )
+    return rows(assess_all(database.get("improvement_goals") or [], generation, None), generation)
 
 
 def _mutations(

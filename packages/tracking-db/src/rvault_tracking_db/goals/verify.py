@@ -36,7 +36,10 @@ class Assessment:
     status: str | None = None
     current_value: str | None = None
     talks: tuple[str, ...] = ()
+    changes: dict[str, Any] | None = None
+    """The verification fields verifying would change (``None``: the record already says it)."""
     patch: dict[str, Any] | None = None
+    """The mutation a writer applies: ``changes`` stamped with the check time."""
 
     def to_dict(self) -> dict[str, Any]:
         goal = self.goal
@@ -56,7 +59,7 @@ class Assessment:
             "supersedes_goal_id": goal.get("supersedes_goal_id"),
             "talks_counted": list(self.talks),
             "target": goal.get("target"),
-            "writes": self.patch is not None,
+            "writes": self.changes is not None,
         }
 
 
@@ -106,7 +109,11 @@ def after(cohort: Cohort, set_date: Any) -> Cohort:
     ]
 
 
-def assess(goal: Mapping[str, Any], generation: Generation | None, checked_at: str) -> Assessment:
+def assess(
+    goal: Mapping[str, Any], generation: Generation | None, checked_at: str | None
+) -> Assessment:
+    """One goal's verdict; ``checked_at`` stamps the patch a writer would apply, and a
+    reader that writes nothing passes ``None`` so no patch is built at all."""
     if goal.get("status") in CLOSED:
         return Assessment(goal, "closed", [f"goal_{goal.get('status')}"], goal.get("status"))
     decision, reasons = comparability(goal, generation)
@@ -130,20 +137,22 @@ def assess(goal: Mapping[str, Any], generation: Generation | None, checked_at: s
         DIRECTION[goal["kind"]],
     )
     result = Assessment(goal, decision, [], status, measured.text(), measured.talks)
-    result.patch = _patch(goal, status, measured.text(), checked_at)
+    result.changes = _changes(goal, status, measured.text())
+    if result.changes is not None and checked_at is not None:
+        result.patch = _patch(goal, result.changes, checked_at)
     return result
 
 
-def _patch(
-    goal: Mapping[str, Any], status: str, value: str, checked_at: str
-) -> dict[str, Any] | None:
+def _changes(goal: Mapping[str, Any], status: str, value: str) -> dict[str, Any] | None:
     wanted: dict[str, Any] = {"status": status, "current_value": value}
     if goal.get("schema_version") == CURRENT_GOAL_VERSION:
         wanted |= {"verification_state": "current", "verification_reasons": []}
     changed = {k: v for k, v in wanted.items() if goal.get(k, MISSING_MARKER) != v}
-    if not changed:
-        return None  # the record already says this: re-verifying writes nothing
-    changed |= {"last_checked": checked_at, "checked_by": CHECKED_BY}
+    return changed or None  # None: the record already says this, re-verifying writes nothing
+
+
+def _patch(goal: Mapping[str, Any], changes: dict[str, Any], checked_at: str) -> dict[str, Any]:
+    changed = changes | {"last_checked": checked_at, "checked_by": CHECKED_BY}
     return {
         "kind": PATCH_GOAL_VERIFICATION,
         "id": goal["id"],
@@ -153,7 +162,7 @@ def _patch(
 
 
 def assess_all(
-    goals: Sequence[Any], generation: Generation | None, checked_at: str
+    goals: Sequence[Any], generation: Generation | None, checked_at: str | None
 ) -> list[Assessment]:
     return [assess(g, generation, checked_at) for g in goals if isinstance(g, dict)]
 
