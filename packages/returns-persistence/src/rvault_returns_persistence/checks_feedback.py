@@ -14,18 +14,12 @@ from rvault_contracts.suggest import did_you_mean
 
 from rvault_returns_persistence.catalog import Catalog
 from rvault_returns_persistence.context import ReturnContext
-from rvault_returns_persistence.vocabulary import DEFINITION_PROBLEMS, FEEDBACK_LANES
-
-LANE_FIELDS: dict[str, frozenset[str]] = {
-    "unmatched_observations": frozenset(
-        {"observation", "why_no_pattern_fits", "proposed_name", "proposed_polarity"}
-    ),
-    "tensions": frozenset({"pattern_ids", "nature", "evidence"}),
-    "definition_problems": frozenset({"pattern_id", "problem", "detail"}),
-    "scoring_problems": frozenset({"issue", "detail"}),
-    "confusable_pairs": frozenset({"pattern_ids", "detail"}),
-}
-TEXT_FIELDS = {"observation", "why_no_pattern_fits", "nature", "evidence", "detail", "issue"}
+from rvault_returns_persistence.vocabulary import (
+    DEFINITION_PROBLEMS,
+    FEEDBACK_LANES,
+    feedback_fields,
+    feedback_text_fields,
+)
 
 
 def check_feedback(ctx: ReturnContext) -> None:
@@ -60,11 +54,11 @@ def check_feedback(ctx: ReturnContext) -> None:
 
 
 def _check_item(ctx: ReturnContext, path: str, lane: str, item: Any) -> None:
-    fields = LANE_FIELDS[lane]
+    fields = feedback_fields(lane)
     if not isinstance(item, dict) or set(item) != fields:
         ctx.add("feedback_entry_shape", path, f"a {lane} entry has exactly {sorted(fields)}")
         return
-    for key in sorted(fields & TEXT_FIELDS):
+    for key in sorted(feedback_text_fields(lane)):
         if not is_text(item[key]):
             ctx.add("feedback_entry_shape", child(path, key), f"{key} is non-empty text")
     catalog = ctx.catalog
@@ -75,14 +69,8 @@ def _check_item(ctx: ReturnContext, path: str, lane: str, item: Any) -> None:
                 child(path, "proposed_polarity"),
                 "proposed_polarity is pattern or antipattern",
             )
-        name = item["proposed_name"]
-        if not is_text(name):
-            ctx.add(
-                "feedback_entry_shape",
-                child(path, "proposed_name"),
-                "proposed_name is non-empty text",
-            )
-        elif name in catalog:
+        name = item["proposed_name"]  # a text field: the loop above reports a blank one
+        if is_text(name) and name in catalog:
             ctx.add(
                 "feedback_proposed_name_collides",
                 child(path, "proposed_name"),

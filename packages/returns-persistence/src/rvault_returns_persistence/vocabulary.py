@@ -12,6 +12,9 @@ historical versions are frozen JSON).
 
 from __future__ import annotations
 
+from functools import cache
+from typing import Any
+
 from rvault_contracts.schemas import load_schema
 from rvault_tracking_db.api import TERMINAL_SKIP_STATUSES
 
@@ -286,6 +289,42 @@ DEFINITION_PROBLEMS: tuple[str, ...] = (
     "miscategorized",
     "overlapping",
 )
+
+
+CURRENT_RETURN_VERSION = 5
+_NON_BLANK = "\\S"  # the pattern the schemas give a string that must not be blank
+
+
+@cache
+def _feedback_entries() -> dict[str, dict[str, Any]]:
+    """Each catalog_feedback lane's entry schema in the current worker return (read once).
+
+    The lanes' fields are the contract's, so they are read from it rather than
+    restated here (``tools/build_schemas.py`` is where they are written).
+    """
+    lanes = load_schema("worker-return", CURRENT_RETURN_VERSION)["properties"]["catalog_feedback"]
+    return {lane: body["items"] for lane, body in lanes["properties"].items()}
+
+
+def feedback_fields(lane: str) -> frozenset[str]:
+    """The fields a current ``lane`` entry has (closed: exactly these)."""
+    return frozenset(_feedback_entries()[lane]["properties"])
+
+
+def feedback_required(lane: str) -> tuple[str, ...]:
+    """The fields a current ``lane`` entry requires, in the schema's order."""
+    return tuple(_feedback_entries()[lane]["required"])
+
+
+def feedback_text_fields(lane: str) -> frozenset[str]:
+    """The fields of a ``lane`` entry that are non-blank text."""
+    properties = _feedback_entries()[lane]["properties"]
+    return frozenset(
+        key
+        for key, body in properties.items()
+        if body.get("type") == "string" and body.get("pattern") == _NON_BLANK
+    )
+
 
 # Top-level scalars a return may delete through clear_fields.
 CLEARABLE_TOP_LEVEL: tuple[str, ...] = (

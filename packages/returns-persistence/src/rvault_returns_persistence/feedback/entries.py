@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,26 +26,18 @@ from rvault_contracts.strict_json import is_nonblank_string as is_text
 from rvault_contracts.strict_json import json_path as child
 
 from rvault_returns_persistence.catalog import Catalog
-from rvault_returns_persistence.vocabulary import DEFINITION_PROBLEMS
+from rvault_returns_persistence.vocabulary import (
+    DEFINITION_PROBLEMS,
+    feedback_fields,
+    feedback_required,
+    feedback_text_fields,
+)
 
 POLARITIES = ("pattern", "antipattern")
 UNSPECIFIED = "unspecified"
 
-#: The fields each lane requires; anything else an entry carries is kept as written.
-REQUIRED: Mapping[str, tuple[str, ...]] = {
-    "unmatched_observations": ("observation", "why_no_pattern_fits"),
-    "tensions": ("pattern_ids", "nature", "evidence"),
-    "definition_problems": ("pattern_id", "problem", "detail"),
-    "scoring_problems": ("issue", "detail"),
-    "confusable_pairs": ("pattern_ids", "detail"),
-}
-#: The fields the v5 contract allows beyond the required ones (the gate refuses others).
-OPTIONAL_V5: Mapping[str, tuple[str, ...]] = {
-    "unmatched_observations": ("proposed_name", "proposed_polarity"),
-}
-TEXT_FIELDS = frozenset(
-    {"observation", "why_no_pattern_fits", "nature", "evidence", "detail", "issue"}
-)
+#: Entry fields the v5 contract added; an entry written before it is read without them.
+V5_ADDITIONS = frozenset({"proposed_name", "proposed_polarity"})
 _FOLD = re.compile(r"[\W_]+")
 
 
@@ -96,16 +88,16 @@ def check_entry(lane: str, raw: Any, path: str, *, catalog: Catalog, current: bo
     if not isinstance(raw, dict):
         entry.error("feedback_entry_shape", path, f"a {lane} entry is an object")
         return entry
-    missing = [key for key in REQUIRED[lane] if key not in raw]
+    required = [key for key in feedback_required(lane) if key not in V5_ADDITIONS]
+    missing = [key for key in required if key not in raw]
     if missing:
         entry.error("feedback_entry_shape", path, f"a {lane} entry requires {missing}")
         return entry
-    for key in sorted(TEXT_FIELDS.intersection(REQUIRED[lane])):
+    for key in sorted(feedback_text_fields(lane).intersection(required)):
         if not is_text(raw[key]):
             entry.error("feedback_entry_shape", child(path, key), f"{key} is non-empty text")
     if current:
-        allowed = {*REQUIRED[lane], *OPTIONAL_V5.get(lane, ())}
-        for key in sorted(set(raw) - allowed):
+        for key in sorted(set(raw) - feedback_fields(lane)):
             entry.warn(
                 "feedback_entry_extra_field",
                 child(path, key),
