@@ -41,3 +41,33 @@ def applicability_complete(gate: Gate | None, capable: AbstractSet[str]) -> bool
     if gate is None:
         return False
     return any(alt <= capable for alt in gate)
+
+
+def unmet_alternatives(
+    gate: Gate | None, complete: AbstractSet[str], capable: AbstractSet[str]
+) -> list[tuple[frozenset[str], dict[str, str]]]:
+    """Why no alternative of an absence or applicability gate holds: each with its members' state.
+
+    A member is ``not_inspected`` (the talk has no complete inspection of it),
+    ``positive_only`` (inspected completely, but its kind of evidence cannot
+    establish an absence: a video-extracted PDF, a bare deck or video) or
+    ``capable``. The scaffold turns this into the sentence a worker reads next
+    to a pre-filled not_evaluable row, so a reason never contradicts the
+    inspection table printed beside it.
+    """
+    if gate is None:
+        return []
+    return [
+        (
+            alt,
+            {
+                member: "capable"
+                if member in capable
+                else "positive_only"
+                if member in complete
+                else "not_inspected"
+                for member in sorted(alt)
+            },
+        )
+        for alt in gate
+    ]

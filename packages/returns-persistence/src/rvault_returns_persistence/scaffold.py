@@ -16,10 +16,11 @@ from typing import Any
 from rvault_tracking_db import api as tracking
 
 from rvault_returns_persistence.artifacts import TalkArtifacts
-from rvault_returns_persistence.catalog import Catalog
+from rvault_returns_persistence.canonical_ledger import absence_capability
+from rvault_returns_persistence.catalog import Catalog, CatalogEntry, Gate
 from rvault_returns_persistence.checks_inspection import Inspection, absence_capable
 from rvault_returns_persistence.checks_patterns import expected_reason
-from rvault_returns_persistence.gates import applicability_complete
+from rvault_returns_persistence.gates import applicability_complete, unmet_alternatives
 from rvault_returns_persistence.refusals import HintedRefusal
 from rvault_returns_persistence.vocabulary import (
     FEEDBACK_LANES,
@@ -186,16 +187,100 @@ def _trusted_stored_manifest(vault_root: Path, talk: dict[str, Any]) -> dict[str
     return manifest if verdict.valid and verdict.trusted else None
 
 
-def scaffold_for(
+def scaffold_with_guide(
     db_talk: dict[str, Any], catalog: Catalog, vault_root: Path, deck_slides: int | None
-) -> tuple[dict[str, Any], list[str]]:
+) -> tuple[dict[str, Any], list[str], list[str]]:
+    """The skeleton, the ids still needing an assessment, and why each not_evaluable row is."""
     from rvault_returns_persistence.artifacts import resolve
 
     found = resolve(vault_root, db_talk, deck_slides=deck_slides)
     manifest = None
     if db_talk.get("slide_source") in (None, "video_extracted") and found.pdf_is_video_extracted:
         manifest = _trusted_stored_manifest(vault_root, db_talk)
-    return build_scaffold(db_talk, catalog, found, manifest)
+    skeleton, needs = build_scaffold(db_talk, catalog, found, manifest)
+    return skeleton, needs, not_evaluable_guide(skeleton, catalog, found)
+
+
+def scaffold_for(
+    db_talk: dict[str, Any], catalog: Catalog, vault_root: Path, deck_slides: int | None
+) -> tuple[dict[str, Any], list[str]]:
+    skeleton, needs, _ = scaffold_with_guide(db_talk, catalog, vault_root, deck_slides)
+    return skeleton, needs
+
+
+_STATE_WORDS = {
+    "not_inspected": "not available for this talk",
+    "capable": "inspected completely",
+}
+
+
+def _member_words(source: str, state: str, video_extracted: bool) -> str:
+    if state != "positive_only":
+        return f"{source} {_STATE_WORDS[state]}"
+    _, reason = absence_capability(source, True, video_extracted and source == "static_slides")
+    return f"{source} inspected completely but positive-only ({reason})"
+
+
+def _gate_words(
+    gate: Gate | None, inspection: Inspection, video_extracted: bool, *, singletons: bool
+) -> str:
+    """Each alternative of the gate with the state of its members, e.g.
+    ``[static_slides] static_slides inspected completely but positive-only (...)``."""
+    parts = []
+    for alt, states in unmet_alternatives(gate, inspection.complete, inspection.capable):
+        if singletons and len(alt) > 1:
+            continue  # an absence stands only on one source (gates.absence_satisfied)
+        members = ", ".join(_member_words(s, st, video_extracted) for s, st in states.items())
+        parts.append(f"[{' + '.join(sorted(alt))}]: {members}")
+    return "; ".join(parts) or "no single-source alternative"
+
+
+def _row_words(
+    entry: CatalogEntry, reason: str, inspection: Inspection, video_extracted: bool
+) -> str:
+    detect = "if you observe it, detect it with citations and delete this row; otherwise keep it"
+    if reason == "source_gate_pending_owner_review":
+        return (
+            "the catalog owner has approved no source gate yet: it can be neither detected "
+            "nor absent; keep the row"
+        )
+    if reason == "absence_not_authorized_by_catalog":
+        return (
+            "the catalog allows only a positive detection (absence_evaluable_from: null); " + detect
+        )
+    if reason == "missing_applicability_source_coverage":
+        gate = _gate_words(
+            entry.applicability_evaluable_from, inspection, video_extracted, singletons=False
+        )
+        why = "whether it applies needs every source of one alternative, and none holds"
+        return f"{why} ({gate}); {detect}"
+    gate = _gate_words(entry.absence_evaluable_from, inspection, video_extracted, singletons=True)
+    why = "an absence needs one absence-capable, completely inspected source"
+    return f"{why} ({gate}); {detect}"
+
+
+def not_evaluable_guide(
+    skeleton: dict[str, Any], catalog: Catalog, found: TalkArtifacts
+) -> list[str]:
+    """One line per pre-filled not_evaluable row: which gate is unmet and why.
+
+    Complete coverage is not enough for an absence (spec: video-extracted
+    pages, a bare deck and a bare video are positive-only), so a row such as
+    ``unifying-visual-theme: missing_required_source_coverage`` beside a
+    completely inspected video-extracted PDF names that reason instead of
+    reading as a contradiction of the inspection table.
+    """
+    slide_source = skeleton.get("slide_source")
+    _, inspection = _inspection(found, slide_source if slide_source != "none" else None)
+    extracted = found.pdf_is_video_extracted or slide_source == "video_extracted"
+    lines = []
+    observations = skeleton.get("pattern_observations", {})
+    for row in observations.get("not_evaluable", []):
+        entry = catalog.get(row["pattern_id"])
+        if entry is not None:
+            words = _row_words(entry, row["reason_code"], inspection, extracted)
+            lines.append(f"{row['pattern_id']}: {row['reason_code']}: {words}")
+    return lines
 
 
 def field_guide(skeleton: dict[str, Any]) -> list[str]:

@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from rvault_returns_persistence.scaffold import field_guide, scaffold_for
+    from rvault_returns_persistence.scaffold import field_guide, scaffold_with_guide
 
     db, vault_root = open_database(args)
     catalog, _ = open_catalog(args)
@@ -41,17 +41,19 @@ def handle(args: argparse.Namespace) -> int:
             closest=closest(args.talk, db.talks),
             hint="pass the talk's exact filename (rvault-db read DB lists them)",
         )
-    skeleton, needs = scaffold_for(  # ScaffoldError is a cli-failure refusal
+    skeleton, needs, rows = scaffold_with_guide(  # ScaffoldError is a cli-failure refusal
         talk, catalog, vault_root, db.deck_slides(talk)
     )
     progress("what belongs in each field (worker-return v5):")
     for line in field_guide(skeleton):
         progress("  " + line)
-    if skeleton.get("pattern_observations", {}).get("not_evaluable"):
+    if rows:
         progress(
-            "the pre-filled not_evaluable rows are absences the inspected sources cannot "
-            "establish; if you detect one of those patterns, delete its not_evaluable row"
+            "pre-filled not_evaluable rows (outcomes the inspected sources cannot establish; "
+            "keep each one unless you detect its pattern, then delete the row):"
         )
+        for line in rows:
+            progress("  " + line)
     if needs:
         progress("applicability assessments still required for: " + ", ".join(needs))
     emit(skeleton)
