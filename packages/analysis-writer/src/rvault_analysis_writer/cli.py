@@ -11,7 +11,7 @@ import argparse
 from rvault_contracts import cli as contract_cli
 
 from rvault_analysis_writer.__about__ import __version__
-from rvault_analysis_writer.hints import HINTS
+from rvault_analysis_writer.codes import HINTS
 
 PROG = "rvault-analysis"
 
