@@ -7,7 +7,7 @@ import argparse
 from rvault_contracts import cli as contract_cli
 
 from rvault_archive_batch.__about__ import __version__
-from rvault_archive_batch.hints import HINTS
+from rvault_archive_batch.codes import HINTS
 
 PROG = "rvault-batch"
 
