@@ -11,7 +11,7 @@ import argparse
 from rvault_contracts import cli as contract_cli
 
 from rvault_pptx_evidence.__about__ import __version__
-from rvault_pptx_evidence.hints import HINTS
+from rvault_pptx_evidence.codes import HINTS
 
 PROG = "rvault-pptx"
 
