@@ -12,7 +12,7 @@ import pytest
 from rvault_contracts.cli import console_main
 from rvault_contracts.writer import FaultHook
 from rvault_transcript.cli import build_parser, main
-from rvault_transcript.hints import HINTS
+from rvault_transcript.codes import HINTS
 
 NAMES = ("talk.txt", "talk.segments.json", "talk.quality.json")
 PRE_INSTALL = [

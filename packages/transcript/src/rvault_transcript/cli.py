@@ -11,7 +11,7 @@ import argparse
 from rvault_contracts import cli as contract_cli
 
 from rvault_transcript.__about__ import __version__
-from rvault_transcript.hints import HINTS
+from rvault_transcript.codes import HINTS
 
 PROG = "rvault-transcript"
 
