@@ -11,7 +11,7 @@ import argparse
 from rvault_contracts import cli as contract_cli
 
 from rvault_video_extraction.__about__ import __version__
-from rvault_video_extraction.hints import HINTS
+from rvault_video_extraction.codes import HINTS
 
 PROG = "rvault-video"
 
