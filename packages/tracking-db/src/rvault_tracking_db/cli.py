@@ -12,7 +12,7 @@ from rvault_contracts import cli as contract_cli
 
 from rvault_tracking_db.__about__ import __version__
 from rvault_tracking_db.collector import collector_paused
-from rvault_tracking_db.hints import HINTS
+from rvault_tracking_db.codes import HINTS
 
 PROG = "rvault-db"
 
