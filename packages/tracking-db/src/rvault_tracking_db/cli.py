@@ -11,8 +11,8 @@ import argparse
 from rvault_contracts import cli as contract_cli
 
 from rvault_tracking_db.__about__ import __version__
-from rvault_tracking_db.collector import collector_paused
 from rvault_tracking_db.codes import HINTS
+from rvault_tracking_db.collector import collector_paused
 
 PROG = "rvault-db"
 
