@@ -71,12 +71,32 @@ def _points(lines: list[str]) -> tuple[list[tuple[str, int]], list[tuple[str, in
     )
     report = next(i for i, e in enumerate(events) if e[2].startswith("write(1, "))
     opened = [i for i in range(installed + 1, report) if events[i][0] == "openat"]
-    startup = (
-        sorted({installed + 1, opened[len(opened) // 2], opened[-1]}) if opened else [installed + 1]
+    startup = sorted(
+        {installed + 1, *_extension_inits(events, installed, report)}
+        | ({opened[len(opened) // 2], opened[-1]} if opened else set())
     )
     shutdown = list(range(report, min(report + 4, len(events))))
     pick = lambda indexes: [events[i][:2] for i in indexes]  # noqa: E731
     return pick(startup), pick(shutdown)
+
+
+def _extension_inits(events: list[tuple[str, int, str]], start: int, end: int) -> list[int]:
+    """Inside each third-party C extension's initialisation: the first Python file it imports.
+
+    Right after ``site-packages/...so`` is opened, the first ``.py`` looked up
+    (before the next extension) is a module the extension's init imports from
+    C, where a raised interrupt once crashed orjson (SIGSEGV, no JSON).
+    """
+    points = []
+    for i in range(start, end):
+        if events[i][0] == "openat" and "site-packages/" in events[i][2] and '.so"' in events[i][2]:
+            for j in range(i + 1, end):
+                if events[j][0] == "openat" and '.so"' in events[j][2]:
+                    break
+                if events[j][0] == "newfstatat" and '.py"' in events[j][2]:
+                    points.append(j)
+                    break
+    return points
 
 
 @pytest.mark.parametrize("tool", list(_commands(Path("/"))))

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, NoReturn, Protocol, TextIO
 
-from rvault_contracts import hints
+from rvault_contracts import extension_imports, hints
 from rvault_contracts.canonical import artifact_bytes
 from rvault_contracts.errors import Refusal, failure_document
 
@@ -40,6 +40,7 @@ def emit(document: dict[str, Any], stream: TextIO | None = None) -> None:
     out = stream if stream is not None else sys.stdout
     if stream is None:
         _report_is_final()
+        _raise_if_swallowed()
     out.write(artifact_bytes(hints.with_hint(document)).decode("utf-8"))
     out.flush()
 
@@ -195,8 +196,51 @@ def printable(text: str) -> str:
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+class _Signalled(KeyboardInterrupt):
+    """The ``KeyboardInterrupt`` a console script's SIGINT/SIGTERM/SIGHUP handler raises."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"signal {signum}")
+        self.signum = signum
+
+
 def _unwind(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
+    """SIGINT/SIGTERM/SIGHUP in a console script: unwind like Ctrl-C, where that is safe.
+
+    Python runs the handler at whatever bytecode the main thread is at. Inside
+    a C extension's initialisation the exception could land in C code that
+    does not check for it (a crash, no JSON), so there the signal waits until
+    the extension is whole (:mod:`rvault_contracts.extension_imports`).
+    Elsewhere it raises, and remembers that it did: in a weakref callback, a
+    ``__del__`` or an I/O object's finaliser Python swallows the exception
+    and the command goes on, so the next safe point (a write about to start,
+    the report about to be printed: :func:`_raise_if_swallowed`) raises it
+    again.
+    """
+    if extension_imports.initialising():
+        extension_imports.defer(signum)
+        return
+    _raised_signals.append(signum)
+    raise _Signalled(signum)
+
+
+_raised_signals: list[int] = []
+
+
+def _raise_if_swallowed() -> None:
+    """Raise the interrupt a finaliser swallowed; the command must not go on as if none came."""
+    if _raised_signals:
+        raise _Signalled(_raised_signals[0])
+
+
+def _unraisable(unraisable: Any) -> None:
+    """An interrupt swallowed in a finaliser is no "Exception ignored" traceback.
+
+    It is raised again at the next safe point (:func:`_raise_if_swallowed`);
+    every other unraisable exception goes to Python's own hook (printed).
+    """
+    if not isinstance(unraisable.exc_value, _Signalled):
+        sys.__unraisablehook__(unraisable)
 
 
 def _interrupted() -> int:
@@ -206,6 +250,7 @@ def _interrupted() -> int:
     handler's writers roll back or report what landed (``landed_writes``).
     """
     _report_is_final()
+    _raised_signals.clear()  # this is the report of the interrupt they raised
     landed = landed_writes()
     context = {"landed_writes": list(landed)} if landed else {}
     emit(failure_document("interrupted", "interrupted by the user", None, **context))
@@ -228,8 +273,9 @@ def _report_is_final() -> None:
         while signal.getsignal(signum) is not signal.SIG_IGN:
             try:
                 signal.signal(signum, signal.SIG_IGN)
-            except KeyboardInterrupt:
-                continue  # a signal that came in while ignoring: the report goes out anyway
+            except KeyboardInterrupt:  # came in while ignoring: the report goes out anyway
+                if _raised_signals:
+                    _raised_signals.pop()
 
 
 # --------------------------------------------------------------------------- landed writes
@@ -279,6 +325,7 @@ def raise_if_interrupted() -> None:
     """Refuse to start a new write once an interrupt is pending (nothing touched yet)."""
     if _pending_signals and _console_process:
         raise KeyboardInterrupt(f"signal {_pending_signals[0]}")
+    _raise_if_swallowed()
 
 
 @contextmanager
@@ -505,8 +552,7 @@ def console_main(
     try:
         if argv is None:
             _console_process = True
-            for signum in (signal.SIGTERM, signal.SIGHUP):
-                signal.signal(signum, _unwind)
+            _install_unwinding()
         for argument in arguments:
             if printable(argument) != argument:
                 emit(
@@ -527,6 +573,20 @@ def console_main(
         raise
     except BrokenPipeError:
         return _stdout_closed()
+
+
+def _install_unwinding() -> None:
+    """SIGTERM and SIGHUP unwind like Ctrl-C; all three wait out an extension's import.
+
+    SIGINT is taken over only from Python's own ``default_int_handler`` (a
+    shell that started the tool with SIGINT ignored keeps it ignored).
+    """
+    extension_imports.install()
+    sys.unraisablehook = _unraisable
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _unwind)
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _unwind)
 
 
 def _stdout_closed() -> int:
