@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from pypdf import PdfReader
 from rvault_testkit.video_extraction.synthetic import TalkSpec, distinct_slides, timeline
-from rvault_video_extraction import extract as extract_module
+from rvault_video_extraction import extract_media
 from rvault_video_extraction.api import validate_manifest
 from rvault_video_extraction.errors import VideoExtractionError
 from rvault_video_extraction.extract import ExtractRequest, extract, output_names
@@ -305,7 +305,7 @@ def test_failure_mid_run_leaves_previous_outputs_and_no_intermediates(
     vault = talk_vault(small_spec())
     extract(ExtractRequest(vault.video, vault.outdir, vault.video_id, fps=2.0))
     before = {path: snapshot_file(path) for path in outputs(vault)}
-    real_writer = extract_module.write_jpeg_pdf
+    real_writer = extract_media.write_jpeg_pdf
     calls = []
 
     def failing_writer(*args: Any, **kwargs: Any) -> bytes:
@@ -314,7 +314,7 @@ def test_failure_mid_run_leaves_previous_outputs_and_no_intermediates(
             raise OSError("disk full while building the slide-region PDF")
         return real_writer(*args, **kwargs)
 
-    monkeypatch.setattr(extract_module, "write_jpeg_pdf", failing_writer)
+    monkeypatch.setattr(extract_media, "write_jpeg_pdf", failing_writer)
     with pytest.raises(VideoExtractionError) as refused:
         extract(
             ExtractRequest(
@@ -340,7 +340,7 @@ def test_no_partial_outputs_on_first_run_failure(
     def exploding(*args: Any, **kwargs: Any) -> dict[str, Any]:
         raise RuntimeError("manifest builder crashed")
 
-    monkeypatch.setattr(extract_module, "build_manifest", exploding)
+    monkeypatch.setattr(extract_media, "build_manifest", exploding)
     with pytest.raises(RuntimeError):
         extract(ExtractRequest(vault.video, vault.outdir, vault.video_id, fps=2.0))
     assert sorted(p.name for p in vault.outdir.iterdir()) == [f"{vault.video_id}.mp4"]

@@ -7,7 +7,12 @@ from pathlib import Path
 
 from rvault_contracts import cli as contract_cli
 
-from rvault_video_extraction.errors import VideoExtractionError
+from rvault_video_extraction.downloads import (
+    BatchDownloadRequest,
+    DownloadRequest,
+    download,
+    download_batch,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -24,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     single.add_argument(
         "--enable-file-urls", action="store_true", help="yt-dlp: allow file:// format URLs"
     )
-    single.set_defaults(handler=run_single)
+    single.set_defaults(handler=handle_single)
 
     batch = subparsers.add_parser(
         "batch-download", help="download several talk videos (each as `download`)"
@@ -37,61 +42,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     batch.add_argument(
         "--enable-file-urls", action="store_true", help="yt-dlp: allow file:// format URLs"
     )
-    batch.set_defaults(handler=run_batch)
+    batch.set_defaults(handler=handle_batch)
 
 
-def run_single(args: argparse.Namespace) -> int:
-    from rvault_video_extraction.downloader import download_video
-
-    try:
-        result = download_video(
-            args.youtube_id,
-            args.vault_root,
-            progress=contract_cli.progress,
-            info_json=args.load_info_json,
-            enable_file_urls=args.enable_file_urls,
-        )
-    except VideoExtractionError as exc:
-        raise contract_cli.Refusal(
-            exc.code, exc.message, exc.path, **exc.refusal_context()
-        ) from None
-    document = result.to_dict()
-    document["ok"] = True
-    contract_cli.emit(document)
+def handle_single(args: argparse.Namespace) -> int:
+    request = DownloadRequest(
+        args.youtube_id, args.vault_root, args.load_info_json, args.enable_file_urls
+    )
+    contract_cli.emit(download(request, contract_cli.progress))
     return contract_cli.EXIT_OK
 
 
-def run_batch(args: argparse.Namespace) -> int:
-    from rvault_video_extraction.downloader import DownloadResult, download_video
-
-    results: list[DownloadResult] = []
-    for youtube_id in args.youtube_ids:
-        info = None
-        if args.info_json_dir is not None:
-            candidate = args.info_json_dir / f"{youtube_id}.info.json"
-            info = candidate if candidate.is_file() else None
-        contract_cli.progress(f"[{len(results) + 1}/{len(args.youtube_ids)}] {youtube_id}")
-        try:
-            results.append(
-                download_video(
-                    youtube_id,
-                    args.vault_root,
-                    progress=contract_cli.progress,
-                    info_json=info,
-                    enable_file_urls=args.enable_file_urls,
-                )
-            )
-        except VideoExtractionError as exc:
-            error = {"code": exc.code, "message": exc.message, "path": exc.path}
-            results.append(DownloadResult(youtube_id, "failed", None, None, error))
-    documents = [result.to_dict() for result in results]
-    failed = [result.youtube_id for result in results if result.status == "failed"]
-    if failed:
-        raise contract_cli.Refusal(
-            "batch_incomplete",
-            f"{len(failed)} of {len(results)} downloads failed",
-            None,
-            results=documents,
-        )
-    contract_cli.emit({"ok": True, "results": documents})
+def handle_batch(args: argparse.Namespace) -> int:
+    request = BatchDownloadRequest(
+        args.vault_root, tuple(args.youtube_ids), args.info_json_dir, args.enable_file_urls
+    )
+    contract_cli.emit(download_batch(request, contract_cli.progress))
     return contract_cli.EXIT_OK

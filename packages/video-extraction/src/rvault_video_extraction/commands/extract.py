@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rvault_contracts import cli as contract_cli
 
-from rvault_video_extraction.errors import VideoExtractionError
+from rvault_video_extraction.extract import ExtractRequest, extract, parse_region
 from rvault_video_extraction.versioning import DEFAULT_FPS, DEFAULT_HASH_THRESHOLD, MAX_FPS, MIN_FPS
 
 
@@ -68,32 +68,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         action="store_true",
         help="replace an existing manifest of VIDEO_ID in OUTDIR (and what it trusted)",
     )
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=handle)
 
 
-def run(args: argparse.Namespace) -> int:
-    from rvault_video_extraction.extract import ExtractRequest, extract, parse_region
-
-    try:
-        region = parse_region(args.region) if args.region is not None else None
-        manifest = extract(
-            ExtractRequest(
-                video=args.video,
-                outdir=args.outdir,
-                video_id=args.video_id,
-                fps=args.fps,
-                hash_threshold=args.hash_threshold,
-                region=region,
-                region_verified=args.region_verified,
-                vault_root=args.vault_root,
-                allow_incomplete=args.allow_incomplete,
-                force=args.force,
-            ),
-            progress=contract_cli.progress,
-        )
-    except VideoExtractionError as exc:
-        raise contract_cli.Refusal(
-            exc.code, exc.message, exc.path, **exc.refusal_context()
-        ) from None
-    contract_cli.emit(manifest)
+def handle(args: argparse.Namespace) -> int:
+    region = parse_region(args.region) if args.region is not None else None
+    request = ExtractRequest(
+        video=args.video,
+        outdir=args.outdir,
+        video_id=args.video_id,
+        fps=args.fps,
+        hash_threshold=args.hash_threshold,
+        region=region,
+        region_verified=args.region_verified,
+        vault_root=args.vault_root,
+        allow_incomplete=args.allow_incomplete,
+        force=args.force,
+    )
+    contract_cli.emit(extract(request, progress=contract_cli.progress))
     return contract_cli.EXIT_OK

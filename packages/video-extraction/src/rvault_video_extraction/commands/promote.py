@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rvault_contracts import cli as contract_cli
 
-from rvault_video_extraction.errors import VideoExtractionError
+from rvault_video_extraction.promote import PromoteRequest, promote
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -28,18 +28,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         action="store_true",
         help="overwrite a different existing slides/{id}.pdf (refused without it)",
     )
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=handle)
 
 
-def run(args: argparse.Namespace) -> int:
-    from rvault_video_extraction.promote import PromoteRequest, promote
-
-    try:
-        report = promote(PromoteRequest(args.manifest, args.vault_root, args.replace))
-    except VideoExtractionError as exc:
-        raise contract_cli.Refusal(
-            exc.code, exc.message, exc.path, **exc.refusal_context()
-        ) from None
+def handle(args: argparse.Namespace) -> int:
+    report = promote(PromoteRequest(args.manifest, args.vault_root, args.replace))
     contract_cli.progress(f"promoted to {report['slides_local_path']}")
     contract_cli.emit(report)
     return contract_cli.EXIT_OK
