@@ -1,59 +1,33 @@
-"""Each package README's refusal and issue codes are generated from the source and kept in sync."""
+"""Each package declares the codes it emits, and its README table is rendered from them.
+
+The declarations are ``rvault_<owner>.codes.CODES`` (``rvault_contracts.codes.SHARED``
+for the codes every tool shares). Two simple checks keep them honest against the
+source (``tools/emitted_codes.py``): a code literal the source passes where a code
+goes must be declared, and a declared code must appear in the source.
+"""
 
 from __future__ import annotations
 
-import ast
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from rvault_contracts.codes import ISSUE, SHARED, declare, error, issue, refusal
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import emitted_codes
 import refusal_codes
 
 PACKAGES = [p.name for p in refusal_codes.packages()]
 
-# A few codes per package, each raised through a different emitter shape.
-KNOWN = {
-    "analysis-writer": {
-        "target_collision": "refusal",  # _refuse(...) wrapper of Refusal
-        "vault_root_invalid": "refusal",  # Refusal(...)
-        "ledger_schema_violation": "issue",  # {"code": ...} dict
-    },
-    "archive-batch": {
-        "database_changed": "refusal",  # Refusal(...) at the batch's one registration
-        "scheduler_unreachable": "refusal",
-    },
-    "pptx-evidence": {
-        "unsafe_member_name": "refusal",  # Refusal(refusals.UNSAFE_MEMBER_NAME, ...)
-        "worker_timeout": "refusal",  # a constant table's value
-        "pptx_batch_entry_limit": "issue",  # _Scan.skip(path, reason)
-    },
-    "returns-persistence": {
-        "queue_generation_mismatch": "issue",  # ctx.add(code, path, message) -> Collector.add
-        "not_evaluable_missing": "issue",
-        "translation_required": "issue",
-        "database_unreadable": "refusal",  # mapped, message = "...", ... (tuple assignment)
-    },
-    "tracking-db": {
-        "database_missing": "refusal",  # DATABASE_MISSING constant
-        "expectation_failed": "refusal",  # PlanRefusal / Refusal
-    },
-    "transcript": {
-        "empty_text": "error",  # TextRefusal(code, message)
-        "invalid_video_id": "refusal",
-    },
-    "video-extraction": {
-        "path_missing": "issue",  # a function's returned list, fed to Collector.add
-        "path_contains_nul": "issue",  # appended to a returned local list
-        "invalid_fps": "error",  # VideoExtractionError(code, ...)
-    },
-}
+
+def _source(package: str) -> Path:
+    return refusal_codes.PACKAGES_DIR / package / "src"
 
 
 @pytest.mark.parametrize("package", PACKAGES)
-def test_readme_block_matches_the_source(package: str) -> None:
+def test_readme_block_matches_the_declarations(package: str) -> None:
     readme = refusal_codes.PACKAGES_DIR / package / "README.md"
     text = readme.read_text(encoding="utf-8")
     assert refusal_codes.START in text and refusal_codes.END in text, (
@@ -66,104 +40,100 @@ def test_readme_block_matches_the_source(package: str) -> None:
     )
 
 
-def test_every_package_is_known() -> None:
-    assert sorted(KNOWN) == PACKAGES
+@pytest.mark.parametrize("package", PACKAGES)
+def test_every_emitted_code_is_declared(package: str) -> None:
+    known = set(refusal_codes.declared(package)) | set(SHARED)
+    undeclared = sorted(
+        f"{site.code} ({site.path.relative_to(refusal_codes.ROOT)}:{site.line})"
+        for site in emitted_codes.sites(_source(package))
+        if site.code not in known
+    )
+    assert not undeclared, (
+        f"{package}: codes emitted but not declared in {refusal_codes.import_name(package)}"
+        f".codes (declare each with its hint): {undeclared}"
+    )
 
 
 @pytest.mark.parametrize("package", PACKAGES)
-def test_known_codes_are_found_with_their_kind(package: str) -> None:
-    table = refusal_codes.codes(package)
-    for code, kind in KNOWN[package].items():
-        assert code in table, f"{package}: {code} not extracted"
-        assert kind in table[code][1], f"{package}: {code} is {table[code][1]}, not {kind}"
-    rows = refusal_codes.table(package).splitlines()
-    assert any(row.startswith(f"| `{next(iter(KNOWN[package]))}` |") for row in rows)
+def test_every_declared_code_is_emitted(package: str) -> None:
+    """A declaration nothing emits is a renamed or removed code left behind."""
+    used = emitted_codes.literals(_source(package)) | set(SHARED)
+    stale = sorted(
+        name
+        for name, code in refusal_codes.declared(package).items()
+        if code.pattern is None and name not in used
+    )
+    assert not stale, f"{package}: declared codes that no source file uses: {stale}"
 
 
-def test_shared_codes_come_from_the_contracts() -> None:
-    shared = refusal_codes.shared_codes()
-    assert {"usage_error", "internal_error", "duplicate_key", "lock_unavailable"} <= set(shared)
+def test_the_shared_codes_are_declared_and_used() -> None:
+    source = emitted_codes.CONTRACTS_SRC
+    emitted = {site.code for site in emitted_codes.sites(source)}
+    assert emitted <= set(SHARED), sorted(emitted - set(SHARED))
+    assert set(SHARED) <= emitted_codes.literals(source), sorted(
+        set(SHARED) - emitted_codes.literals(source)
+    )
     # StagedCandidateConflictError's first argument is an invariant, not a code.
-    assert "staged_candidate_conflict" in shared and "staged_bytes" not in shared
+    assert "staged_candidate_conflict" in SHARED and "staged_bytes" not in emitted
 
 
-def _extract(tmp_path: Path, source: str) -> dict[str, tuple[set[str], set[str], bool]]:
-    package = tmp_path / "src/rvault_demo"
-    package.mkdir(parents=True)
-    (package / "__init__.py").write_text("", encoding="utf-8")
-    (package / "rules.py").write_text(textwrap.dedent(source), encoding="utf-8")
-    ast.parse((package / "rules.py").read_text(encoding="utf-8"))
-    return refusal_codes._collect(refusal_codes.extract(tmp_path / "src").sites)
-
-
-def test_dynamic_codes_are_patterns_not_dropped(tmp_path: Path) -> None:
-    found = _extract(
-        tmp_path,
-        """
-        from rvault_contracts.cli import Refusal
-
-        PREFIX = "database_"
-
-        def read(exc, strict):
-            if strict:
-                raise Refusal(f"database_{exc.code}", "bad")
-            raise Refusal(PREFIX + exc.code, "bad")
-        """,
+def test_the_tables_show_kind_and_next_action() -> None:
+    rows = refusal_codes.table("transcript").splitlines()
+    assert rows[0] == "| code | kind | next action |"
+    assert any(
+        row.startswith("| `invalid_video_id` | refusal | pass the 11-character") for row in rows
     )
-    assert found["database_<exc.code>"] == ({"rules"}, {"refusal"}, True)
-
-
-def test_wrappers_subclasses_and_collectors_are_followed(tmp_path: Path) -> None:
-    found = _extract(
-        tmp_path,
-        """
-        from dataclasses import dataclass
-        from rvault_contracts.cli import Refusal
-
-        class OwnRefusal(Refusal):
-            pass
-
-        @dataclass
-        class Note:
-            path: str
-            code: str
-
-        class Notes:
-            def __init__(self):
-                self.items = []
-
-            def add(self, path, code):
-                self.items.append(Note(path, code))
-
-        def _refuse(code, message, hint):
-            return OwnRefusal(code, message, None, hint=hint)
-
-        def check(notes, seen):
-            seen.add("not_a_code")
-            notes.add("$", "note_code")
-            raise _refuse("wrapped_code" if notes else "other_code", "m", "h")
-        """,
+    families = refusal_codes.table("returns-persistence")
+    assert (
+        "| `database_duplicate_key` (built as `database_<strict JSON code>`) | refusal |"
+        in families
     )
-    assert found["note_code"][1] == {"issue"}
-    assert found["wrapped_code"][1] == found["other_code"][1] == {"refusal"}
-    assert "not_a_code" not in found  # set.add has one argument, Notes.add two
 
 
-def test_forwarded_codes_are_reported_unresolved(tmp_path: Path) -> None:
-    package = tmp_path / "src/rvault_demo"
-    package.mkdir(parents=True)
-    (package / "cmd.py").write_text(
-        "from rvault_contracts.cli import Refusal\n\n"
-        "def run(exc):\n"
-        "    raise Refusal(exc.code, 'forwarded')\n",
+def test_a_declaration_names_each_code_once() -> None:
+    codes = declare(refusal("a_code", "do this", also=ISSUE), [issue(f"b_{n}") for n in "xy"])
+    assert list(codes) == ["a_code", "b_x", "b_y"]
+    assert codes["a_code"].kinds == ("refusal", "issue")
+    assert codes.hints() == {"a_code": "do this"}
+    with pytest.raises(ValueError, match="declared twice"):
+        declare(error("same"), issue("same"))
+
+
+def test_the_scan_finds_codes_where_codes_go(tmp_path: Path) -> None:
+    source = tmp_path / "src" / "rvault_demo"
+    source.mkdir(parents=True)
+    (source / "rules.py").write_text(
+        textwrap.dedent(
+            """
+            from rvault_contracts.cli import Refusal
+
+            NOT_A_ZIP = "not_a_zip"
+
+            class Notes:
+                def add(self, code, path, message):
+                    pass
+
+            def pdf_issue(state, where):
+                return state
+
+            def check(notes, seen):
+                seen.add("not_a_code")  # set.add: one argument, not Notes.add's three
+                pdf_issue("changed", "$")  # no parameter named code
+                notes.add("note_code", "$", "m")
+                record = {"code": "dict_code", "message": "m"}
+                action = {"code": "next_action", "command": "rvault-db status"}
+                raise Refusal(NOT_A_ZIP, "m", None, hint="re-export it")
+            """
+        ),
         encoding="utf-8",
     )
-    extraction = refusal_codes.extract(tmp_path / "src")
-    assert extraction.sites == []
-    assert [line.rsplit(": ", 1)[1] for line in extraction.unresolved] == ["exc.code"]
+    found = {site.code: site for site in emitted_codes.sites(tmp_path / "src")}
+    assert set(found) == {"note_code", "dict_code", "not_a_zip"}
+    assert found["not_a_zip"].hinted and not found["note_code"].hinted
+    assert found["not_a_zip"].raised and not found["note_code"].raised
 
 
-def test_write_adds_the_section_once(tmp_path: Path) -> None:
+def test_write_adds_the_section_once() -> None:
     text = "# pkg\n\nHand-written prose.\n"
     once = refusal_codes.render_readme(text, "transcript", ["usage_error"])
     assert once.startswith(text.rstrip())

@@ -1,10 +1,10 @@
 """Every refusal a tool can print carries a ``hint`` naming the next action.
 
-The codes are the ones ``tools/refusal_codes.py`` derives from the source
-(the generated README tables). A code passes when every site that emits it
-passes ``hint=`` (or its class supplies one), or when a hint table has it: the
-owner's ``HINTS`` (registered by its console script) or ``rvault_contracts``'
-``DEFAULT_HINTS``; ``cli.emit`` fills a missing hint from those tables.
+A refusal or error code passes when its declaration (``rvault_<owner>.codes``,
+``rvault_contracts.codes.SHARED``) gives its default hint, or when every site
+that emits it names one (passes ``hint=``, or raises a class with a ``HINT``).
+``cli.emit`` fills a missing hint from the declared ones, which the console
+script registers.
 """
 
 from __future__ import annotations
@@ -16,30 +16,45 @@ from pathlib import Path
 
 import pytest
 from rvault_contracts import cli, hints
+from rvault_contracts.codes import ISSUE, SHARED
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import emitted_codes
 import refusal_codes
 
 PACKAGES = [p.name for p in refusal_codes.packages()]
+# Exit 1, not a refusal: an internal error is a bug to report, not an input to fix.
+NOT_REFUSALS = frozenset({"internal_error"})
 
 
 @pytest.mark.parametrize("package", PACKAGES)
 def test_every_refusal_code_has_a_hint(package: str) -> None:
-    missing = refusal_codes.unhinted(refusal_codes.PACKAGES_DIR / package / "src")
+    declared = refusal_codes.declared(package)
+    site_named = {
+        name for name, code in declared.items() if code.hint is None and code.kinds != (ISSUE,)
+    }
+    missing = sorted(
+        f"{site.code} ({site.path.name}:{site.line})"
+        for site in emitted_codes.sites(refusal_codes.PACKAGES_DIR / package / "src")
+        if site.code in site_named and site.raised and not site.hinted
+    )
     assert not missing, (
-        f"{package}: refusal codes emitted without a hint (pass hint= at the site or add "
-        f"the code to the package's HINTS table): {sorted(missing)}"
+        f"{package}: refusal codes emitted without a hint (pass hint= at the site or declare "
+        f"the code's hint in its codes module): {missing}"
     )
 
 
 def test_every_shared_refusal_code_has_a_hint() -> None:
-    assert not refusal_codes.unhinted(refusal_codes.CONTRACTS_SRC)
+    unhinted = {
+        name for name, code in SHARED.items() if code.hint is None and code.kinds != (ISSUE,)
+    }
+    assert unhinted == NOT_REFUSALS
 
 
 @pytest.mark.parametrize("package", PACKAGES)
 def test_the_console_script_registers_its_hint_table(package: str) -> None:
-    """A ``HINTS`` table only helps when ``console_main`` is given it."""
-    if not refusal_codes.hint_tables(refusal_codes.PACKAGES_DIR / package / "src"):
+    """Declared hints only help when ``console_main`` is given them."""
+    if not refusal_codes.declared(package).hints():
         return
     cli_modules = list((refusal_codes.PACKAGES_DIR / package / "src").glob("*/cli.py"))
     assert cli_modules, f"{package} has no cli.py"
@@ -52,41 +67,6 @@ def test_the_console_script_registers_its_hint_table(package: str) -> None:
     assert calls and all(
         any(k.arg == "hint_table" for k in call.keywords) or len(call.args) == 3 for call in calls
     ), f"{package}: console_main is not given the package's HINTS"
-
-
-def test_a_hint_table_lists_only_codes_the_source_emits() -> None:
-    """A hint for a code nothing emits is dead text (a renamed code left behind).
-
-    An owner may give a shared code (one ``rvault_contracts`` emits for it,
-    e.g. ``not_regular_file`` or its bounded reader's) a hint of its own.
-    """
-    shared = {site.code for site in refusal_codes.extract(refusal_codes.CONTRACTS_SRC).sites}
-    for package in PACKAGES:
-        source = refusal_codes.PACKAGES_DIR / package / "src"
-        emitted = shared | {site.code for site in refusal_codes.extract(source).sites}
-        stale = set(refusal_codes.hint_tables(source)) - emitted
-        assert not stale, f"{package}: HINTS for codes nothing emits: {sorted(stale)}"
-
-
-def test_the_site_detector_tells_hinted_from_unhinted(tmp_path: Path) -> None:
-    source = tmp_path / "src" / "demo_owner"
-    source.mkdir(parents=True)
-    (source / "__init__.py").write_text("")
-    (source / "checks.py").write_text(
-        "from rvault_contracts.cli import Refusal, refuse\n"
-        "class Family(Refusal):\n"
-        "    HINT = 'fix it'\n"
-        "def a():\n"
-        "    raise Refusal('with_hint', 'm', None, hint='do this')\n"
-        "def b():\n"
-        "    refuse('without_hint', 'm')\n"
-        "def c():\n"
-        "    raise Family('family_hint', 'm')\n"
-        "def d():\n"
-        "    refuse('tabled', 'm')\n"
-        "HINTS = {'tabled': 'run x'}\n"
-    )
-    assert refusal_codes.unhinted(tmp_path / "src") == {"without_hint": {"checks"}}
 
 
 def test_emit_fills_the_default_hint_of_a_refusal(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,9 +1,10 @@
 """Every stable code the validator can emit has a failing case in the corpus.
 
 The codes are collected from the source (``.add(CODE, path, ...)`` and
-``Issue(CODE, path, ...)`` calls) by the repository's one code extractor,
-``tools/refusal_codes.py`` (which also generates the README's code table), so
-a new rule without a corpus case fails this test instead of going untested.
+``Issue(CODE, path, ...)`` calls) by the repository's one code scan,
+``tools/emitted_codes.py`` (which also keeps ``rvault_returns_persistence.codes``
+honest), so a new rule without a corpus case fails this test instead of going
+untested.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 from test_validate_corpus import INVALID
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tools"))
-import refusal_codes
+import emitted_codes as scan
 
 # Codes exercised by dedicated tests in test_validate_corpus.py / test_cli_validate.py.
 DEDICATED = {
@@ -49,12 +50,7 @@ DEDICATED = {
 def emitted_codes() -> set[str]:
     """The validator's issue codes: what ``Collector.add`` and ``Issue`` receive."""
     source = Path(__file__).resolve().parents[1] / "src"
-    extraction = refusal_codes.extract(source)
-    return {
-        site.code
-        for site in extraction.sites
-        if site.emitter in ("add", "Issue") and not site.pattern
-    }
+    return {site.code for site in scan.sites(source) if site.callee in ("add", "Issue")}
 
 
 def test_every_emitted_code_has_a_failing_case() -> None:
