@@ -67,6 +67,16 @@ def _command(
 
 
 def register(subparsers: Any) -> None:
+    """The six writing commands, each registered by its own function below."""
+    _sources_parser(subparsers)
+    _register_transcript_parser(subparsers)
+    _register_slides_parser(subparsers)
+    _attach_media_parser(subparsers)
+    _record_deck_parser(subparsers)
+    _add_talk_parser(subparsers)
+
+
+def _sources_parser(subparsers: Any) -> None:
     _command(
         subparsers,
         "sources",
@@ -83,6 +93,9 @@ def register(subparsers: Any) -> None:
         handler=run_plan,
         arguments=[_arg("plan", help="path of the plan JSON file, or - for stdin")],
     )
+
+
+def _register_transcript_parser(subparsers: Any) -> None:
     _command(
         subparsers,
         "register-transcript",
@@ -118,6 +131,9 @@ def register(subparsers: Any) -> None:
             ),
         ],
     )
+
+
+def _register_slides_parser(subparsers: Any) -> None:
     _command(
         subparsers,
         "register-slides",
@@ -139,6 +155,9 @@ def register(subparsers: Any) -> None:
             ),
         ],
     )
+
+
+def _attach_media_parser(subparsers: Any) -> None:
     _command(
         subparsers,
         "attach-media",
@@ -153,6 +172,9 @@ def register(subparsers: Any) -> None:
         handler=run_attach_media,
         arguments=[_path("the recording, e.g. recordings/NAME.wav"), _TALK],
     )
+
+
+def _record_deck_parser(subparsers: Any) -> None:
     _command(
         subparsers,
         "record-deck",
@@ -175,6 +197,9 @@ def register(subparsers: Any) -> None:
             ),
         ],
     )
+
+
+def _add_talk_parser(subparsers: Any) -> None:
     _command(
         subparsers,
         "add-talk",
