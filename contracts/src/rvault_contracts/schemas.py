@@ -5,6 +5,12 @@ its versions, the schema file of each version, the producing package and the
 consuming packages. Schemas are JSON Schema Draft 2020-12, shipped as package
 data, and refer to each other by ``$id`` (``urn:rvault:<artifact>:v<N>``), so
 consumers never reach for files by relative path.
+
+python-jsonschema and referencing (about a third of a small job's start-up)
+are imported when a document is first validated, not when this module is:
+many commands import an owner module that can validate yet, on their usual
+path, never do (``rvault-db status`` reads the registry only through
+owners' fast paths).
 """
 
 from __future__ import annotations
@@ -15,16 +21,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
-
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import ValidationError
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
+from typing import TYPE_CHECKING, Any
 
 from rvault_contracts.ecma_regex import ecma_to_python
 from rvault_contracts.issues import Issue
 from rvault_contracts.strict_json import json_path
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+    from referencing import Registry
 
 SCHEMA_ID_PREFIX = "urn:rvault:"
 
@@ -94,6 +100,9 @@ def load_schema(artifact: str, version: int) -> dict[str, Any]:
 
 @cache
 def _resource_registry() -> Registry:
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
     resources_list = []
     for entry in registry().values():
         for version in entry.versions:
@@ -113,21 +122,29 @@ def _pattern_keyword(
     validator: Any, pattern: str, instance: Any, schema: dict[str, Any]
 ) -> Iterator[ValidationError]:
     if validator.is_type(instance, "string") and not _compiled_pattern(pattern).search(instance):
+        from jsonschema.exceptions import ValidationError
+
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-# Draft 2020-12 with ``pattern`` evaluated as ECMA-262 (see ecma_to_python).
-_Validator = validators.extend(Draft202012Validator, {"pattern": _pattern_keyword})
+@cache
+def _validator_class() -> Any:
+    """Draft 2020-12 with ``pattern`` evaluated as ECMA-262 (see ecma_to_python)."""
+    from jsonschema import Draft202012Validator, validators
+
+    return validators.extend(Draft202012Validator, {"pattern": _pattern_keyword})
 
 
 @cache
 def validator(artifact: str, version: int) -> Draft202012Validator:
     """A Draft 2020-12 validator with every registered schema resolvable by ``$id``."""
-    return _Validator(
+    cls = _validator_class()
+    validator: Draft202012Validator = cls(
         load_schema(artifact, version),
         registry=_resource_registry(),
-        format_checker=_Validator.FORMAT_CHECKER,
+        format_checker=cls.FORMAT_CHECKER,
     )
+    return validator
 
 
 # The code of every schema issue, and the keys a list of them has always been

@@ -6,16 +6,20 @@ plan with the database. This module turns the first schema violation into
 the refusal a user sees: the same codes the hand-written decoders used
 (``unknown_field``, ``missing_field``, ``wrong_type``, ``invalid_value``,
 ``unsupported_schema_version``) and the JSON path of the offending member.
+python-jsonschema is imported only when a document is checked: ``rvault-db
+status`` imports the plan modules (through preflight) but never checks a plan.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema.exceptions import ValidationError, best_match
 from rvault_contracts.cli import Refusal
-from rvault_contracts.schemas import validator
+from rvault_contracts.schemas import load_schema, validator
 from rvault_contracts.strict_json import json_path
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 _CODES = {
     "additionalProperties": "unknown_field",
@@ -27,6 +31,8 @@ _CODES = {
 
 def _deepest(error: ValidationError) -> ValidationError:
     """The most specific cause under ``if/then``/``allOf``/``$ref`` wrappers."""
+    from jsonschema.exceptions import best_match
+
     while error.context:
         error = best_match(error.context) or error
         if not error.context:
@@ -42,6 +48,8 @@ def check_document(artifact: str, version: int, document: Any, *, what: str) -> 
     )
     if not errors:
         return
+    from jsonschema.exceptions import best_match
+
     error = _deepest(best_match(errors) or errors[0])
     path = list(error.absolute_path)
     where = json_path("$", *path)
@@ -79,5 +87,5 @@ def _missing_key(error: ValidationError) -> str | None:
 
 def kinds_of(artifact: str, version: int) -> list[str]:
     """The plan kinds a schema admits (``mutations.items.properties.kind.enum``)."""
-    schema = validator(artifact, version).schema
+    schema = load_schema(artifact, version)  # the validator's own schema, without building it
     return list(schema["properties"]["mutations"]["items"]["properties"]["kind"]["enum"])
