@@ -113,7 +113,6 @@ def claim_issues(claim: object, *, path: str = "$", filename: str | None = None)
                 f"queue claim version {version} is not supported (known: 1-5)",
             )
         ]
-    issues: list[Issue] = []
     state = claim.get("state")
     if state not in STATES:
         return [
@@ -123,34 +122,59 @@ def claim_issues(claim: object, *, path: str = "$", filename: str | None = None)
         issues = _field_set_issues(claim, version, state, path)
         if issues:
             return issues
+    # Every field of this version and state is present from here on.
+    return [
+        *_claim_field_issues(claim, path),
+        *_release_issues(claim, version, state, path),
+        *_return_issues(claim, version, path, filename),
+    ]
+
+
+def _claim_field_issues(claim: Mapping[str, Any], path: str) -> list[Issue]:
+    """The fields every claim carries: ids, claim time, prior status, generation."""
+    issues: list[Issue] = []
+    for name in ("run_id", "batch_id"):
+        if not is_nonempty_str(claim[name]):
+            issues.append(
+                Issue("invalid_type", jp(path, name), f"{name} must be a non-empty string")
+            )
+    if parse_aware(claim["claimed_at"]) is None:
+        issues.append(
+            Issue(
+                "invalid_timestamp",
+                jp(path, "claimed_at"),
+                "claimed_at must be a timezone-aware ISO-8601 timestamp",
+            )
+        )
+    if claim["previous_status"] not in CLAIMABLE_STATUSES:
+        issues.append(
+            Issue(
+                "invalid_value",
+                jp(path, "previous_status"),
+                f"previous_status must be one of {list(CLAIMABLE_STATUSES)}",
+            )
+        )
+    generation = claim["reprocess_generation"]
+    if not is_int(generation) or generation < 1:
+        issues.append(
+            Issue(
+                "invalid_type",
+                jp(path, "reprocess_generation"),
+                "reprocess_generation must be a positive integer",
+            )
+        )
+    return issues
+
+
+def _release_issues(claim: Mapping[str, Any], version: int, state: str, path: str) -> list[Issue]:
+    """A released or completed claim: when and why it ended, and a completed one's result."""
+    issues: list[Issue] = []
 
     def bad(field_name: str, code: str, message: str) -> None:
         issues.append(Issue(code, jp(path, field_name), message))
 
-    for name in ("run_id", "batch_id"):
-        if not is_nonempty_str(claim[name]):
-            bad(name, "invalid_type", f"{name} must be a non-empty string")
-    claimed_at = parse_aware(claim["claimed_at"])
-    if claimed_at is None:
-        bad(
-            "claimed_at",
-            "invalid_timestamp",
-            "claimed_at must be a timezone-aware ISO-8601 timestamp",
-        )
-    if claim["previous_status"] not in CLAIMABLE_STATUSES:
-        bad(
-            "previous_status",
-            "invalid_value",
-            f"previous_status must be one of {list(CLAIMABLE_STATUSES)}",
-        )
-    generation = claim["reprocess_generation"]
-    if not is_int(generation) or generation < 1:
-        bad(
-            "reprocess_generation",
-            "invalid_type",
-            "reprocess_generation must be a positive integer",
-        )
     if state != STATE_CLAIMED:
+        claimed_at = parse_aware(claim["claimed_at"])
         released = parse_aware(claim["released_at"])
         if released is None:
             bad(
@@ -171,20 +195,31 @@ def claim_issues(claim: object, *, path: str = "$", filename: str | None = None)
             )
         if version >= 2 and not is_sha256_hex(claim["result_payload_sha256"]):
             bad("result_payload_sha256", "invalid_digest", "must be 64 lowercase hex characters")
-    if version >= 3:
-        expected_return = RETURN_VERSION[version]
-        required_return = claim["required_return_schema_version"]
-        if not is_int(required_return) or required_return != expected_return:
-            bad(
-                "required_return_schema_version",
+    return issues
+
+
+def _return_issues(
+    claim: Mapping[str, Any], version: int, path: str, filename: str | None
+) -> list[Issue]:
+    """v3-v5: the return schema the claim requires and its adherence baseline."""
+    if version < 3:
+        return []
+    issues: list[Issue] = []
+    expected_return = RETURN_VERSION[version]
+    required_return = claim["required_return_schema_version"]
+    if not is_int(required_return) or required_return != expected_return:
+        issues.append(
+            Issue(
                 "return_version_mismatch",
+                jp(path, "required_return_schema_version"),
                 f"claim v{version} requires return schema {expected_return}",
             )
-        baseline = claim["adherence_baseline"]
-        nested = baseline_issues(baseline, path=jp(path, "adherence_baseline"))
-        issues.extend(nested)
-        if not nested and isinstance(baseline, dict):
-            issues.extend(_baseline_binding_issues(claim, baseline, version, path, filename))
+        )
+    baseline = claim["adherence_baseline"]
+    nested = baseline_issues(baseline, path=jp(path, "adherence_baseline"))
+    issues.extend(nested)
+    if not nested and isinstance(baseline, dict):
+        issues.extend(_baseline_binding_issues(claim, baseline, version, path, filename))
     return issues
 
 
