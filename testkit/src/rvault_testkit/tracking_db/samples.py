@@ -202,6 +202,39 @@ def spec_sketch_ledger() -> dict[str, Any]:
     }
 
 
+def example_source_identity(youtube_id: str) -> dict[str, Any]:
+    """The example talk's ``source_identity`` v1: what YouTube said about the video."""
+    return {
+        "schema_version": 1,
+        "provider": "youtube",
+        "video_id": youtube_id,
+        "title": "Title recorded at the source",
+        "uploader": "Conference Channel",
+        "uploader_id": "@conference",
+        "speakers": ["Speaker Name"],
+        "recorded_date": "2024-04-10",
+        "upload_date": "2024-04-11",
+        "duration_seconds": 2700,
+        "webpage_url": f"https://www.youtube.com/watch?v={youtube_id}",
+        "webpage_video_id": youtube_id,
+        "captured_at": "2026-07-31T12:00:00Z",
+    }
+
+
+def example_source_rejections() -> list[dict[str, Any]]:
+    """The example talk's one rejected source: a trailer, not the delivery."""
+    return [
+        {
+            "schema_version": 1,
+            "source_type": "video",
+            "url": "https://www.youtube.com/watch?v=AAAAAAAAAAA",
+            "reason": "non_delivery_clip",
+            "evidence": "a 40-second trailer, not the recorded delivery",
+            "verified_at": "2026-07-30T09:00:00+00:00",
+        }
+    ]
+
+
 def example_talk(
     filename: str = EXAMPLE_FILENAME,
     *,
@@ -229,31 +262,8 @@ def example_talk(
         "video_url": f"https://www.youtube.com/watch?v={youtube_id}",
         "youtube_id": youtube_id,
         "google_drive_id": "1AbCdEfGhIjK",
-        "source_identity": {
-            "schema_version": 1,
-            "provider": "youtube",
-            "video_id": youtube_id,
-            "title": "Title recorded at the source",
-            "uploader": "Conference Channel",
-            "uploader_id": "@conference",
-            "speakers": ["Speaker Name"],
-            "recorded_date": "2024-04-10",
-            "upload_date": "2024-04-11",
-            "duration_seconds": 2700,
-            "webpage_url": f"https://www.youtube.com/watch?v={youtube_id}",
-            "webpage_video_id": youtube_id,
-            "captured_at": "2026-07-31T12:00:00Z",
-        },
-        "source_rejections": [
-            {
-                "schema_version": 1,
-                "source_type": "video",
-                "url": "https://www.youtube.com/watch?v=AAAAAAAAAAA",
-                "reason": "non_delivery_clip",
-                "evidence": "a 40-second trailer, not the recorded delivery",
-                "verified_at": "2026-07-30T09:00:00+00:00",
-            }
-        ],
+        "source_identity": example_source_identity(youtube_id),
+        "source_rejections": example_source_rejections(),
         "pptx_path": "Conference/Year/Talk Name.pptx",
         "schema_version": 5,
         "transcript_source": "youtube_auto",
