@@ -13,6 +13,7 @@ import re
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import groupby
 from operator import eq
 
@@ -201,8 +202,16 @@ class TextVerdict:
     word_count: int
 
 
+@lru_cache(maxsize=1)
 def judge_text(text: str, min_words: int) -> TextVerdict:
-    """Apply the content rules and the word floor; raise :class:`TextRefusal` on failure."""
+    """Apply the content rules and the word floor; raise :class:`TextRefusal` on failure.
+
+    The verdict is a pure function of ``(text, min_words)`` and the last one
+    is kept: a writer judges the text, then the quality receipt's strict
+    builder re-validates the receipt it built, judging the same text again
+    (on a two-hour transcript the decoder-loop and diversity rules cost tens
+    of milliseconds). A refusal is never cached; it is raised each time.
+    """
     if not text.strip():
         raise TextRefusal("empty_text", "the transcript is empty or whitespace only")
     if "\ufffd" in text:
