@@ -1,24 +1,37 @@
 """The small jobs a speaker and an agent run most often, timed as they start.
 
 Each job runs as the installed console script (start-up included), a fresh
-process per run; the figures are the median wall and the median CPU (user +
-system) seconds of the process, with the load average, because on a shared
-machine wall time mostly measures waiting for a core:
+process per run, byte-compiled as a wheel install leaves it (this checkout's
+environment sets PYTHONDONTWRITEBYTECODE; the children run without it and a
+warm-up run compiles). The figures are the median wall and the median CPU
+(user + system) seconds of the process, with the load average, because on a
+shared machine wall time mostly measures waiting for a core:
 
 - ``rvault-transcript vtt-cleanup`` of a 10-minute (150 cues) and a 2-hour
   (1,800 cues) WebVTT file of varied English caption lines;
-- ``rvault-db status`` of a 20-talk vault (the testkit's realistic talks);
-- validating one return: ``packages/returns-persistence/benchmarks/run.py
-  --talks 20 --members 1`` (printed by that script; run it beside this one).
+- validating one return: ``rvault-returns validate`` of one realistic return
+  (60-slide ledger, 30 cited detections) against a 20-talk vault, built by
+  ``packages/returns-persistence/benchmarks/run.py``;
+- ``rvault-db status`` of a 20-talk vault (the testkit's realistic talks).
 
-The public peer (jbaruch/speaker-toolkit) publishes no timings; its scripts
-are public, so the side-by-side command is in the README ("Small jobs").
-Usage: ``.venv/bin/python tools/bench_small_jobs.py [--runs N]``.
+``--peer DIR`` (a checkout of the public peer, jbaruch/speaker-toolkit) runs
+the peer's scripts on the same inputs with the same interpreter, alternating
+with ours run by run so both share the load, and prints the ratio (peer /
+ours: above 1 means ours is faster). The peer's equivalents are
+``skills/vault-ingress/scripts/vtt-cleanup.py IN OUT --force``,
+``validate-returns.py BATCH`` and ``render-vault-status.py DB --generated-at
+T`` (a dry run; it needs a ``rhetoric-style-summary.md`` beside the database,
+which the benchmark writes). The peer's catalog is not ours, so it refuses
+our return at its first pattern id it does not know: its row is only a lower
+bound of what a full validation costs it (marked ``>=``).
+
+Usage: ``.venv/bin/python tools/bench_small_jobs.py [--runs N] [--peer DIR]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import random
 import resource
@@ -27,25 +40,59 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 SPEECH = ROOT / "packages" / "transcript" / "benchmarks" / "speech_text.txt"
+RETURNS_BENCH = ROOT / "packages" / "returns-persistence" / "benchmarks" / "run.py"
+PEER_SCRIPTS = Path("skills") / "vault-ingress" / "scripts"
+GENERATED_AT = "2026-12-05T00:00:00+00:00"
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def measured(argv: list[str], runs: int) -> tuple[float, float]:
-    """Median wall and median CPU seconds of ``argv`` over ``runs`` fresh processes."""
-    walls, cpus = [], []
+@dataclass(frozen=True)
+class Job:
+    label: str
+    ours: list[str]
+    peer: list[str] | None = None
+    peer_may_refuse: bool = False
+    """The peer cannot do the same work on this input: its figure is a lower bound."""
+
+
+@dataclass(frozen=True)
+class Timing:
+    wall: float
+    cpu: float
+
+
+def run_once(argv: list[str], may_fail: bool = False) -> tuple[float, float]:
+    """Wall and CPU seconds of one fresh process running ``argv``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, check=False, env=ENV)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    ok = done.returncode == 0 or (may_fail and done.returncode in (1, 2))
+    assert ok, (argv, done.returncode, done.stdout[-2000:], done.stderr[-2000:])
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def measured(job: Job, runs: int) -> tuple[Timing, Timing | None]:
+    """Medians over ``runs`` for ours and (alternating run by run) the peer's script."""
+    commands = [(job.ours, False)] + ([(job.peer, job.peer_may_refuse)] if job.peer else [])
+    samples: list[list[tuple[float, float]]] = [[] for _ in commands]
+    for argv, may_fail in commands:
+        run_once(argv, may_fail)  # warm-up: byte-compile, page cache
     for _ in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        done = subprocess.run(argv, capture_output=True, check=False)
-        walls.append(time.perf_counter() - start)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-        assert done.returncode == 0, (argv, done.stdout[-2000:], done.stderr[-2000:])
-    return statistics.median(walls), statistics.median(cpus)
+        for index, (argv, may_fail) in enumerate(commands):
+            samples[index].append(run_once(argv, may_fail))
+    timings = [
+        Timing(statistics.median(w for w, _ in s), statistics.median(c for _, c in s))
+        for s in samples
+    ]
+    return timings[0], (timings[1] if job.peer else None)
 
 
 def caption_vtt(cues: int) -> str:
@@ -70,33 +117,87 @@ def status_vault(root: Path) -> Path:
     from rvault_contracts.canonical import artifact_bytes
     from rvault_testkit.tracking_db.samples import realistic_database
 
+    root.mkdir()
     database = root / "tracking-database.json"
     database.write_bytes(artifact_bytes(realistic_database(20)))
+    # The peer renders its status block into this file (a dry run leaves it unchanged).
+    (root / "rhetoric-style-summary.md").write_text("# Rhetoric style summary\n", "utf-8")
     return database
+
+
+def returns_vault(root: Path) -> tuple[Path, Path]:
+    """The returns-persistence benchmark's 20-talk vault with one member's return."""
+    spec = importlib.util.spec_from_file_location("returns_bench", RETURNS_BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    root.mkdir()
+    database, batch = module.build(root, False, 20, 1)
+    return database, batch
+
+
+def vtt_jobs(root: Path, peer: Path | None) -> list[Job]:
+    jobs = []
+    for label, cues in (("vtt-cleanup, 10-minute VTT", 150), ("vtt-cleanup, 2-hour VTT", 1800)):
+        paths = {}
+        for side in ("ours", "peer"):
+            directory = root / side / str(cues)
+            directory.mkdir(parents=True)
+            vtt = directory / f"talk{cues}.en.vtt"
+            vtt.write_text(caption_vtt(cues), encoding="utf-8")
+            paths[side] = [str(vtt), str(directory / f"talk{cues}.txt"), "--force"]
+        ours = [str(BIN / "rvault-transcript"), "vtt-cleanup", *paths["ours"]]
+        theirs = None if peer is None else [sys.executable, str(peer / "vtt-cleanup.py")]
+        jobs.append(Job(label, ours, theirs and [*theirs, *paths["peer"]]))
+    return jobs
+
+
+def all_jobs(root: Path, peer: Path | None) -> list[Job]:
+    jobs = vtt_jobs(root, peer)
+    database, batch = returns_vault(root / "returns")
+    ours = [str(BIN / "rvault-returns"), "validate", str(batch), "--db", str(database)]
+    theirs = None if peer is None else [sys.executable, str(peer / "validate-returns.py")]
+    jobs.append(Job("validate one return, 20 talks", ours, theirs and [*theirs, str(batch)], True))
+    database = status_vault(root / "status")
+    ours = [str(BIN / "rvault-db"), "status", str(database), "--format", "json"]
+    theirs = None
+    if peer is not None:
+        script = str(peer / "render-vault-status.py")
+        theirs = [sys.executable, script, str(database), "--generated-at", GENERATED_AT]
+    jobs.append(Job("rvault-db status, 20 talks", ours, theirs))
+    return jobs
+
+
+def report(rows: list[tuple[Job, Timing, Timing | None]], runs: int) -> None:
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; median of {runs}")
+    peer = any(theirs is not None for _, _, theirs in rows)
+    head = f"{'job':<32} {'wall s':>8} {'CPU s':>8}"
+    if peer:
+        head += f" {'peer wall':>10} {'peer CPU':>9} {'x wall':>7} {'x CPU':>7}"
+    print(head)
+    for job, ours, theirs in rows:
+        line = f"{job.label:<32} {ours.wall:>8.3f} {ours.cpu:>8.3f}"
+        if theirs is not None:
+            bound = ">=" if job.peer_may_refuse else ""
+            line += f" {theirs.wall:>10.3f} {theirs.cpu:>9.3f}"
+            line += f" {bound + format(theirs.wall / ours.wall, '.2f'):>7}"
+            line += f" {bound + format(theirs.cpu / max(ours.cpu, 1e-3), '.2f'):>7}"
+        print(line)
+    if peer:
+        print("x = peer / ours (above 1: ours is faster); >= : the peer refused early")
 
 
 def main(argv: list[str]) -> int:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     options.add_argument("--runs", type=int, default=7)
-    runs = options.parse_args(argv).runs
-    rows = []
+    options.add_argument("--peer", type=Path, help="a checkout of jbaruch/speaker-toolkit")
+    args = options.parse_args(argv)
+    peer = None if args.peer is None else args.peer.resolve() / PEER_SCRIPTS
+    if peer is not None and not (peer / "vtt-cleanup.py").is_file():
+        options.error(f"--peer: no {PEER_SCRIPTS}/vtt-cleanup.py under {args.peer}")
     with tempfile.TemporaryDirectory(prefix="rvault-small-jobs-") as tmp:
-        root = Path(tmp)
-        for label, cues in (("vtt-cleanup, 10-minute VTT", 150), ("vtt-cleanup, 2-hour VTT", 1800)):
-            vtt = root / f"{cues}.vtt"
-            vtt.write_text(caption_vtt(cues), encoding="utf-8")
-            out = root / f"{cues}.txt"
-            script = str(BIN / "rvault-transcript")
-            rows.append(
-                (label, *measured([script, "vtt-cleanup", str(vtt), str(out), "--force"], runs))
-            )
-        database = status_vault(root)
-        argv_status = [str(BIN / "rvault-db"), "status", str(database), "--format", "json"]
-        rows.append(("rvault-db status, 20 talks", *measured(argv_status, runs)))
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; median of {runs}")
-    print(f"{'job':<30} {'wall s':>8} {'CPU s':>8}")
-    for label, wall, cpu in rows:
-        print(f"{label:<30} {wall:>8.3f} {cpu:>8.3f}")
+        rows = [(job, *measured(job, args.runs)) for job in all_jobs(Path(tmp), peer)]
+    report(rows, args.runs)
     return 0
 
 
