@@ -81,7 +81,7 @@ class SourceCheck:
 
 def file_state(path: Path, storage_root: Path, size: int, sha256: str) -> str | None:
     """None when ``path`` has ``size`` and ``sha256``, else changed / missing / unreadable."""
-    problems = descendant_issues(str(path), storage_root)
+    problems = [issue.code for issue in descendant_issues(str(path), storage_root)]
     if problems == ["path_missing"]:
         return "missing"
     if problems:

@@ -281,12 +281,7 @@ def _check_paths(
         out.extend(path_text_issues(text, where))
         if storage_root is not None and not (receipt_bound and where == "$.source_video_path"):
             # A v4 recording is re-checked by its receipt (missing = stale, not invalid).
-            for code in descendant_issues(text, storage_root):
-                out.add(
-                    code,
-                    where,
-                    "manifest paths name non-symlink regular files inside the vault storage root",
-                )
+            out.extend(descendant_issues(text, storage_root, where))
     digests: dict[str, str] = {}
     if not probe or storage_root is None:
         return digests

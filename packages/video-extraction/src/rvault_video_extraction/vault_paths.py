@@ -140,31 +140,47 @@ def locate_in_vault(
     return storage_root.joinpath(*parts)
 
 
-def descendant_issues(text: str, storage_root: Path) -> list[str]:
-    """Filesystem problems of a manifest path: outside the root, symlinked, not a regular file."""
+DESCENDANT_RULE = "manifest paths name non-symlink regular files inside the vault storage root"
+
+
+def descendant_issues(
+    text: str, storage_root: Path, where: str = "$", message: str = DESCENDANT_RULE
+) -> list[Issue]:
+    """Filesystem problems of a manifest path at JSON path ``where`` (empty when clean).
+
+    At most one coded :class:`~rvault_contracts.issues.Issue`, for the first
+    problem met walking down from ``storage_root``: ``path_outside_vault_root``,
+    ``path_missing``, ``path_unreadable``, ``path_symlink`` or
+    ``path_not_regular_file``.
+    """
+    code = _descendant_code(text, storage_root)
+    return [] if code is None else [Issue(code, where, message)]
+
+
+def _descendant_code(text: str, storage_root: Path) -> str | None:
     if "\x00" in text:
-        return []  # ``path_text_issues`` reports it; the OS cannot even be asked about it
+        return None  # ``path_text_issues`` reports it; the OS cannot even be asked about it
     path = Path(text)
     try:
         parts = path.relative_to(storage_root).parts
     except ValueError:
-        return ["path_outside_vault_root"]
+        return "path_outside_vault_root"
     if not parts:
-        return ["path_outside_vault_root"]
+        return "path_outside_vault_root"
     current = storage_root
     for index, part in enumerate(parts):
         current = current / part
         try:
             info = os.lstat(current)
         except (FileNotFoundError, NotADirectoryError):
-            return ["path_missing"]
+            return "path_missing"
         except OSError:
-            return ["path_unreadable"]
+            return "path_unreadable"
         if stat.S_ISLNK(info.st_mode):
-            return ["path_symlink"]
+            return "path_symlink"
         if index == len(parts) - 1 and not stat.S_ISREG(info.st_mode):
-            return ["path_not_regular_file"]
-    return []
+            return "path_not_regular_file"
+    return None
 
 
 def make_directories(directory: Path, code: str, what: str) -> list[Path]:
