@@ -75,10 +75,9 @@ def test_a_transcript_of_the_talks_own_recording_verifies(tmp_path: Path) -> Non
     _, mismatched = owner_readings(transcript, data, other)
     assert mismatched.code == "media_mismatch"
 
-    # the attached recording is the talk's delivery video: resolve finds it with the
-    # duration its transcript receipt verified, so the scaffold inspects it (issue 25)
+    # the attached recording is speech only (a WAV, a v1 record without streams, probed
+    # when asked): no delivery video to inspect, though its receipt verified the duration
     talk["transcript_path"] = "transcripts/talk.txt"
     found = resolve(vault, talk, deck_slides=None)
-    assert found.video_path == "media/talk.wav"
+    assert found.video_path is None
     assert found.video_duration == probed.duration_seconds
-    assert resolve(vault, dict(talk, local_media=None), deck_slides=None).video_path is None

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from recorded_talk import DB, RecordedTalk, build_recorded_talk
 from rvault_contracts.canonical import artifact_bytes
+from rvault_returns_persistence.artifacts import resolve
 from rvault_testkit.plugin import CliResult, run_cli
 from rvault_tracking_db.api import talk_local_media
 
@@ -50,6 +51,11 @@ QUOTE = "today I will show you three slides"  # the transcript's first line, ver
 @pytest.fixture(scope="module")
 def filmed(tmp_path_factory: pytest.TempPathFactory) -> RecordedTalk:
     return build_recorded_talk(tmp_path_factory.mktemp("filmed"), video=True)
+
+
+@pytest.fixture(scope="module")
+def audio_only(tmp_path_factory: pytest.TempPathFactory) -> RecordedTalk:
+    return build_recorded_talk(tmp_path_factory.mktemp("audio"), video=False)
 
 
 def scaffold(talk: RecordedTalk) -> CliResult:
@@ -163,3 +169,25 @@ def read_talk(talk: RecordedTalk) -> dict[str, Any]:
     database = json.loads((talk.vault / "tracking-database.json").read_text("utf-8"))
     [record] = [t for t in database["talks"] if t["filename"] == talk.filename]
     return record
+
+
+def test_an_audio_only_recording_is_no_delivery_video(audio_only: RecordedTalk) -> None:
+    record = read_talk(audio_only)
+    assert record["local_media"]["path"] == audio_only.media
+    assert record["local_media"]["streams"] == {"video": False, "audio": True}
+    found = resolve(audio_only.vault, record, deck_slides=None)
+    assert found.video_path is None and found.transcript_lines
+
+    result = scaffold(audio_only)
+    observations = result.json["pattern_observations"]
+    assert observations["evidence_sources"] == ["transcript"]
+    assert [r["source"] for r in observations["source_inspection"]] == ["transcript"]
+    code, errors = validate(audio_only, fill(result.json, assessments_asked(result.stderr)))
+    assert (code, errors) == (0, [])
+
+
+def test_the_filmed_recording_is_recorded_with_its_video_stream(filmed: RecordedTalk) -> None:
+    record = read_talk(filmed)
+    assert record["local_media"]["schema_version"] == 2
+    assert record["local_media"]["streams"] == {"video": True, "audio": True}
+    assert resolve(filmed.vault, record, deck_slides=None).video_path == filmed.media

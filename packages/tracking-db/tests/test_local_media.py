@@ -75,7 +75,8 @@ def test_attach_media_records_digest_size_and_probed_duration(tmp_path: Path, sp
     report = _apply("attach-media", db, "--talk", TALK, "recordings/talk.wav")
     media = _talk(db, TALK)["local_media"]
     data = (db.parent / "recordings" / "talk.wav").read_bytes()
-    assert schema_issues("db-local-media", 1, media) == []
+    assert schema_issues("db-local-media", 2, media) == []
+    assert media["streams"] == {"video": False, "audio": True}  # espeak-ng's WAV: sound only
     assert (media["path"], media["sha256"], media["size_bytes"]) == (
         "recordings/talk.wav",
         hashlib.sha256(data).hexdigest(),
@@ -168,7 +169,12 @@ def test_a_plan_whose_facts_are_not_the_file_is_refused(
     measured = dry["plan"]["mutations"][0]["value"]
     plan = tmp_path / "plan.json"
     before = snapshot_file(db)
-    for name, wrong in (("sha256", "0" * 64), ("size_bytes", 7), ("duration_seconds", 99.0)):
+    for name, wrong in (
+        ("sha256", "0" * 64),
+        ("size_bytes", 7),
+        ("duration_seconds", 99.0),
+        ("streams", {"video": True, "audio": True}),  # a WAV claimed to be a video
+    ):
         change = dict(dry["plan"]["mutations"][0], value={**measured, name: wrong})
         plan.write_text(json.dumps({"schema_version": 1, "mutations": [change]}))
         document = _refused(_run("sources", db, plan), "media_mismatch")
@@ -208,8 +214,86 @@ def test_a_malformed_local_media_is_one_talks_warning(tmp_path: Path, speech: Pa
     row = _status_row(db, TALK)
     assert (row["media"]["state"], row["next_action"]["code"]) == ("invalid", "attach_media")
     # an unsupported version stays structural: the database is refused
-    database["talks"][0]["local_media"]["schema_version"] = 2
+    database["talks"][0]["local_media"]["schema_version"] = 3
     qb.write_db(db.parent, database)
     with pytest.raises(api.DatabaseRefusal) as refusal:
         api.read_database(db)
     assert refusal.value.code == "unsupported_schema_version"
+
+
+@pytest.fixture(scope="session")
+def filmed(tmp_path_factory: pytest.TempPathFactory, speech: Path) -> Path:
+    """A talk filmed by OpenCV (mp4v, three slides beside a speaker) with the speech muxed in."""
+    from rvault_testkit.video_extraction.synthetic import (
+        TalkSpec,
+        distinct_slides,
+        timeline,
+        write_mp4v,
+    )
+
+    folder = tmp_path_factory.mktemp("filmed")
+    silent = write_mp4v(
+        TalkSpec(layout="side_by_side", segments=timeline(distinct_slides(2), 1.5)),
+        folder / "silent.mp4",
+    )
+    out = folder / "talk.mp4"
+    subprocess.run(
+        ["ffmpeg", "-loglevel", "error", "-y", "-i", str(silent), "-i", str(speech),
+         "-c:v", "copy", "-c:a", "aac", str(out)],
+        check=True,
+    )  # fmt: skip
+    return out
+
+
+def test_the_recordings_streams_are_recorded(tmp_path: Path, speech: Path, filmed: Path) -> None:
+    """A filmed talk has a video stream, a WAV has none: only the first is a delivery video."""
+    db = _vault(tmp_path, speech)
+    shutil.copyfile(filmed, db.parent / "recordings" / "talk.mp4")
+    _apply("attach-media", db, "--talk", TALK, "recordings/talk.mp4")
+    video = _talk(db, TALK)["local_media"]
+    assert video["streams"] == {"video": True, "audio": True}
+    assert api.recording_shows_video(db.parent, video) is True
+    _apply("attach-media", db, "--talk", TALK, "recordings/talk.wav")
+    audio = _talk(db, TALK)["local_media"]
+    assert api.recording_shows_video(db.parent, audio) is False
+    assert api.recording_shows_video(db.parent, None) is False
+
+
+def test_a_v1_record_still_reads_and_its_streams_are_probed(
+    tmp_path: Path, speech: Path, filmed: Path
+) -> None:
+    """Attached before streams were kept: it still binds the transcript owner, and whether it
+    is a video is probed from the file (a file that cannot be probed is no video)."""
+    db = _vault(tmp_path, speech)
+    shutil.copyfile(filmed, db.parent / "recordings" / "talk.mp4")
+    for name, shows_video in (("talk.mp4", True), ("talk.wav", False)):
+        _apply("attach-media", db, "--talk", TALK, f"recordings/{name}")
+        database = qb.read_db(db)
+        media = database["talks"][0]["local_media"]
+        del media["streams"]
+        media["schema_version"] = 1
+        assert schema_issues("db-local-media", 1, media) == []
+        qb.write_db(db.parent, database)
+        result = api.read_database(db)
+        assert [w.code for w in result.assessment.warnings] == []
+        assert api.transcript_owner(database["talks"][0]).media_sha256 == media["sha256"]
+        assert api.recording_shows_video(db.parent, media) is shows_video
+        assert _status_row(db, TALK)["media"]["state"] == "current"
+    media["path"] = "recordings/gone.mp4"
+    assert api.recording_shows_video(db.parent, media) is False
+
+
+def test_reattaching_a_v1_recording_records_its_streams_without_requeueing(
+    tmp_path: Path, speech: Path
+) -> None:
+    db = _vault(tmp_path, speech)
+    database = qb.read_db(db)
+    measured = _apply("attach-media", db, "--talk", TALK, "recordings/talk.wav")
+    legacy = {k: v for k, v in measured["changes"][0]["after"].items() if k != "streams"}
+    database["talks"][1]["local_media"] = dict(legacy, schema_version=1)
+    qb.write_db(db.parent, database)  # the analysed talk was attached before v2
+    upgraded = _apply("attach-media", db, "--talk", DONE, "recordings/talk.wav")
+    assert upgraded["changed"] is True
+    talk = _talk(db, DONE)
+    assert talk["local_media"]["schema_version"] == 2 and "streams" in talk["local_media"]
+    assert talk["status"] == "processed"  # the same bytes: no new evidence

@@ -21,6 +21,7 @@ from rvault_contracts.strict_json import is_integer as is_int
 from rvault_contracts.strict_json import is_number
 from rvault_tracking_db.api import (
     TranscriptOwner,
+    recording_shows_video,
     talk_local_media,
     talk_video_key,
     transcript_owner,
@@ -194,11 +195,14 @@ def _video_duration(root: Path, talk: dict[str, Any], transcript: str | None) ->
 
 
 def _video_relpath(root: Path, talk: dict[str, Any]) -> str | None:
-    """The talk's recording in the vault, when it exists.
+    """The talk's video recording in the vault, when it exists.
 
     ``slides-rebuild/{youtube_id}/{youtube_id}.mp4`` (video-extraction layout),
     else the recording attached with ``rvault-db attach-media`` (its
-    ``local_media`` record): a talk recorded locally has a delivery video too.
+    ``local_media`` record) when it has a video stream: a talk filmed locally
+    has a delivery video too, an audio-only recording (a WAV) shows nothing of
+    the delivery and is no ``delivery_video`` source (tracking-db's
+    ``recording_shows_video``: the v2 record's ``streams``, a v1 record probed).
     """
     youtube_id = talk.get("youtube_id")
     if isinstance(youtube_id, str) and youtube_id:
@@ -207,7 +211,11 @@ def _video_relpath(root: Path, talk: dict[str, Any]) -> str | None:
             return relative
     media = talk_local_media(talk)
     attached = media.get("path") if media is not None else None
-    if isinstance(attached, str) and _regular_file(root, attached) is not None:
+    if (
+        isinstance(attached, str)
+        and _regular_file(root, attached) is not None
+        and recording_shows_video(root, media)
+    ):
         return attached
     return None
 

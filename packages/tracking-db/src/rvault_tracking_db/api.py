@@ -39,7 +39,7 @@ from rvault_tracking_db.evidence import (
     talk_evidence,
 )
 from rvault_tracking_db.ids import google_drive_id, youtube_id
-from rvault_tracking_db.media_probe import check_recording
+from rvault_tracking_db.media_probe import check_recording, recording_shows_video
 from rvault_tracking_db.queue.baseline import average, baseline_issues
 from rvault_tracking_db.queue.batches import epoch_issues, epochs, live_claim, live_members
 from rvault_tracking_db.queue.claims import (
@@ -94,6 +94,7 @@ __all__ = [
     "is_supported",
     "match_rejection",
     "read_database",
+    "recording_shows_video",
     "resolve",
     "slides_identity",
     "source_capabilities",

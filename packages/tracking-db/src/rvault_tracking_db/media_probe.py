@@ -1,4 +1,4 @@
-"""A talk's recording measured once, from one open descriptor: SHA-256, size, duration.
+"""A talk's recording measured once, from one open descriptor: SHA-256, size, duration, streams.
 
 ``attach-media`` records a recording so that every reader can build the
 transcript owner context (``media_sha256``, ``duration_seconds``) without
@@ -15,7 +15,17 @@ value the transcript owner's PyAV probe reads (``container.duration``), so a
 receipt made by ``rvault-transcript fetch --audio`` binds to what is recorded
 here within the owner's one-second tolerance.
 
-Standard library only: the public api re-exports :func:`check_recording`.
+The same probe records which streams the file has (db-local-media v2
+``streams``): a recording without a video stream (a WAV, a podcast feed)
+shows nothing of the delivery, so no reader may offer it as a
+``delivery_video`` source. Cover art (a video stream with the
+``attached_pic`` disposition, as in an MP3 or M4A) is no video either. A v1
+record, measured before the fact was kept, is probed again when a reader
+asks (:func:`recording_shows_video`); a recording ffprobe cannot read then
+counts as audio only, never as video.
+
+Standard library only: the public api re-exports :func:`check_recording` and
+:func:`recording_shows_video`.
 """
 
 from __future__ import annotations
@@ -33,7 +43,7 @@ from typing import Any
 
 from rvault_tracking_db.capabilities import open_under_root
 
-LOCAL_MEDIA_VERSION = 1
+LOCAL_MEDIA_VERSION = 2  # v2 adds streams; v1 records are still read
 PROBE_TIMEOUT_SECONDS = 60
 #: the transcript owner's measurement tolerance (rvault_transcript.policy)
 DURATION_TOLERANCE_SECONDS = 1.0
@@ -63,16 +73,29 @@ class MediaError(Exception):
 
 
 @dataclass(frozen=True)
+class Probe:
+    """What ffprobe says of one file: container duration and which streams it carries."""
+
+    duration_seconds: float
+    video: bool  # a video stream that is not cover art
+    audio: bool
+
+
+@dataclass(frozen=True)
 class Recording:
-    """What ``talks[].local_media`` v1 stores (``generation``: the measured file's
+    """What ``talks[].local_media`` v2 stores (``generation``: the measured file's
     inode and modification time, a cache key that lets a reader skip the hash)."""
 
     path: str
     sha256: str
     size_bytes: int
-    duration_seconds: float
+    probe: Probe
     inode: int
     mtime_ns: int
+
+    @property
+    def duration_seconds(self) -> float:
+        return self.probe.duration_seconds
 
     def record(self) -> dict[str, Any]:
         return {
@@ -80,7 +103,8 @@ class Recording:
             "path": self.path,
             "sha256": self.sha256,
             "size_bytes": self.size_bytes,
-            "duration_seconds": self.duration_seconds,
+            "duration_seconds": self.probe.duration_seconds,
+            "streams": {"video": self.probe.video, "audio": self.probe.audio},
             "generation": {"inode": self.inode, "mtime_ns": self.mtime_ns},
         }
 
@@ -107,12 +131,13 @@ def _hash(fd: int) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
-def _ffprobe_duration(fd: int) -> float:
+def _ffprobe(fd: int) -> Probe:
     executable = shutil.which("ffprobe")
     if executable is None:
         raise MediaError("ffprobe_unavailable", "ffprobe (FFmpeg) is not installed")
     command = [
-        executable, "-v", "error", "-show_entries", "format=duration",
+        executable, "-v", "error", "-show_entries",
+        "format=duration:stream=codec_type:stream_disposition=attached_pic",
         "-of", "json", f"/dev/fd/{fd}",
     ]  # fmt: skip
     try:
@@ -122,14 +147,27 @@ def _ffprobe_duration(fd: int) -> float:
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise MediaError("media_unprobeable", f"ffprobe did not finish: {exc}") from None
     try:
-        value = json.loads(done.stdout)["format"]["duration"]
+        document = json.loads(done.stdout)
+        value = document["format"]["duration"]
         seconds = float(value)
-    except (ValueError, KeyError, TypeError):
+        streams = [s for s in document.get("streams", []) if isinstance(s, dict)]
+    except (ValueError, KeyError, TypeError, AttributeError):
         message = done.stderr.decode("utf-8", "replace").strip() or "no duration"
         raise MediaError("media_unprobeable", f"ffprobe found no duration: {message}") from None
     if not math.isfinite(seconds) or seconds <= 0:
         raise MediaError("media_unprobeable", f"ffprobe reports a duration of {value}")
-    return seconds
+    return Probe(seconds, any(map(_is_video, streams)), any(_kind(s) == "audio" for s in streams))
+
+
+def _kind(stream: Mapping[str, Any]) -> object:
+    return stream.get("codec_type")
+
+
+def _is_video(stream: Mapping[str, Any]) -> bool:
+    """A picture stream that moves: not an MP3's or M4A's attached cover art."""
+    disposition = stream.get("disposition")
+    cover = isinstance(disposition, Mapping) and disposition.get("attached_pic") == 1
+    return _kind(stream) == "video" and not cover
 
 
 def _generation(fd: int) -> tuple[int, int, int, int]:
@@ -145,14 +183,14 @@ def measure_recording(vault_root: Path, relative: str) -> Recording:
         sha256, size = _hash(fd)
         if size == 0:
             raise MediaError("media_unprobeable", f"{relative} is empty")
-        duration = _ffprobe_duration(fd)
+        probe = _ffprobe(fd)
         if _generation(fd) != before or size != before[1]:
             raise MediaError(
                 "media_changed", f"{relative} changed while it was measured; measure it again"
             )
     finally:
         os.close(fd)
-    return Recording(relative, sha256, size, duration, before[0], before[2])
+    return Recording(relative, sha256, size, probe, before[0], before[2])
 
 
 def check_recording(vault_root: Path, record: Mapping[str, Any]) -> str | None:
@@ -185,6 +223,34 @@ def check_recording(vault_root: Path, record: Mapping[str, Any]) -> str | None:
     finally:
         os.close(fd)
     return None if sha256 == record.get("sha256") else "media_stale"
+
+
+def recording_shows_video(vault_root: Path, record: Mapping[str, Any] | None) -> bool:
+    """Whether the attached recording has a video stream, so it may be a ``delivery_video``.
+
+    A v2 record says so (``streams.video``, measured with its bytes). A v1
+    record predates the fact: the file at its path is probed now, through the
+    same no-follow descriptor as at attach time; a file that is gone, refused
+    or unprobeable counts as no video (a source is offered only when proven).
+    """
+    if record is None:
+        return False
+    streams = record.get("streams")
+    if isinstance(streams, Mapping):
+        return streams.get("video") is True
+    relative = record.get("path")
+    if not isinstance(relative, str):
+        return False
+    try:
+        fd = _open(vault_root, relative)
+    except MediaError:
+        return False
+    try:
+        return _ffprobe(fd).video
+    except MediaError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def durations_agree(recorded: float, probed: float) -> bool:

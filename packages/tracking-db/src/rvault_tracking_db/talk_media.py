@@ -9,7 +9,8 @@ once (:func:`transcript_owner`): a stored value that is not a valid YouTube
 ID, SHA-256 or finite positive duration counts as unknown, never as a guess.
 
 The media digest and its duration come from ``local_media`` (db-local-media
-v1, written by ``rvault-db attach-media``). When a talk has a recording, its
+v2, written by ``rvault-db attach-media``; v2 adds the recording's
+``streams``, and a v1 record, which lacks them, is still read). When a talk has a recording, its
 probed duration is the owner duration: the transcript of a local recording
 is bound to those bytes, and the provider duration of ``source_identity``
 describes another copy of the talk.
@@ -72,10 +73,16 @@ def talk_duration_seconds(talk: Mapping[str, Any] | None) -> float | None:
     return _positive(identity.get("duration_seconds") if isinstance(identity, Mapping) else None)
 
 
+LOCAL_MEDIA_READ_VERSIONS = (1, 2)
+
+
 def talk_local_media(talk: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
-    """The talk's ``local_media`` v1 record when its digest and duration are usable."""
+    """The talk's ``local_media`` v1/v2 record when its digest and duration are usable."""
     media = talk.get("local_media") if talk is not None else None
-    if not isinstance(media, Mapping) or media.get("schema_version") != 1:
+    if (
+        not isinstance(media, Mapping)
+        or media.get("schema_version") not in LOCAL_MEDIA_READ_VERSIONS
+    ):
         return None
     if not is_sha256_hex(media.get("sha256")) or _positive(media.get("duration_seconds")) is None:
         return None

@@ -2,7 +2,7 @@
 
 db-talk v5 constrains only the record's version (an unsupported one is
 refused like every other embedded generation); the fields are the
-``db-local-media`` v1 contract, validated here through ``rvault_contracts``.
+``db-local-media`` v1/v2 contract, validated here through ``rvault_contracts``.
 A record that breaks it is evidence trouble of that one talk
 (``local_media_invalid``, a warning at the offending member's JSON path):
 its digest is then unknown to every reader (``talk_media.talk_local_media``),
@@ -20,7 +20,7 @@ from rvault_tracking_db.assessment import checks
 from rvault_tracking_db.assessment.model import child
 
 LOCAL_MEDIA_ARTIFACT = "db-local-media"
-LOCAL_MEDIA_VERSIONS = (1,)
+LOCAL_MEDIA_VERSIONS = (1, 2)  # v2 adds streams; a v1 record still reads
 LOCAL_MEDIA_INVALID = "local_media_invalid"
 
 

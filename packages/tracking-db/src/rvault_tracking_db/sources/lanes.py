@@ -315,13 +315,16 @@ def _lane_change(talks: _Talks, change: SourceChange, roots: SourceRoots) -> dic
 
 def _same_recording(change: SourceChange, before: Any, value: Any) -> bool:
     """A re-attached recording whose bytes are the same (only its generation, the cache
-    key, moved) is no new evidence: the analysis made from it stays current."""
+    key, or its record version moved) is no new evidence: the analysis made from it
+    stays current."""
     if change.kind != ATTACH_MEDIA or not isinstance(before, dict) or not isinstance(value, dict):
         return False
-    return json_equal(
-        {k: v for k, v in before.items() if k != "generation"},
-        {k: v for k, v in value.items() if k != "generation"},
-    )
+    return all(json_equal(before.get(k), value.get(k)) for k in _RECORDING_BYTES)
+
+
+# What identifies the recording's bytes: re-attaching the same file to record a
+# newer version's facts (v1 -> v2 streams) or a new generation is no new evidence.
+_RECORDING_BYTES = ("path", "sha256", "size_bytes", "duration_seconds")
 
 
 def _derive_slides_identity(
@@ -364,6 +367,15 @@ def check_media_value(value: dict[str, Any], roots: SourceRoots, where: str) -> 
                 json_path(where, name),
                 hint="dry-run attach-media again to measure the recording as it is now",
             )
+    streams = value.get("streams")  # v2; a v1 value carries none
+    measured_streams = measured.record()["streams"]
+    if streams is not None and streams != measured_streams:
+        raise Refusal(
+            "media_mismatch",
+            f"ffprobe finds streams {measured_streams}, the plan says {streams}",
+            json_path(where, "streams"),
+            hint="dry-run attach-media again: it records the probed streams",
+        )
     if not durations_agree(float(value["duration_seconds"]), measured.duration_seconds):
         raise Refusal(
             "media_mismatch",

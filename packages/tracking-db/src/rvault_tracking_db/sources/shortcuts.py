@@ -15,8 +15,9 @@ change and ``--apply --expected-sha256`` binds it to those bytes.
   derives ``slides_local_identity``; ``--pdf-sha256`` binds it to the digest
   promote printed).
 - ``attach-media``: the talk's own recording inside the vault, measured
-  (SHA-256, size, ffprobe duration) into ``local_media``, so every reader
-  can bind a local-media transcript receipt to it.
+  (SHA-256, size, ffprobe duration and streams) into ``local_media``, so
+  every reader can bind a local-media transcript receipt to it and knows
+  whether it is a video at all.
 - ``record-deck``: a ``pptx_catalog`` v2 receipt built from a pptx-extraction
   v4 document in the vault (and optionally the talk's ``pptx_path``); nobody
   hand-writes the receipt.
@@ -200,7 +201,7 @@ class SlidesRequest:
 
 
 def media_record(argument: str, root: Path, flag: str) -> dict[str, Any]:
-    """The ``local_media`` v1 value for a recording named on the command line."""
+    """The ``local_media`` v2 value for a recording named on the command line."""
     relative = vault_relative(argument, root, flag)
     try:
         return measure_recording(root, relative).record()
