@@ -24,18 +24,22 @@ invalid document) falls back to :func:`rvault_contracts.strict_json.loads_strict
 which is the definition and produces the exact error code and path. On the
 10,000-talk benchmark database this is 0.25 s of parsing instead of 0.85 s.
 
-Memory: orjson builds its own C tree of a document before the Python one, so
-one ``orjson.loads`` of a 94 MB database held ~150 MB more at its peak, and
-the proof's encoding another copy of the file. Both now go one top-level
-member, one talk at a time (:func:`_loads_members`, :func:`artifact_pieces`):
-``rvault-db read`` of 10,000 realistic talks (94 MB) peaks at 344 MB instead
-of 484 MB, for about 0.06 s more CPU.
+Memory: orjson builds its own C tree of a document before the Python one
+(about 1.5x the input while it lasts), and a proof by one encoding of the
+whole value would hold a second copy of the file. So the proof goes piece by
+piece: the top-level members one at a time, a top-level list (the talks) one
+item at a time, each slice parsed and compared with its own encoding at its
+depth, while the framing between the slices (member headers in sorted key
+order, item separators) is checked as bytes. :func:`stream_database` goes
+further and hands the talks out one at a time, so a reader that does not
+keep them (``rvault-db read``) never holds the decoded tree.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -43,10 +47,41 @@ from rvault_contracts.strict_json import MAX_DEPTH, loads_strict
 
 from rvault_tracking_db.collector import collector_paused
 
-__all__ = ["collector_paused", "decode_artifact_exact", "decode_database"]
+__all__ = [
+    "DatabaseStream",
+    "NotProven",
+    "collector_paused",
+    "decode_artifact_exact",
+    "decode_database",
+    "stream_database",
+]
 
 _ARTIFACT_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
 _DEEP_LINE = b"\n" + b" " * (2 * MAX_DEPTH)
+_MEMBER = b'\n  "'
+# An item of a list member begins at four spaces; deeper lines have more.
+_ITEM = re.compile(rb",\n    (?! )")
+_LIST_START = b"[\n    "
+_LIST_END = b"\n  ]"
+STREAMED_MEMBER = "talks"
+
+
+class NotProven(Exception):
+    """The bytes are not (provably) an artifact encoding: ``loads_strict`` decides."""
+
+
+@dataclass
+class DatabaseStream:
+    """A proven-as-it-goes artifact database whose talks are decoded one at a time.
+
+    ``members`` holds every top-level member, the talks as an empty list in
+    their place; ``talks`` yields each talk once its bytes are proven and
+    raises :class:`NotProven` at the first that is not. The document is
+    proven only when ``talks`` is exhausted.
+    """
+
+    members: dict[str, Any]
+    talks: Iterator[Any]
 
 
 def decode_artifact_exact(data: bytes) -> dict[str, Any] | None:
@@ -55,118 +90,121 @@ def decode_artifact_exact(data: bytes) -> dict[str, Any] | None:
     None means "not proven", never "invalid": the caller then decodes with
     ``loads_strict``, which decides.
     """
-    if data == b"{}\n":
-        return {}
-    if not data.startswith(b"{\n") or not data.endswith(b"\n}\n") or _DEEP_LINE in data:
-        return None
     try:
-        value = _loads_members(data)
-    except (orjson.JSONDecodeError, ValueError):
+        return {
+            key: list(value) if isinstance(value, Iterator) else value
+            for key, value in _members(data)
+        }
+    except NotProven:
         return None
-    position = 0
-    try:
-        for piece in artifact_pieces(value):
-            # startswith compares in place: slicing the file would copy it.
-            if not data.startswith(piece, position):
-                return None
-            position += len(piece)
-    except orjson.JSONEncodeError:
-        return None
-    if position + 1 != len(data):
-        return None
-    return value
 
 
-_MEMBER = b'\n  "'
-# An item of a list member begins at four spaces; deeper lines have more.
-_ITEM = re.compile(rb",\n    (?! )")
-_LIST_END = b"\n  ]"
+def stream_database(data: bytes) -> DatabaseStream | None:
+    """``data`` as a :class:`DatabaseStream`, or None when its layout rules it out.
 
-
-def _loads_members(data: bytes) -> dict[str, Any]:
-    """Parse an indented top-level object member by member, a top-level list item by item.
-
-    orjson parses a document into a C tree before building Python objects,
-    about 1.5x the input while it lasts; parsing one talk at a time keeps that
-    to one talk. Where the bytes are laid out as the artifact encoding lays
-    them out (members at two spaces, list items at four), the slices are
-    exactly its members and items; anything else raises or gives a value the
-    proof that follows rejects, so how the value was obtained never matters.
+    Every top-level list but the talks is decoded here (they are small); the
+    talks are decoded and proven only as the stream is read.
     """
+    members: dict[str, Any] = {}
+    talks: Iterator[Any] = iter(())
+    try:
+        for key, value in _members(data):
+            if isinstance(value, Iterator) and key == STREAMED_MEMBER:
+                members[key], talks = [], value
+            else:
+                members[key] = list(value) if isinstance(value, Iterator) else value
+    except NotProven:
+        return None
+    return DatabaseStream(members, talks)
+
+
+def _members(data: bytes) -> Iterator[tuple[str, Any]]:
+    """The top-level members in file order, each value proven (lists lazily).
+
+    A member whose value is laid out as a non-empty list (``[``, items at
+    four spaces, ``]`` at two) comes as an iterator of its proven items.
+    Members are found by the lines indented two spaces that open a string
+    (only a top-level key can be one in the artifact layout); each header
+    must be exactly what the encoding writes, in strictly increasing key
+    order, and the values must tile the bytes between ``{`` and ``}``.
+    """
+    if data == b"{}\n":
+        return
+    if not data.startswith(b"{\n") or not data.endswith(b"\n}\n") or _DEEP_LINE in data:
+        raise NotProven
     view = memoryview(data)
-    value: dict[str, Any] = {}
+    position, previous = 1, None
     start = data.find(_MEMBER, 0)
+    if start != 1:
+        raise NotProven
     while start != -1:
         quote = _closing_quote(data, start + 3)
-        if not data.startswith(b": ", quote + 1):
-            raise ValueError("not a member")
-        key = orjson.loads(view[start + 3 : quote + 1])
+        key = _loads(view[start + 3 : quote + 1])
+        header = (b"," if previous is not None else b"") + b"\n  " + _dumps(key) + b": "
+        if (
+            not isinstance(key, str)
+            or (previous is not None and key <= previous)
+            or position + len(header) != quote + 3
+            or not data.startswith(header, position)
+        ):
+            raise NotProven
         following = data.find(_MEMBER, quote)
         end = len(data) - 3 if following == -1 else following - 1  # before "," or "\n}"
-        value[key] = _loads_value(data, view, quote + 3, end)
-        start = following
+        if data.startswith(_LIST_START, quote + 3) and data.startswith(_LIST_END, end - 4):
+            yield key, _items(data, view, quote + 3 + len(_LIST_START), end - len(_LIST_END))
+        else:
+            yield key, _proven(data, view, quote + 3, end, depth=1)
+        position, previous, start = end, key, following
+    if position != len(data) - 3:
+        raise NotProven
+
+
+def _items(data: bytes, view: memoryview, start: int, end: int) -> Iterator[Any]:
+    """The items of a list member laid out in ``data[start:end]``, each proven."""
+    position = start
+    for separator in _ITEM.finditer(data, start, end):
+        yield _proven(data, view, position, separator.start(), depth=2)
+        position = separator.end()
+    yield _proven(data, view, position, end, depth=2)
+
+
+def _proven(data: bytes, view: memoryview, start: int, end: int, *, depth: int) -> Any:
+    """The value in ``data[start:end]``, which must be its own encoding at ``depth``."""
+    value = _loads(view[start:end])
+    encoded = _dumps(value, _ARTIFACT_OPTIONS).replace(b"\n", b"\n" + b"  " * depth)
+    # startswith compares in place: slicing the file would copy it.
+    if len(encoded) != end - start or not data.startswith(encoded, start):
+        raise NotProven
     return value
+
+
+def _loads(piece: memoryview) -> Any:
+    try:
+        return orjson.loads(piece)
+    except orjson.JSONDecodeError:
+        raise NotProven from None
+
+
+def _dumps(value: Any, option: int | None = None) -> bytes:
+    try:
+        return orjson.dumps(value, option=option)
+    except orjson.JSONEncodeError:
+        raise NotProven from None
 
 
 def _closing_quote(data: bytes, opening: int) -> int:
     """Where the JSON string that opens at ``data[opening]`` ends (its unescaped quote)."""
-    quote = data.index(b'"', opening + 1)
-    while True:
-        before = quote - 1
-        while data[before] == 0x5C:  # backslash
-            before -= 1
-        if (quote - 1 - before) % 2 == 0:
-            return quote
-        quote = data.index(b'"', quote + 1)
-
-
-def _loads_value(data: bytes, view: memoryview, start: int, end: int) -> Any:
-    """The member value in ``data[start:end]``; a non-empty list item by item."""
-    if not data.startswith(b"[\n    ", start) or not data.startswith(_LIST_END, end - 4):
-        return orjson.loads(view[start:end])
-    items = []
-    position = start + 6
-    for separator in _ITEM.finditer(data, position, end):
-        items.append(orjson.loads(view[position : separator.start()]))
-        position = separator.end()
-    items.append(orjson.loads(view[position : end - 4]))
-    return items
-
-
-# Containers this deep and shallower are opened piece by piece; deeper values
-# (one talk, the config) are encoded whole. The proof then never holds more
-# than one talk's encoding next to the file and its decoded tree, instead of
-# a second copy of the whole file (94 MB for 10,000 talks).
-_SPLIT_DEPTH = 2
-
-
-def artifact_pieces(value: Any, depth: int = 0) -> Iterator[bytes]:
-    """The artifact encoding of ``value`` nested at ``depth``, in consecutive pieces.
-
-    Joined, the pieces are exactly ``orjson.dumps(value, OPT_INDENT_2 |
-    OPT_SORT_KEYS)`` with every line after the first indented by ``depth``
-    levels, i.e. the bytes orjson writes for the whole document: keys sorted
-    by code point, two spaces per level, ``{}``/``[]`` for empty containers.
-    A nested encoding is re-indented by prefixing its lines, which is safe
-    because a raw newline cannot occur inside a JSON string.
-    """
-    if depth >= _SPLIT_DEPTH or not value or type(value) not in (dict, list):
-        encoded = orjson.dumps(value, option=_ARTIFACT_OPTIONS)
-        yield encoded.replace(b"\n", b"\n" + b"  " * depth) if depth else encoded
-        return
-    inner = b"\n" + b"  " * (depth + 1)
-    if type(value) is dict:
-        yield b"{"
-        for index, key in enumerate(sorted(value)):
-            yield (b"," if index else b"") + inner + orjson.dumps(key) + b": "
-            yield from artifact_pieces(value[key], depth + 1)
-        yield b"\n" + b"  " * depth + b"}"
-    else:
-        yield b"["
-        for index, item in enumerate(value):
-            yield (b"," if index else b"") + inner
-            yield from artifact_pieces(item, depth + 1)
-        yield b"\n" + b"  " * depth + b"]"
+    try:
+        quote = data.index(b'"', opening + 1)
+        while True:
+            before = quote - 1
+            while data[before] == 0x5C:  # backslash
+                before -= 1
+            if (quote - 1 - before) % 2 == 0:
+                return quote
+            quote = data.index(b'"', quote + 1)
+    except ValueError:
+        raise NotProven from None
 
 
 def decode_database(data: bytes) -> dict[str, Any]:

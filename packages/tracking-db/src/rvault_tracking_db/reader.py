@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,15 +62,33 @@ class ReadResult:
     def report(self) -> dict[str, Any]:
         """The read report v1 (only for an existing, usable database)."""
         assert self.database is not None and self.assessment is not None
-        return {
-            "database": self.database,
-            "database_path": self.database_path,
-            "ok": True,
-            "root_schema_version": self.assessment.root_version,
-            "schema_version": READ_REPORT_VERSION,
-            "sha256": self.sha256,
-            "warnings": [issue.to_dict() for issue in self.assessment.warnings],
-        }
+        return {"database": self.database, **report_fields(self)}
+
+
+def report_fields(read: ReadResult | VerifiedRead) -> dict[str, Any]:
+    """Every member of the read report v1 but ``database``."""
+    assert read.assessment is not None
+    return {
+        "database_path": read.database_path,
+        "ok": True,
+        "root_schema_version": read.assessment.root_version,
+        "schema_version": READ_REPORT_VERSION,
+        "sha256": read.snapshot.sha256,
+        "warnings": [issue.to_dict() for issue in read.assessment.warnings],
+    }
+
+
+@dataclass(frozen=True)
+class VerifiedRead:
+    """A database read, decoded and assessed without keeping its decoded value.
+
+    What ``rvault-db read`` needs: its reply carries the verified bytes, not
+    the tree (:mod:`rvault_tracking_db.verified_read`).
+    """
+
+    database_path: str
+    snapshot: Snapshot
+    assessment: Assessment
 
 
 def issue_refusal(issues: Iterable[Issue]) -> DatabaseRefusal:
@@ -96,6 +115,18 @@ def read_database(
     persisted missing marker); such a caller must assess its whole candidate
     before writing.
     """
+    target, database_path, snapshot = open_snapshot(path)
+    if snapshot.data is None:
+        if not allow_missing:
+            raise missing_refusal(database_path)
+        return ReadResult(target, database_path, snapshot, None, None)
+    with hashing(snapshot):
+        document, assessment = decode_and_assess(snapshot.data, database_path, tolerate)
+    return ReadResult(target, database_path, snapshot, document, assessment)
+
+
+def open_snapshot(path: str | os.PathLike[str]) -> tuple[Path, str, Snapshot]:
+    """The no-follow snapshot of ``path`` and its lexical absolute path (UTF-8)."""
     target = Path(path)
     database_path = os.path.abspath(os.fspath(target))  # noqa: PTH100 - lexical, no resolve
     try:
@@ -109,32 +140,50 @@ def read_database(
             "$",
         ) from None
     try:
-        snapshot = read_snapshot(target)
+        return target, database_path, read_snapshot(target)
     except WriterError as exc:
         raise DatabaseRefusal(exc.code, str(exc), "$") from None
-    if snapshot.data is None:
-        if not allow_missing:
-            raise DatabaseRefusal(
-                DATABASE_MISSING,
-                f"{database_path} does not exist",
-                "$",
-                hint="create a vault with `rvault-db init VAULT_ROOT`, or check the path",
-            )
-        return ReadResult(target, database_path, snapshot, None, None)
-    # hashlib releases the GIL on large buffers, so the digest of a big
-    # database costs nothing next to decoding it on the other core.
-    data = snapshot.data
+
+
+def missing_refusal(database_path: str) -> DatabaseRefusal:
+    return DatabaseRefusal(
+        DATABASE_MISSING,
+        f"{database_path} does not exist",
+        "$",
+        hint="create a vault with `rvault-db init VAULT_ROOT`, or check the path",
+    )
+
+
+@contextmanager
+def hashing(snapshot: Snapshot) -> Iterator[None]:
+    """Digest the snapshot on another thread while the body decodes.
+
+    hashlib releases the GIL on large buffers, so the digest of a big
+    database costs nothing next to decoding it on the other core.
+    """
     hasher = threading.Thread(target=lambda: snapshot.sha256, daemon=True)  # cached there
     hasher.start()
     try:
-        try:
-            document = decode_database(data)
-        except StrictJSONError as exc:
-            raise DatabaseRefusal(exc.code, exc.message, exc.path) from None
-        assessment = assess_database(document, database_parent=database_parent(database_path))
-        blocking = [i for i in assessment.fatal if tolerate is None or not tolerate(i)]
-        if blocking:
-            raise issue_refusal(blocking)
+        yield
     finally:
         hasher.join()
-    return ReadResult(target, database_path, snapshot, document, assessment)
+
+
+def decode_and_assess(
+    data: bytes, database_path: str, tolerate: Callable[[Issue], bool] | None = None
+) -> tuple[dict[str, Any], Assessment]:
+    """The strict value of ``data`` and its assessment, or :class:`DatabaseRefusal`."""
+    try:
+        document = decode_database(data)
+    except StrictJSONError as exc:
+        raise DatabaseRefusal(exc.code, exc.message, exc.path) from None
+    assessment = assess_database(document, database_parent=database_parent(database_path))
+    refuse_fatal(assessment, tolerate)
+    return document, assessment
+
+
+def refuse_fatal(assessment: Assessment, tolerate: Callable[[Issue], bool] | None = None) -> None:
+    """Raise the refusal of the assessment's fatal issues that are not tolerated."""
+    blocking = [i for i in assessment.fatal if tolerate is None or not tolerate(i)]
+    if blocking:
+        raise issue_refusal(blocking)

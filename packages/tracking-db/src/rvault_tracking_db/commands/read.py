@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 from rvault_contracts import cli as contract_cli
 from rvault_contracts.canonical import artifact_bytes
 
-from rvault_tracking_db.reader import ReadResult, read_database
+from rvault_tracking_db.reader import ReadResult, VerifiedRead, report_fields
+from rvault_tracking_db.verified_read import verify_database
 
 _JSON_WHITESPACE = frozenset(b" \t\n\r")
 
@@ -28,20 +30,23 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=handle)
 
 
-def report_chunks(result: ReadResult) -> list[bytes | memoryview]:
+def report_chunks(result: ReadResult | VerifiedRead) -> Iterator[bytes | memoryview]:
     """The read report, with the verified database bytes embedded verbatim."""
     assert result.snapshot.data is not None
     return database_chunks(result.snapshot.data, report_tail(result))
 
 
-def report_tail(result: ReadResult) -> bytes:
+def report_tail(result: ReadResult | VerifiedRead) -> bytes:
     """Every report member but ``database``, encoded: ``b'{\\n  "database_path": ...}\\n'``."""
-    report = result.report()
-    del report["database"]
-    return artifact_bytes(report)
+    return artifact_bytes(report_fields(result))
 
 
-def database_chunks(data: bytes, rest: bytes) -> list[bytes | memoryview]:
+# The indented copy is made a slice at a time, so the reply never holds a
+# second copy of a large database next to its bytes.
+_CHUNK = 1 << 20
+
+
+def database_chunks(data: bytes, rest: bytes) -> Iterator[bytes | memoryview]:
     """The report: ``data`` embedded as its ``database`` member before ``rest``'s members.
 
     The bytes were strictly decoded and assessed, so their text *is* the
@@ -49,16 +54,15 @@ def database_chunks(data: bytes, rest: bytes) -> list[bytes | memoryview]:
     itself. Nested lines gain two spaces of indentation (raw newlines cannot
     occur inside JSON strings), so for a database stored in the canonical
     artifact encoding, as every toolkit writer stores it, the joined chunks
-    are byte-identical to ``emit(result.report())``. The database is handed
-    out as a view instead of being concatenated: at 74 MB every extra copy
-    costs about a tenth of a second.
+    are byte-identical to ``emit(result.report())``.
     """
     start, end = _value_bounds(data)  # "database" sorts first, before rest's members
-    # Trailing whitespace is short, so only the body pays for the indentation.
-    body = (data if start == 0 else data[start:]).replace(b"\n", b"\n  ")
-    trailing = data[end:]
-    cut = len(body) - len(trailing) - 2 * trailing.count(b"\n")
-    return [b'{\n  "database": ', memoryview(body)[:cut], b",\n", rest[2:]]
+    yield b'{\n  "database": '
+    view = memoryview(data)
+    for offset in range(start, end, _CHUNK):
+        yield view[offset : min(offset + _CHUNK, end)].tobytes().replace(b"\n", b"\n  ")
+    yield b",\n"
+    yield rest[2:]
 
 
 def _value_bounds(data: bytes) -> tuple[int, int]:
@@ -72,17 +76,12 @@ def _value_bounds(data: bytes) -> tuple[int, int]:
 
 
 def handle(args: argparse.Namespace) -> int:
-    result = read_database(args.database)
-    data, rest = result.snapshot.data, report_tail(result)
-    assert data is not None
-    # The reply carries the bytes, not the decoded tree (2-3x the file): free
-    # the tree before the indented copy of the bytes is made, so the two are
-    # never in memory together.
-    del result
-    chunks = database_chunks(data, rest)
-    del data
+    # The reply carries the verified bytes, not the decoded tree (2-3x the
+    # file), so the read keeps no tree and the reply is written a slice at a
+    # time (verified_read, database_chunks).
+    result = verify_database(args.database)
     out = sys.stdout
     out.flush()
-    out.buffer.writelines(chunks)
+    out.buffer.writelines(report_chunks(result))
     out.buffer.flush()
     return contract_cli.finish(contract_cli.EXIT_OK)

@@ -1,0 +1,153 @@
+"""``rvault-db read`` keeps no decoded tree, yet reads exactly like every other command.
+
+``verify_database`` decodes and assesses the talks one at a time and composes
+the owner's ``assess_database`` around them; ``read_database`` (what every
+other command uses) decodes the whole document and assesses it at once.
+Both must agree on every vault: the same findings in the same order (so the
+same warnings and the same first refusal), and a layout the stream cannot
+prove goes the whole way.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _db_helpers as h
+from rvault_contracts.canonical import artifact_bytes
+from rvault_testkit.tracking_db.samples import example_database, example_talk, realistic_database
+from rvault_tracking_db import verified_read
+from rvault_tracking_db.commands.read import report_chunks
+from rvault_tracking_db.reader import DatabaseRefusal, read_database
+
+
+def _talks(database: dict[str, Any], count: int = 3) -> dict[str, Any]:
+    """The example database with ``count`` distinct talks (the stream has several to walk)."""
+    first = database["talks"][0]
+    database["talks"] = [
+        {**copy.deepcopy(first), "filename": f"2024-0{i + 1}-01-talk-{i}.md"} for i in range(count)
+    ]
+    return database
+
+
+def _bad_ledger(d: dict[str, Any]) -> None:
+    d["talks"][1] = {**example_talk(outcomes=12), "filename": "ledger.md"}
+    d["talks"][1]["pattern_observations"]["pattern_outcomes"][0]["outcome"] = "bogus"
+
+
+MUTATORS: dict[str, Callable[[dict[str, Any]], object]] = {
+    "valid": lambda d: None,
+    "claimed example (deep claim check)": lambda d: d.update(example_database()),
+    "ledger warning in the middle": _bad_ledger,
+    "duplicate filename": lambda d: d["talks"][2].update(filename=d["talks"][0]["filename"]),
+    "future talk version": lambda d: d["talks"][1].update(schema_version=6),
+    "talk not an object": lambda d: d["talks"].insert(1, 7),
+    "talk and record findings in order": lambda d: (
+        d["talks"][2].update(schema_version=9),
+        d["pptx_catalog"][0].update(schema_version=3),
+        d["qr_codes"][0].update(schema_version=3),
+    ),
+    "records not an array": lambda d: d.update(resources={"a": 1}),
+    "talks not an array": lambda d: d.update(talks={"a": 1}),
+    "no talks": lambda d: d.update(talks=[]),
+    "unknown root member": lambda d: d.update(zzz_extra=1),
+    "missing root member": lambda d: d.pop("thumbnails"),
+    "future root": lambda d: d.update(schema_version=2),
+    "future config": lambda d: d["config"].update(schema_version=3),
+    "legacy root": lambda d: d.pop("schema_version"),
+    "config finding and talk finding": lambda d: (
+        d["config"].update(schema_version=3),
+        d["talks"][0].update(schema_version=6),
+    ),
+}
+
+
+def _outcome(read: Callable[[Path], Any], db: Path) -> tuple[str, Any]:
+    try:
+        result = read(db)
+    except DatabaseRefusal as refusal:
+        return "refused", refusal.to_dict()
+    return "read", (result.assessment, b"".join(report_chunks(result)))
+
+
+def _spy_whole_reads(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    calls: list[bytes] = []
+    whole = verified_read.decode_and_assess
+
+    def recording(data: bytes, *args: Any) -> Any:
+        calls.append(data)
+        return whole(data, *args)
+
+    monkeypatch.setattr(verified_read, "decode_and_assess", recording)
+    return calls
+
+
+@pytest.mark.parametrize("name", sorted(MUTATORS))
+def test_the_streamed_read_agrees_with_the_whole_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    database = _talks(example_database(claimed=False))
+    MUTATORS[name](database)
+    db = h.write_db(tmp_path, database)
+    whole_reads = _spy_whole_reads(monkeypatch)
+    streamed = _outcome(verified_read.verify_database, db)
+    assert streamed == _outcome(read_database, db)
+    assert whole_reads == []  # every one of these went talk by talk
+    if name in ("valid", "claimed example (deep claim check)", "legacy root"):
+        assert streamed[0] == "read"
+    if name == "ledger warning in the middle":
+        assert streamed[0] == "read"
+        assert {w.code for w in streamed[1][0].warnings} == {"ledger_schema_violation"}
+    if name == "talk and record findings in order":
+        assert streamed[1]["error"]["path"] == '$["talks"][2]["schema_version"]'
+
+
+def test_a_realistic_vault_reads_talk_by_talk_with_the_same_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = h.write_db(tmp_path, realistic_database(40, outcomes=6))
+    whole_reads = _spy_whole_reads(monkeypatch)
+    verified = verified_read.verify_database(db)
+    assert whole_reads == []
+    result = read_database(db)
+    assert verified.assessment == result.assessment
+    assert b"".join(report_chunks(verified)) == artifact_bytes(result.report())
+
+
+def test_a_talk_not_in_its_own_encoding_is_read_the_whole_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The second talk's key order is not the encoding's: the stream stops
+    # there and the strict decoder reads the file, with the same answer.
+    database = _talks(example_database(claimed=False))
+    data = artifact_bytes(database)
+    first_key = b'      "_comment_queryable_scalars"'
+    second = data.index(first_key, data.index(first_key) + 1)
+    data = data[:second] + b'      "zz": 1,\n' + data[second:]  # unsorted: not canonical
+    db = tmp_path / h.DB_NAME
+    db.write_bytes(data)
+    whole_reads = _spy_whole_reads(monkeypatch)
+    streamed = _outcome(verified_read.verify_database, db)
+    assert whole_reads == [data]
+    assert streamed == _outcome(read_database, db)
+    assert streamed[0] == "read"
+
+
+def test_a_duplicate_key_inside_a_talk_is_the_strict_decoder_refusal(tmp_path: Path) -> None:
+    database = _talks(example_database(claimed=False))
+    data = artifact_bytes(database)
+    line = b'      "conference": '
+    at = data.index(line, data.index(line) + 1)
+    data = data[:at] + line + b'"again",\n' + data[at:]
+    db = tmp_path / h.DB_NAME
+    db.write_bytes(data)
+    streamed = _outcome(verified_read.verify_database, db)
+    assert streamed == _outcome(read_database, db)
+    assert streamed[1]["error"]["code"] == "duplicate_key"
