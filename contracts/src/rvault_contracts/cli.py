@@ -220,7 +220,8 @@ def _unwind(signum: int, frame: object) -> None:
     if extension_imports.initialising():
         extension_imports.defer(signum)
         return
-    _raised_signals.append(signum)
+    if _console_process:  # in-process (tests) the caller sees the exception it provoked
+        _raised_signals.append(signum)
     raise _Signalled(signum)
 
 
