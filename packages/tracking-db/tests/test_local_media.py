@@ -297,3 +297,22 @@ def test_reattaching_a_v1_recording_records_its_streams_without_requeueing(
     talk = _talk(db, DONE)
     assert talk["local_media"]["schema_version"] == 2 and "streams" in talk["local_media"]
     assert talk["status"] == "processed"  # the same bytes: no new evidence
+
+
+def test_cover_art_is_no_video(tmp_path: Path, speech: Path) -> None:
+    """An MP3 with its cover picture (a video stream marked attached_pic) is audio only."""
+    from PIL import Image
+
+    db = _vault(tmp_path, speech)
+    cover = tmp_path / "cover.png"
+    Image.new("RGB", (64, 64), (200, 30, 30)).save(cover)
+    subprocess.run(
+        ["ffmpeg", "-loglevel", "error", "-y", "-i", str(speech), "-i", str(cover),
+         "-map", "0", "-map", "1", "-c:a", "libmp3lame", "-c:v", "png",
+         "-disposition:v", "attached_pic", str(db.parent / "recordings" / "talk.mp3")],
+        check=True,
+    )  # fmt: skip
+    _apply("attach-media", db, "--talk", TALK, "recordings/talk.mp3")
+    media = _talk(db, TALK)["local_media"]
+    assert media["streams"] == {"video": False, "audio": True}
+    assert api.recording_shows_video(db.parent, media) is False
