@@ -72,6 +72,41 @@ def processed_talk(
     return talk
 
 
+def bind_evidence(vault: Path, talk: dict[str, Any]) -> dict[str, Any]:
+    """``talk`` with its ledger's evidence really on disk, as persist left it.
+
+    The sample ledger cites a transcript and quality receipt by placeholder
+    digests; this writes one small file per cited identity under
+    ``evidence/{talk}/`` and records its real SHA-256 there (and in the
+    citations that name it), so status and normalize find the analysis's
+    evidence current until a test replaces a file.
+    """
+    ledger = talk["pattern_observations"]
+    stem = talk["filename"].removesuffix(".md")
+    moved: dict[str, tuple[str, str]] = {}
+    for row in ledger["source_inspection"]:
+        for path_key, digest_key in (
+            ("artifact_path", "artifact_sha256"),
+            ("quality_artifact_path", "quality_artifact_sha256"),
+        ):
+            if path_key not in row:
+                continue
+            relative = f"evidence/{stem}/{Path(row[path_key]).name}"
+            data = f"{talk['filename']}: {row[path_key]}\n".encode()
+            target = vault / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            moved[row[path_key]] = (relative, sha(data))
+            row[path_key], row[digest_key] = moved[row[path_key]]
+    for detection in ledger.get("patterns_detected", []):
+        for citation in detection.get("evidence_citations", []):
+            if citation.get("artifact_path") in moved:
+                citation["artifact_path"], citation["artifact_sha256"] = moved[
+                    citation["artifact_path"]
+                ]
+    return talk
+
+
 def pending_talk(filename: str, *, status: str = "pending", **extra: Any) -> dict[str, Any]:
     talk: dict[str, Any] = {"schema_version": 5, "filename": filename, "status": status}
     talk["title"] = filename

@@ -33,7 +33,9 @@ T3 = "2026-07-31T20:00:00+00:00"
 
 def _vault(tmp_path: Path, extra: list[dict] | None = None) -> Path:
     vault = tmp_path / "vault"
-    talks = [qb.processed_talk(f"2023-0{i}-01-done.md", i) for i in range(1, 5)]
+    talks = [
+        qb.bind_evidence(vault, qb.processed_talk(f"2023-0{i}-01-done.md", i)) for i in range(1, 5)
+    ]
     talks += [
         qb.remote_talk("2024-01-01-a.md", "dQw4w9WgXcQ"),
         qb.pending_talk("2024-02-01-b.md", transcript_path="transcripts/b.txt"),

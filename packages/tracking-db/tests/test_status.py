@@ -20,7 +20,9 @@ def _vault(tmp_path: Path) -> Path:
     qb.write_pptx(vault / "Deck.pptx")
     caps = [{"capability": "local_transcript", "path": "transcripts/t.txt", "root": "vault"}]
     talks = [
-        qb.processed_talk("2023-01-01-done.md", 7, processed_date="2024-01-02"),
+        qb.bind_evidence(
+            vault, qb.processed_talk("2023-01-01-done.md", 7, processed_date="2024-01-02")
+        ),
         qb.pending_talk("2024-01-01-vimeo.md", video_url="https://vimeo.com/1"),
         qb.remote_talk("2024-02-01-yt.md", YT, source_capabilities=[]),
         qb.pending_talk(

@@ -23,13 +23,20 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from rvault_tracking_db import owner_readers
-from rvault_tracking_db.capabilities import ROOT_PPTX, SourceRoots, open_under_root, resolve
+from rvault_tracking_db.capabilities import (
+    ROOT_PPTX,
+    ROOT_VAULT,
+    SourceRoots,
+    open_under_root,
+    resolve,
+)
+from rvault_tracking_db.evidence_identity import IdentityCheck, StaleIdentity, owner_receipts
 from rvault_tracking_db.media_probe import check_recording
 from rvault_tracking_db.slides_identity import check_slides, measure_pdf, slides_identity
 from rvault_tracking_db.talk_media import talk_local_media, talk_video_key, transcript_owner
@@ -80,6 +87,8 @@ class DeckEvidence:
     state: str
     evidence_class: str | None
     regenerate: bool | None
+    digests: Mapping[tuple[str, str], str | None] = field(default_factory=dict, compare=False)
+    """What the pptx verdict read: (root, path) -> SHA-256 of the deck and its extraction."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +138,9 @@ class TalkEvidence:
     manifest: ManifestEvidence
     slides: SlidesEvidence | None
     media: MediaEvidence | None
+    stale_identities: tuple[StaleIdentity, ...] = ()
+    """An analysed talk's persisted evidence identities its files no longer have
+    (:mod:`.evidence_identity`): the analysis describes bytes that are gone."""
 
 
 def deck_catalog(database: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
@@ -251,24 +263,31 @@ def _file_bytes(root: Path, relative: str) -> bytes | None:
         return handle.read()
 
 
-def _evidence_class(record: Mapping[str, Any], roots: SourceRoots, api: Any) -> Any:
-    """The pptx owner's verdict on a catalogued deck, from what is on disk now."""
+def _evidence_class(
+    record: Mapping[str, Any], roots: SourceRoots, api: Any
+) -> tuple[Any, dict[tuple[str, str], str | None]]:
+    """The pptx owner's verdict on a catalogued deck, from what is on disk now, and the
+    digests of the deck and extraction it read ((root, path) -> SHA-256, None: gone)."""
     deck = _file_bytes(roots.root_for(ROOT_PPTX), record["pptx_path"])
+    digests: dict[tuple[str, str], str | None] = {}
     fingerprint = None
     if deck is not None:
         digest = hashlib.sha256(deck).hexdigest()
         fingerprint = {"algorithm": "sha256", "digest": digest, "size_bytes": len(deck)}
+    digests[(ROOT_PPTX, record["pptx_path"])] = None if deck is None else digest
     receipt = record.get("visual_evidence")
     artifact = receipt.get("artifact") if isinstance(receipt, Mapping) else None
-    data = None
+    data = artifact_sha256 = None
     if isinstance(artifact, Mapping) and isinstance(artifact.get("path"), str):
         data = _file_bytes(roots.vault_root, artifact["path"])
+        artifact_sha256 = None if data is None else hashlib.sha256(data).hexdigest()
+        digests[(ROOT_VAULT, artifact["path"])] = artifact_sha256
     observed = api.LiveObservation(
         source_fingerprint=fingerprint,
-        artifact_sha256=None if data is None else hashlib.sha256(data).hexdigest(),
+        artifact_sha256=artifact_sha256,
         artifact_reading=None if data is None else api.read_extraction(data),
     )
-    return api.classify_pptx_visual_evidence(dict(record), observed)
+    return api.classify_pptx_visual_evidence(dict(record), observed), digests
 
 
 def receipt_state(record: Mapping[str, Any] | None) -> str:
@@ -297,13 +316,16 @@ def _deck(
     path = talk.get("pptx_path")
     if not isinstance(path, str) or not path:
         return DeckEvidence(None, readable, "none", None, None)
-    verdict = _evidence_class(record, roots, api) if record is not None and api else None
+    verdict, digests = None, {}
+    if record is not None and api:
+        verdict, digests = _evidence_class(record, roots, api)
     return DeckEvidence(
         path,
         readable,
         receipt_state(record),
         None if verdict is None else verdict.klass,
         None if verdict is None else verdict.regenerate,
+        digests,
     )
 
 
@@ -323,7 +345,7 @@ def talk_evidence(
     capabilities = resolution.capabilities
     vault_root = roots.vault_root
     manifest = _manifest(talk, vault_root, readers.video)
-    return TalkEvidence(
+    summary = TalkEvidence(
         capabilities=capabilities,
         findings=tuple(f.to_dict() for f in resolution.findings),
         transcript=_transcript(talk, capabilities, vault_root, readers.transcript),
@@ -332,3 +354,26 @@ def talk_evidence(
         slides=_slides(talk, capabilities, vault_root, manifest),
         media=_media(talk, vault_root),
     )
+    stale = IdentityCheck(roots).stale(
+        talk, receipts=owner_receipts(talk, record), current=_current_digests(talk, summary)
+    )
+    return replace(summary, stale_identities=tuple(stale)) if stale else summary
+
+
+def _current_digests(
+    talk: Mapping[str, Any], summary: TalkEvidence
+) -> dict[tuple[str, str], str | None]:
+    """The digests the owners' readers computed for this summary, so the identity check
+    reads no file twice: the transcript (its owner hashed it to judge the receipts), the
+    promoted PDF, the deck and its extraction (the pptx verdict), a current recording."""
+    digests = dict(summary.deck.digests)
+    report = summary.transcript.report
+    path = summary.transcript.path
+    if path is not None and report is not None and report.transcript_sha256 is not None:
+        digests[(ROOT_VAULT, path)] = report.transcript_sha256
+    if summary.slides is not None and summary.slides.sha256 is not None:
+        digests[(ROOT_VAULT, summary.slides.path)] = summary.slides.sha256
+    media = talk_local_media(talk) if summary.media is not None else None
+    if media is not None and summary.media is not None and summary.media.state == "current":
+        digests[(ROOT_VAULT, str(media.get("path")))] = str(media["sha256"])
+    return digests

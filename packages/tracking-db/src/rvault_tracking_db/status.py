@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from rvault_tracking_db.assessment.trouble import by_talk, needs_requeue
+from rvault_tracking_db.assessment.trouble import by_talk, requeue_reason
 from rvault_tracking_db.capabilities import SourceRoots
 from rvault_tracking_db.evidence import (
     OwnerReaders,
@@ -37,6 +37,7 @@ from rvault_tracking_db.preflight.run import identity_by_talk
 from rvault_tracking_db.queue.batches import live_claim
 from rvault_tracking_db.queue.claims import CLAIMABLE_STATUSES
 from rvault_tracking_db.reader import ReadResult
+from rvault_tracking_db.talk_media import talk_video_key
 
 REPORT_VERSION = 1
 ANALYSED = ("processed", "processed_partial")
@@ -70,11 +71,21 @@ def evidence_columns(evidence: TalkEvidence) -> dict[str, Any]:
     }
 
 
-def _evidence_action(row: dict[str, Any], filename: str, vault_root: Path) -> dict[str, str] | None:
-    """The first evidence problem of an unclaimed talk: a replaced slide PDF, a broken
-    ledger of an analysed talk, a replaced or missing recording (claimable talks), or
-    a local-media transcript whose recording was never attached."""
-    status = row["status"]
+#: why normalize requeues an analysed talk, as the status table says it
+_REQUEUE_TEXT = {
+    "evidence_ledger_invalid": "reprocess: its evidence ledger breaks its contract",
+    "evidence_identity_stale": "reprocess: evidence changed after its analysis",
+}
+
+
+def _evidence_action(
+    row: dict[str, Any], talk: Mapping[str, Any], vault_root: Path
+) -> dict[str, str] | None:
+    """The first evidence problem of an unclaimed talk: a replaced slide PDF, a replaced
+    recording of an analysed talk, an analysed talk whose ledger is broken or whose
+    evidence changed after its analysis, a replaced or missing recording (claimable
+    talks), or a local-media transcript whose recording was never attached."""
+    status, filename = row["status"], row["filename"]
     slides = row["slides"]
     if slides is not None and slides["state"] in ("slides_stale", "slides_missing"):
         return {
@@ -84,15 +95,18 @@ def _evidence_action(row: dict[str, Any], filename: str, vault_root: Path) -> di
             f"{shlex.quote(str(vault_root / slides['path']))} "
             "(records the new bytes; an analysed talk is requeued)",
         }
-    if status in ANALYSED and needs_requeue(row["evidence_issues"]):
+    media = row["media"]
+    if status in ANALYSED and media is not None and media["state"] != "current":
+        return _replaced_recording(row, talk, vault_root)
+    reason = requeue_reason(row["evidence_issues"]) if status in ANALYSED else None
+    if reason is not None:
         return {
             "code": "normalize",
-            "text": "reprocess: its evidence ledger breaks its contract",
+            "text": _REQUEUE_TEXT[reason],
             "command": "rvault-db queue DB normalize (requeues it), then claim it",
         }
     if status not in CLAIMABLE_STATUSES:
         return None
-    media = row["media"]
     if media is not None and media["state"] != "current":
         return {
             "code": "attach_media",
@@ -108,6 +122,39 @@ def _evidence_action(row: dict[str, Any], filename: str, vault_root: Path) -> di
             "rvault-transcript fetch --audio, inside the vault)",
         }
     return None
+
+
+def _replaced_recording(
+    row: dict[str, Any], talk: Mapping[str, Any], vault_root: Path
+) -> dict[str, str]:
+    """An analysed talk's attached recording no longer has the recorded bytes.
+
+    Its transcript's receipt and any slides extracted from it describe the
+    recording as it was. Restoring the file settles it; otherwise attaching
+    the new recording records its bytes and requeues the talk (an
+    analysis-invalidating source change), and its transcript (and slides
+    recovered from it) are made again from it, replacing the old ones only
+    with ``--force``, before the talk is claimed.
+    """
+    media = row["media"]
+    relative = media["path"] or "recordings/NAME"
+    recording = shlex.quote(str(vault_root / relative))
+    stem = Path(relative).stem
+    transcript = row["transcript"]["path"] or f"transcripts/{stem}.txt"
+    steps = [
+        f"rvault-db attach-media DB --talk {row['filename']} {recording} (requeues the talk)",
+        f"rvault-transcript fetch {shlex.quote(stem)} --audio {recording} --out "
+        f"{shlex.quote(str(vault_root / transcript))} --existing-source whisper --force",
+    ]
+    if row["video"]["manifest"] is not None and talk_video_key(talk) == stem:
+        outdir = shlex.quote(str(vault_root / "slides-rebuild" / stem))
+        steps.append(f"rvault-video extract {recording} {outdir} {shlex.quote(stem)} --force")
+    return {
+        "code": "attach_media",
+        "text": f"the recording changed after its analysis ({media['state']}): attach it "
+        "again and re-transcribe, or restore it",
+        "command": "; ".join([*steps, "then claim it"]),
+    }
 
 
 def _recovery_action(row: dict[str, Any], vault_root: Path) -> dict[str, str] | None:
@@ -144,7 +191,7 @@ def _next_action(
             "text": f"persist batch {batch}",
             "command": f"rvault-returns persist (run {claim['run_id']}, batch {claim['batch_id']})",
         }
-    evidence = _evidence_action(row, filename, vault_root)
+    evidence = _evidence_action(row, talk, vault_root)
     if evidence is not None:
         return evidence
     if status in ANALYSED:
@@ -200,6 +247,10 @@ def build_status(result: ReadResult) -> dict[str, Any]:
         if not isinstance(talk, Mapping):
             continue
         evidence = talk_evidence(talk, roots, deck_record(catalog, talk), readers)
+        talk_path = f'$["talks"][{position}]'
+        issues = trouble.get(position, []) + [
+            stale.issue(talk_path) for stale in evidence.stale_identities
+        ]
         claim = live_claim(talk)
         score = talk.get("pattern_score")
         row: dict[str, Any] = {
@@ -209,7 +260,7 @@ def build_status(result: ReadResult) -> dict[str, Any]:
             "status": talk.get("status"),
             "capabilities": evidence.capabilities,
             **evidence_columns(evidence),
-            "evidence_issues": trouble.get(position, []),
+            "evidence_issues": issues,
             "identity": identity.get(position, {"blocking": 0, "warnings": 0, "findings": []}),
             "active_claim": None
             if claim is None

@@ -6,11 +6,15 @@ no-transcript status becomes ``skipped_no_sources`` only when that list is
 empty; with a capability it is left for review. Talks under a live claim are
 not touched: their sources are part of the generation a worker is using.
 
-A talk the assessment warned about (its evidence ledger breaks its
-contract: :mod:`rvault_tracking_db.assessment.trouble`) keeps no usable
-analysis: an analysed one moves to ``needs-reprocessing``
-(``reprocess_reason: evidence_ledger_invalid``, ``reprocess_generation + 1``),
-so the next claim reprocesses it while every other talk is left alone.
+A talk whose analysis is no usable prior state keeps no usable analysis:
+its evidence ledger breaks its contract (the read's warning,
+:mod:`rvault_tracking_db.assessment.trouble`), or a persisted evidence
+identity no longer matches its file (the transcript re-fetched, the slide
+PDF, deck extraction or recording replaced after the analysis:
+:func:`identity_trouble`). An analysed one moves to ``needs-reprocessing``
+(``reprocess_reason: evidence_ledger_invalid`` or
+``evidence_identity_stale``, ``reprocess_generation + 1``), so the next
+claim reprocesses it while every other talk is left alone.
 """
 
 from __future__ import annotations
@@ -21,8 +25,10 @@ from typing import Any
 
 from rvault_contracts.issues import Issue
 
-from rvault_tracking_db.assessment.trouble import REQUEUE_REASON, needs_requeue
+from rvault_tracking_db.assessment.trouble import requeue_reason
 from rvault_tracking_db.capabilities import SourceRoots, resolve
+from rvault_tracking_db.evidence import deck_catalog, deck_record
+from rvault_tracking_db.evidence_identity import IdentityCheck, owner_receipts
 from rvault_tracking_db.mutations.reprocess import invalidate_analysis
 from rvault_tracking_db.queue.batches import live_claim, talks_of
 from rvault_tracking_db.queue.issues import jp
@@ -115,8 +121,9 @@ def plan_normalize(
                 {"filename": filename, "path": jp(path, finding.field), "code": finding.code}
             )
         issues = (trouble or {}).get(position, ())
-        if needs_requeue(issues):
-            _requeue(talk, updated, path, filename, issues, outcome)
+        reason = requeue_reason(issues)
+        if reason is not None:
+            _requeue(talk, updated, path, filename, (issues, reason), outcome)
         if updated != talk:
             new_talks[position] = updated
             outcome.changed.append(position)
@@ -132,13 +139,15 @@ def _requeue(
     updated: dict[str, Any],
     path: str,
     filename: str,
-    issues: Sequence[Issue],
+    trouble: tuple[Sequence[Issue], str],
     outcome: NormalizeOutcome,
 ) -> None:
-    """An analysed talk whose ledger is malformed is reprocessed; any talk is listed for review."""
+    """An analysed talk whose analysis is unusable is reprocessed (``trouble``: the talk's
+    issues and the reason they give); any talk is listed for review."""
+    issues, reason = trouble
     for issue in issues:
         outcome.review.append({"filename": filename, "path": issue.path, "code": issue.code})
-    transition = invalidate_analysis(updated, ["pattern_observations"], REQUEUE_REASON, path)
+    transition = invalidate_analysis(updated, ["pattern_observations"], reason, path)
     if transition is None:
         return
     for name in ("status", "reprocess_reason", "reprocess_generation"):
@@ -151,3 +160,24 @@ def _requeue(
                 "after": updated[name],
             }
         )
+
+
+def identity_trouble(database: Mapping[str, Any], roots: SourceRoots) -> dict[int, list[Issue]]:
+    """``evidence_identity_stale`` warnings of every analysed talk without a live claim.
+
+    Judged from the files and the database's own owner records (the attached
+    recording, the promoted PDF, the deck receipt: size first, hash only when
+    needed); no owner reader is needed, so normalize requeues the same talks
+    ``rvault-db status`` shows as needing reprocessing.
+    """
+    check = IdentityCheck(roots)
+    catalog = deck_catalog(database)
+    trouble: dict[int, list[Issue]] = {}
+    for position, talk in enumerate(talks_of(database)):
+        if not isinstance(talk, Mapping) or live_claim(talk) is not None:
+            continue
+        receipts = owner_receipts(talk, deck_record(catalog, talk))
+        stale = check.stale(talk, receipts=receipts)
+        if stale:
+            trouble[position] = [s.issue(jp("$", "talks", position)) for s in stale]
+    return trouble

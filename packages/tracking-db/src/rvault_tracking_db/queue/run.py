@@ -19,12 +19,12 @@ from rvault_contracts.cli import Refusal
 from rvault_contracts.writer import WriteReport
 
 from rvault_tracking_db.apply_protocol import ApplyRequest, Session, session
-from rvault_tracking_db.assessment.trouble import by_talk
+from rvault_tracking_db.assessment.trouble import by_talk, merge
 from rvault_tracking_db.capabilities import SourceRoots
 from rvault_tracking_db.queue import store
 from rvault_tracking_db.queue.claim import ClaimRequest, plan_claim
 from rvault_tracking_db.queue.inspect import inspect_queue
-from rvault_tracking_db.queue.normalize import plan_normalize
+from rvault_tracking_db.queue.normalize import identity_trouble, plan_normalize
 from rvault_tracking_db.queue.recover import plan_recover
 from rvault_tracking_db.reader import ReadResult, read_database
 
@@ -101,7 +101,10 @@ def normalize(database: str | Path, apply: ApplyRequest) -> dict[str, Any]:
     def planner(result: ReadResult, current: Session) -> Any:
         assert result.database is not None and result.assessment is not None
         roots = SourceRoots.from_config(current.vault_root, result.database.get("config"))
-        return plan_normalize(result.database, roots, by_talk(result.assessment.warnings))
+        trouble = merge(
+            by_talk(result.assessment.warnings), identity_trouble(result.database, roots)
+        )
+        return plan_normalize(result.database, roots, trouble)
 
     report, outcome = _plan_and_install(database, apply, "normalize", planner)
     report["change_count"] = len(outcome.changes)
