@@ -335,34 +335,7 @@ class _Run:
         assert self.initial.data is not None
         data = self.initial.data
         enrich = request.youtube and request.existing_source == "youtube_auto"
-        if request.youtube:
-            source: dict[str, Any] = {"kind": "youtube", "video_id": request.id}
-            stored = read_quality(
-                paths.transcript, transcript_bytes=data, owner=OwnerContext(video_id=request.id)
-            )
-            # A stored duration-bound receipt can only be reused after a new probe.
-            bound = stored.receipt is not None and stored.receipt.duration_seconds is not None
-            probed: float | None = None
-            if request.duration_seconds is not None or enrich or bound:
-                probed, note = _probe_youtube(request.id)
-                self.notes.append(note)
-            trust = quality_trust(
-                request.duration_seconds, probed, {"video_id": request.id}, "youtube_duration"
-            )
-            owner = OwnerContext(video_id=request.id, duration_seconds=probed)
-        else:
-            assert request.audio is not None
-            with open_media(request.audio) as handle:
-                local = probe_media(request.audio, handle, request.id)
-            source = local.source
-            probed = local.duration
-            trust = quality_trust(
-                request.duration_seconds,
-                probed,
-                {"media_sha256": local.sha256},
-                "local_media_duration",
-            )
-            owner = OwnerContext(media_sha256=local.sha256, duration_seconds=probed)
+        source, probed, trust, owner = self._existing_owner(data, enrich)
         self.notes.append(trust.note)
         stored = read_quality(paths.transcript, transcript_bytes=data, owner=owner)
         changes: dict[Path, bytes | None] = {}
@@ -425,6 +398,46 @@ class _Run:
             write=report,
             notes=self.notes,
         )
+
+    def _existing_owner(
+        self, data: bytes, enrich: bool
+    ) -> tuple[dict[str, Any], float | None, QualityTrust, OwnerContext]:
+        """The existing text's source, probed duration, duration trust and owner context.
+
+        A YouTube talk is probed only when the request, caption enrichment or
+        a stored duration-bound receipt needs its duration; a local recording
+        is always probed (its digest is the owner).
+        """
+        request, paths = self.request, self.paths
+        if request.youtube:
+            source: dict[str, Any] = {"kind": "youtube", "video_id": request.id}
+            stored = read_quality(
+                paths.transcript, transcript_bytes=data, owner=OwnerContext(video_id=request.id)
+            )
+            # A stored duration-bound receipt can only be reused after a new probe.
+            bound = stored.receipt is not None and stored.receipt.duration_seconds is not None
+            probed: float | None = None
+            if request.duration_seconds is not None or enrich or bound:
+                probed, note = _probe_youtube(request.id)
+                self.notes.append(note)
+            trust = quality_trust(
+                request.duration_seconds, probed, {"video_id": request.id}, "youtube_duration"
+            )
+            owner = OwnerContext(video_id=request.id, duration_seconds=probed)
+        else:
+            assert request.audio is not None
+            with open_media(request.audio) as handle:
+                local = probe_media(request.audio, handle, request.id)
+            source = local.source
+            probed = local.duration
+            trust = quality_trust(
+                request.duration_seconds,
+                probed,
+                {"media_sha256": local.sha256},
+                "local_media_duration",
+            )
+            owner = OwnerContext(media_sha256=local.sha256, duration_seconds=probed)
+        return source, probed, trust, owner
 
     def _reusable(self, stored: QualityReading, trust: QualityTrust, probed: float | None) -> bool:
         """A current, owner-bound receipt is kept unless the request asks for more.
