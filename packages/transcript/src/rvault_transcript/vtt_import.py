@@ -31,6 +31,7 @@ from rvault_transcript.language import (
 )
 from rvault_transcript.receipts import (
     ReceiptError,
+    Segment,
     build_quality_receipt,
     build_timing_receipt,
     is_safe_relative_path,
@@ -183,6 +184,40 @@ def artifact_relative_path(vtt: Path, out: Path) -> str:
     return relative
 
 
+def _read_captions(vtt: Path) -> tuple[bytes, str, list[Segment]]:
+    """The caption file's bytes, its text and its cues, bounded by ``MAX_VTT_BYTES``."""
+    if os.lstat(vtt).st_size > MAX_VTT_BYTES:
+        raise Refusal(
+            "vtt_too_large", f"the VTT file is larger than {MAX_VTT_BYTES} bytes", str(vtt)
+        )
+    raw = read_snapshot(vtt).data
+    if raw is None:
+        raise Refusal("vtt_missing", "the VTT file does not exist", str(vtt))
+    if len(raw) > MAX_VTT_BYTES:
+        raise Refusal(
+            "vtt_too_large", f"the VTT file is larger than {MAX_VTT_BYTES} bytes", str(vtt)
+        )
+    try:
+        text = decode_utf8(raw)
+        segments = vtt_to_segments(text)
+    except TextRefusal as refusal:
+        raise Refusal(refusal.code, refusal.message, str(vtt)) from None
+    except VttError as error:
+        raise Refusal(error.code, error.message, str(vtt)) from None
+    return raw, text, segments
+
+
+def _word_count(data: bytes, min_words: int, vtt: Path) -> int:
+    """The transcript's word count, refused below ``min_words`` (with the short-talk hint)."""
+    try:
+        return judge_text(data.decode("utf-8"), min_words).word_count
+    except TextRefusal as refusal:
+        context: dict[str, Any] = {"reason": refusal.code}
+        if refusal.code == "too_few_words":
+            context["hint"] = _short_talk_hint(count_words(data.decode("utf-8")))
+        raise Refusal("transcript_quality_failed", refusal.message, str(vtt), **context) from None
+
+
 def import_vtt(request: VttImportRequest) -> dict[str, Any]:
     """Run one import; the result document, or a Refusal with nothing changed."""
     vtt: Path = request.vtt
@@ -203,24 +238,7 @@ def import_vtt(request: VttImportRequest) -> dict[str, Any]:
         raise Refusal(
             "output_exists", "the transcript exists; pass --force to replace its bundle", str(out)
         )
-    if os.lstat(vtt).st_size > MAX_VTT_BYTES:
-        raise Refusal(
-            "vtt_too_large", f"the VTT file is larger than {MAX_VTT_BYTES} bytes", str(vtt)
-        )
-    raw = read_snapshot(vtt).data
-    if raw is None:
-        raise Refusal("vtt_missing", "the VTT file does not exist", str(vtt))
-    if len(raw) > MAX_VTT_BYTES:
-        raise Refusal(
-            "vtt_too_large", f"the VTT file is larger than {MAX_VTT_BYTES} bytes", str(vtt)
-        )
-    try:
-        text = decode_utf8(raw)
-        segments = vtt_to_segments(text)
-    except TextRefusal as refusal:
-        raise Refusal(refusal.code, refusal.message, str(vtt)) from None
-    except VttError as error:
-        raise Refusal(error.code, error.message, str(vtt)) from None
+    raw, text, segments = _read_captions(vtt)
     data = transcript_bytes(segments)
     provenance = {
         "kind": "vtt_artifact",
@@ -234,13 +252,7 @@ def import_vtt(request: VttImportRequest) -> dict[str, Any]:
         raise Refusal("timing_invalid", error.message, str(vtt), reason=error.code) from None
     trust = quality_trust(request)
     min_words = policy.effective_min_words(None, trust.get("duration_seconds"))
-    try:
-        word_count = judge_text(data.decode("utf-8"), min_words).word_count
-    except TextRefusal as refusal:
-        context: dict[str, Any] = {"reason": refusal.code}
-        if refusal.code == "too_few_words":
-            context["hint"] = _short_talk_hint(count_words(data.decode("utf-8")))
-        raise Refusal("transcript_quality_failed", refusal.message, str(vtt), **context) from None
+    word_count = _word_count(data, min_words, vtt)
     language, record = caption_language(request, text, [s.text for s in segments])
     quality_bytes = receipt_bytes(build_quality_receipt(data, min_words, trust, record))
     changes = {
