@@ -21,6 +21,7 @@ from rvault_contracts.strict_json import is_integer as is_int
 from rvault_contracts.strict_json import is_number
 from rvault_tracking_db.api import (
     TranscriptOwner,
+    check_recording,
     recording_shows_video,
     talk_local_media,
     talk_video_key,
@@ -199,9 +200,11 @@ def _video_relpath(root: Path, talk: dict[str, Any]) -> str | None:
 
     ``slides-rebuild/{youtube_id}/{youtube_id}.mp4`` (video-extraction layout),
     else the recording attached with ``rvault-db attach-media`` (its
-    ``local_media`` record) when it has a video stream: a talk filmed locally
-    has a delivery video too, an audio-only recording (a WAV) shows nothing of
-    the delivery and is no ``delivery_video`` source (tracking-db's
+    ``local_media`` record) when it still has the recorded bytes and has a
+    video stream: a talk filmed locally has a delivery video too; a recording
+    replaced since it was attached (``check_recording``: size, generation, then
+    SHA-256) is not the evidence the transcript was bound to, and an
+    audio-only recording (a WAV) shows nothing of the delivery (tracking-db's
     ``recording_shows_video``: the v2 record's ``streams``, a v1 record probed).
     """
     youtube_id = talk.get("youtube_id")
@@ -214,6 +217,7 @@ def _video_relpath(root: Path, talk: dict[str, Any]) -> str | None:
     if (
         isinstance(attached, str)
         and _regular_file(root, attached) is not None
+        and check_recording(root, media) is None
         and recording_shows_video(root, media)
     ):
         return attached
