@@ -213,6 +213,49 @@ def _save(prs: Any) -> bytes:
     return buffer.getvalue()
 
 
+def _grouped_slide(prs: Any) -> None:
+    """Slide 2: nested groups, a table and a picture (low: group, table)."""
+    s2 = prs.slides.add_slide(prs.slide_layouts[6])
+    group = s2.shapes.add_group_shape()
+    box = group.shapes.add_textbox(Inches(1), Inches(1), Inches(3), Inches(1))
+    _styled_text(box, "Grouped words", font="Arial", size=20, color="000000")
+    inner = group.shapes.add_group_shape()
+    cloud = inner.shapes.add_shape(
+        MSO_SHAPE.CLOUD_CALLOUT, Inches(2), Inches(2), Inches(3), Inches(2)
+    )
+    cloud.text_frame.text = "Nested cloud"
+    cloud.fill.solid()
+    cloud.fill.fore_color.rgb = RGBColor(0xFF, 0xFF, 0xFF)
+    cloud.line.color.rgb = RGBColor(0, 0, 0)
+    table = s2.shapes.add_table(2, 3, Inches(6), Inches(1), Inches(6), Inches(1.5)).table
+    for r in range(2):
+        for c in range(3):
+            table.cell(r, c).text = f"r{r}c{c}"
+    table.cell(0, 0).text_frame.paragraphs[0].runs[0].font.name = "Georgia"
+    s2.shapes.add_picture(
+        io.BytesIO(png_bytes((200, 10, 10))), Inches(6), Inches(4), Inches(4), Inches(3)
+    )
+
+
+def _unsupported_slide(prs: Any) -> None:
+    """Slide 3: SmartArt, chart, URI-less and unknown-URI frames, embedded and linked OLE."""
+    s3 = prs.slides.add_slide(prs.slide_layouts[5])
+    s3.shapes.title.text = "Unsupported things"
+    add_graphic_frame(s3, "Diagram 4", URI_DIAGRAM)
+    chart_data = CategoryChartData()
+    chart_data.categories = ["a", "b"]
+    chart_data.add_series("S", (1, 2))
+    s3.shapes.add_chart(
+        XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(3), Inches(3), Inches(2), chart_data
+    )
+    add_graphic_frame(s3, "Mystery 6", None)
+    add_graphic_frame(s3, "Ink 7", "http://example.invalid/ink")
+    s3.shapes.add_ole_object(
+        io.BytesIO(b"embedded payload"), "Package", Inches(8), Inches(3), Inches(1), Inches(1)
+    )
+    add_linked_ole(s3, "Linked 9")
+
+
 def rich_deck() -> bytes:
     """Eight slides covering every capability the extraction claims.
 
@@ -239,42 +282,8 @@ def rich_deck() -> bytes:
     add_transition(s1, alternate=True)
     add_timing(s1, TimingSpec(alternate_effect=True))
 
-    s2 = prs.slides.add_slide(layouts[6])
-    group = s2.shapes.add_group_shape()
-    box = group.shapes.add_textbox(Inches(1), Inches(1), Inches(3), Inches(1))
-    _styled_text(box, "Grouped words", font="Arial", size=20, color="000000")
-    inner = group.shapes.add_group_shape()
-    cloud = inner.shapes.add_shape(
-        MSO_SHAPE.CLOUD_CALLOUT, Inches(2), Inches(2), Inches(3), Inches(2)
-    )
-    cloud.text_frame.text = "Nested cloud"
-    cloud.fill.solid()
-    cloud.fill.fore_color.rgb = RGBColor(0xFF, 0xFF, 0xFF)
-    cloud.line.color.rgb = RGBColor(0, 0, 0)
-    table = s2.shapes.add_table(2, 3, Inches(6), Inches(1), Inches(6), Inches(1.5)).table
-    for r in range(2):
-        for c in range(3):
-            table.cell(r, c).text = f"r{r}c{c}"
-    table.cell(0, 0).text_frame.paragraphs[0].runs[0].font.name = "Georgia"
-    s2.shapes.add_picture(
-        io.BytesIO(png_bytes((200, 10, 10))), Inches(6), Inches(4), Inches(4), Inches(3)
-    )
-
-    s3 = prs.slides.add_slide(layouts[5])
-    s3.shapes.title.text = "Unsupported things"
-    add_graphic_frame(s3, "Diagram 4", URI_DIAGRAM)
-    chart_data = CategoryChartData()
-    chart_data.categories = ["a", "b"]
-    chart_data.add_series("S", (1, 2))
-    s3.shapes.add_chart(
-        XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(3), Inches(3), Inches(2), chart_data
-    )
-    add_graphic_frame(s3, "Mystery 6", None)
-    add_graphic_frame(s3, "Ink 7", "http://example.invalid/ink")
-    s3.shapes.add_ole_object(
-        io.BytesIO(b"embedded payload"), "Package", Inches(8), Inches(3), Inches(1), Inches(1)
-    )
-    add_linked_ole(s3, "Linked 9")
+    _grouped_slide(prs)
+    _unsupported_slide(prs)
 
     s4 = prs.slides.add_slide(layouts[6])
     s4.shapes.add_picture(io.BytesIO(png_bytes((10, 200, 10))), 0, 0, WIDE_WIDTH, prs.slide_height)
