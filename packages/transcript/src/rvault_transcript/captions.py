@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import requests
+from rvault_contracts.errors import Refusal
 from youtube_transcript_api import YouTubeTranscriptApi
 from youtube_transcript_api._errors import (
     AgeRestricted,
@@ -37,11 +38,11 @@ from rvault_transcript.segments import normalize
 http_client_factory: Callable[[], requests.Session] = requests.Session
 
 
-class CaptionError(Exception):
+class CaptionError(Refusal):
+    """Captions that cannot be fetched, with a stable code (``captions_disabled``...)."""
+
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+        super().__init__(code, message)
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from rvault_contracts.errors import Refusal
 from rvault_contracts.issues import Collector, Issue
 from rvault_contracts.schemas import schema_issues
 from rvault_contracts.strict_json import json_path
@@ -55,15 +56,15 @@ INVALID_FETCH_RESULT = "invalid_fetch_result"
 TRANSCRIPTS_DIR = "transcripts"
 
 
-class FetchResultError(Exception):
+class FetchResultError(Refusal):
     """A fetch result a consumer must not act on: a stable code and every finding."""
 
     def __init__(self, code: str, message: str, path: str, issues: tuple[Issue, ...]) -> None:
-        super().__init__(f"{code} at {path}: {message}")
-        self.code = code
-        self.message = message
-        self.path = path
+        super().__init__(code, message, path)
         self.issues = issues
+
+    def __str__(self) -> str:
+        return f"{self.code} at {self.path}: {self.message}"
 
 
 @dataclass(frozen=True)

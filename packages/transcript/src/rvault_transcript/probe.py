@@ -21,13 +21,14 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import yt_dlp
+from rvault_contracts.errors import Refusal
 
 
-class ProbeError(Exception):
+class ProbeError(Refusal):
+    """Media or metadata that cannot be probed, with a stable code (``media_unreadable``...)."""
+
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+        super().__init__(code, message)
 
 
 class _StderrLogger:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rvault_contracts.canonical import artifact_bytes, is_sha256_hex, sha256_bytes
+from rvault_contracts.errors import Refusal
 from rvault_contracts.schemas import load_schema, schema_issues
 
 from rvault_transcript import policy
@@ -63,17 +64,14 @@ SOURCE_FOR_KIND = {
 YOUTUBE_ID = re.compile(_TIMING_SCHEMA["$defs"]["video_id"]["pattern"])
 
 
-class ReceiptError(Exception):
-    """A receipt refused by a builder or validator, with a stable code and JSON path."""
+class ReceiptError(Refusal):
+    """A receipt refused by a builder or validator, with a stable code and its JSON path."""
 
     def __init__(self, code: str, message: str, path: str = "$") -> None:
-        super().__init__(f"{code} at {path}: {message}")
-        self.code = code
-        self.message = message
-        self.path = path
+        super().__init__(code, message, path)
 
-    def to_dict(self) -> dict[str, str]:
-        return {"code": self.code, "message": self.message, "path": self.path}
+    def __str__(self) -> str:
+        return f"{self.code} at {self.path}: {self.message}"
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,8 @@ from functools import lru_cache
 from itertools import groupby
 from operator import eq
 
+from rvault_contracts.errors import Refusal
+
 # Lines that only a traceback or an error dump produces. ``[^\S\n]*`` rather
 # than ``\s*``: the same matches (``^`` only follows ``\n``), but a run of blank
 # lines is no longer rescanned from every line start (quadratic time).
@@ -41,13 +43,11 @@ _STUB_PATTERNS = (
 )
 
 
-class TextRefusal(Exception):
+class TextRefusal(Refusal):
     """A transcript text refused with a stable code (``invalid_utf8``, ``empty_text``...)."""
 
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+        super().__init__(code, message)
 
 
 def decode_utf8(data: bytes) -> str:

@@ -16,6 +16,8 @@ import html
 import re
 from dataclasses import dataclass
 
+from rvault_contracts.errors import Refusal
+
 from rvault_transcript.receipts import Segment
 from rvault_transcript.segments import DegenerateTiming, from_millis
 from rvault_transcript.text import collapse_whitespace
@@ -34,13 +36,11 @@ MAX_TIMESTAMP_HOURS = 9999
 _BLOCK_KEYWORDS = ("NOTE", "STYLE", "REGION")
 
 
-class VttError(Exception):
+class VttError(Refusal):
     """A file that is not WebVTT or has no usable cue; ``code`` is stable."""
 
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+        super().__init__(code, message)
 
 
 @dataclass(frozen=True)
