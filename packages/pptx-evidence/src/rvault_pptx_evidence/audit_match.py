@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rvault_contracts.errors import Refusal
 from rvault_contracts.issues import Issue
 from rvault_contracts.schemas import schema_issues
 from rvault_contracts.strict_json import StrictJSONError, json_path, loads_strict
@@ -31,13 +32,11 @@ AUDIT_ARTIFACT_ID = "pptx-native-deck-audit"
 RECOMPUTE_TIMEOUT_SECONDS = 600.0
 
 
-class RecomputationRefused(Exception):
+class RecomputationRefused(Refusal):
     """The owner tool refused the deck or PDF (stable ``code``) or failed."""
 
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+        super().__init__(code, message)
 
 
 # Stable codes of a held audit that does not describe the current deck or PDF.
