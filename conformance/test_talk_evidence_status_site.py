@@ -11,15 +11,20 @@ manifest missing, trusted (a real ``rvault-video extract``) and a directory
 where the manifest belongs; slide PDF unset, current and trusted, unbound,
 stale and missing; recording current and replaced. The status runs as the
 installed command, the site's reader in process, and every lane is compared.
+A second vault, persisted by the installed ``rvault-returns persist``, has a
+transcript re-fetched after its analysis: status, normalize and the site name
+the same stale evidence identities.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+from _persist_producer import persisted_vault
 from _support import pending_talk, write_current_database
 from _video_producer import VIDEO_ID, extract
 from rvault_analysis_writer.site.evidence import read_talk_evidence
@@ -158,3 +163,56 @@ def test_status_and_site_agree_on_every_evidence_state(tmp_path: Path) -> None:
     video = read_talk_evidence(talks[2], roots, deck_record(records, talks[2]))
     assert video.slides.trusted and video.slides.reason == "trusted video-extracted slide region"
     assert rows[talks[2]["filename"]]["deck"]["evidence_class"] is not None  # the pptx owner's
+
+
+_SEGMENT = re.compile(r'\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]')
+
+
+def _at(document: Any, path: str) -> Any:
+    """The value at a ``$[...]`` JSON path the reports use."""
+    for index, key in _SEGMENT.findall(path[1:]):
+        document = document[int(index)] if index else document[json.loads(f'"{key}"')]
+    return document
+
+
+def test_status_normalize_and_site_agree_on_evidence_replaced_after_persist(
+    tmp_path: Path,
+) -> None:
+    """A transcript re-fetched after a real persist: status shows that talk (and only it)
+    as needing reprocessing at the digests' JSON paths, normalize would requeue exactly
+    it, and the site's ``stale_evidence`` names the same digests (one check, tracking-db's
+    ``IdentityCheck``, behind all three)."""
+    db, returns, _ = persisted_vault(tmp_path)
+    document = json.loads(db.read_text(encoding="utf-8"))
+    first = next(t for t in document["talks"] if t["filename"] == returns[0]["filename"])
+    inspected = first["pattern_observations"]["source_inspection"][0]
+    replaced = db.parent / inspected["artifact_path"]
+    replaced.write_bytes(replaced.read_bytes() + b"a line added after the analysis\n")
+
+    status = run_cli("rvault-db", "status", db, "--format", "json")
+    assert status.returncode == 0, status.stdout + status.stderr
+    flagged = {
+        (row["filename"], _at(document, issue["path"]))
+        for row in status.json["talks"]
+        for issue in row["evidence_issues"]
+        if issue["code"] == "evidence_identity_stale"
+    }
+    rows = {row["filename"]: row for row in status.json["talks"]}
+    assert rows[first["filename"]]["next_action"]["code"] == "normalize"
+    assert all(rows[r["filename"]]["evidence_issues"] == [] for r in returns[1:])
+
+    site = run_cli("rvault-analysis", "site", db.parent / "report", "--db", db)
+    assert site.returncode == 0, site.stdout + site.stderr
+    reported = {(s["filename"], s["recorded_sha256"]) for s in site.json["stale_evidence"]}
+    assert flagged == reported == {(first["filename"], inspected["artifact_sha256"])}
+    roots = SourceRoots.from_config(db.parent, document["config"])
+    summary = read_talk_evidence(first, roots, None).summary
+    assert summary is not None
+    assert [s.identity.sha256 for s in summary.stale_identities] == [inspected["artifact_sha256"]]
+
+    normalize = run_cli("rvault-db", "queue", db, "normalize")
+    assert normalize.returncode == 0, normalize.stdout + normalize.stderr
+    requeued = {
+        c["filename"] for c in normalize.json["changes"] if c["path"].endswith('["status"]')
+    }
+    assert requeued == {first["filename"]}

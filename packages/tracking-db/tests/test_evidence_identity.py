@@ -305,8 +305,9 @@ def test_a_recording_is_judged_by_its_record_before_any_byte_is_hashed(
     _wav(recording, 2.0, tone=7)  # same size, other bytes: only the digest can tell
     [stale] = IdentityCheck(SourceRoots(vault)).stale(talk, receipts=receipts)
     assert stale.actual_sha256 == _sha(recording) and recording.stat().st_size in hashed
-    # a talk that is not analysed has no analysis to be stale
-    assert IdentityCheck(SourceRoots(vault)).stale({**talk, "status": "pending"}) == []
+    # a talk that is not analysed has no analysis to be stale: no reader asks
+    assert evidence_identity.is_analysed(talk)
+    assert not evidence_identity.is_analysed({**talk, "status": "needs-reprocessing"})
 
 
 def test_a_replaced_recording_of_an_analysed_talk_names_what_to_run(

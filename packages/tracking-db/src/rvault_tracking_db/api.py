@@ -9,7 +9,10 @@ owner context is built from :func:`transcript_owner` (the talk's YouTube ID,
 its attached recording's digest and duration), the same facts ``rvault-db
 status`` uses: ``OwnerContext(**transcript_owner(talk).kwargs())``. A talk's
 whole evidence summary, as ``rvault-db status`` renders it, is
-:func:`talk_evidence` (transcript, deck, manifest, slides, recording). It also exposes the
+:func:`talk_evidence` (transcript, deck, manifest, slides, recording, and an
+analysed talk's persisted evidence identities its files no longer have);
+:class:`IdentityCheck` judges those identities alone (``rvault-analysis
+write`` and ``site`` report the same stale evidence through it). It also exposes the
 owner read of ``tracking-database.json`` (:func:`read_database`: no-follow
 snapshot, strict decode, full schema assessment), the only way another owner
 reads the database.
@@ -38,6 +41,13 @@ from rvault_tracking_db.evidence import (
     deck_record,
     talk_evidence,
 )
+from rvault_tracking_db.evidence_identity import (
+    EVIDENCE_IDENTITY_STALE,
+    IdentityCheck,
+    StaleIdentity,
+    is_analysed,
+    owner_receipts,
+)
 from rvault_tracking_db.ids import google_drive_id, youtube_id
 from rvault_tracking_db.media_probe import check_recording, recording_shows_video
 from rvault_tracking_db.queue.baseline import average, baseline_issues
@@ -64,14 +74,17 @@ from rvault_tracking_db.terminal import TERMINAL_SKIP_STATUSES, terminal_skip_is
 
 __all__ = [
     "CLAIM_VERSIONS",
+    "EVIDENCE_IDENTITY_STALE",
     "LOCAL_CAPABILITIES",
     "REMOTE_CAPABILITIES",
     "TERMINAL_SKIP_STATUSES",
     "DatabaseRefusal",
+    "IdentityCheck",
     "OwnerReaders",
     "ReadResult",
     "Resolution",
     "SourceRoots",
+    "StaleIdentity",
     "TalkEvidence",
     "TranscriptOwner",
     "active_claim",
@@ -91,8 +104,10 @@ __all__ = [
     "google_drive_id",
     "identity_findings",
     "improvement_goals",
+    "is_analysed",
     "is_supported",
     "match_rejection",
+    "owner_receipts",
     "read_database",
     "recording_shows_video",
     "resolve",

@@ -36,7 +36,12 @@ from rvault_tracking_db.capabilities import (
     open_under_root,
     resolve,
 )
-from rvault_tracking_db.evidence_identity import IdentityCheck, StaleIdentity, owner_receipts
+from rvault_tracking_db.evidence_identity import (
+    IdentityCheck,
+    StaleIdentity,
+    is_analysed,
+    owner_receipts,
+)
 from rvault_tracking_db.media_probe import check_recording
 from rvault_tracking_db.slides_identity import check_slides, measure_pdf, slides_identity
 from rvault_tracking_db.talk_media import talk_local_media, talk_video_key, transcript_owner
@@ -354,6 +359,8 @@ def talk_evidence(
         slides=_slides(talk, capabilities, vault_root, manifest),
         media=_media(talk, vault_root),
     )
+    if not is_analysed(talk):
+        return summary
     stale = IdentityCheck(roots).stale(
         talk, receipts=owner_receipts(talk, record), current=_current_digests(talk, summary)
     )

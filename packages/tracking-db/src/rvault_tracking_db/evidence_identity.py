@@ -112,6 +112,11 @@ class Receipt:
     generation: tuple[int, int] | None = None
 
 
+def is_analysed(talk: Mapping[str, Any]) -> bool:
+    """Whether the talk's ledger is its current analysis (``processed``/``processed_partial``)."""
+    return talk.get("status") in ANALYSED_STATUSES
+
+
 def persisted_identities(talk: Mapping[str, Any]) -> list[PersistedIdentity]:
     """Every well-formed identity of the talk's ledger, each (root, path, digest) once.
 
@@ -226,14 +231,13 @@ class IdentityCheck:
         receipts: Mapping[Key, Receipt] | None = None,
         current: Mapping[Key, str | None] | None = None,
     ) -> list[StaleIdentity]:
-        """The identities of an analysed talk's ledger its files no longer have.
+        """The identities of the talk's ledger its files no longer have.
 
         ``current``: digests owner readers computed in this run (None: the
-        file is gone); ``receipts``: :func:`owner_receipts`. A talk that is
-        not analysed has no analysis to be stale (an empty list).
+        file is gone); ``receipts``: :func:`owner_receipts`. Whether the
+        answer matters is the caller's: only an analysed talk
+        (:func:`is_analysed`) has an analysis to be stale.
         """
-        if talk.get("status") not in ANALYSED_STATUSES:
-            return []
         stale: list[StaleIdentity] = []
         for identity in persisted_identities(talk):
             if current is not None and identity.key in current:

@@ -28,7 +28,7 @@ from rvault_contracts.issues import Issue
 from rvault_tracking_db.assessment.trouble import requeue_reason
 from rvault_tracking_db.capabilities import SourceRoots, resolve
 from rvault_tracking_db.evidence import deck_catalog, deck_record
-from rvault_tracking_db.evidence_identity import IdentityCheck, owner_receipts
+from rvault_tracking_db.evidence_identity import IdentityCheck, is_analysed, owner_receipts
 from rvault_tracking_db.mutations.reprocess import invalidate_analysis
 from rvault_tracking_db.queue.batches import live_claim, talks_of
 from rvault_tracking_db.queue.issues import jp
@@ -174,7 +174,7 @@ def identity_trouble(database: Mapping[str, Any], roots: SourceRoots) -> dict[in
     catalog = deck_catalog(database)
     trouble: dict[int, list[Issue]] = {}
     for position, talk in enumerate(talks_of(database)):
-        if not isinstance(talk, Mapping) or live_claim(talk) is not None:
+        if not isinstance(talk, Mapping) or not is_analysed(talk) or live_claim(talk) is not None:
             continue
         receipts = owner_receipts(talk, deck_record(catalog, talk))
         stale = check.stale(talk, receipts=receipts)
