@@ -268,9 +268,13 @@ CODES = declare(
     issue("duplicate_relation_missing"),
     issue("empty_exclusion"),
     issue("epoch_membership_mismatch"),
-    issue("evidence_changed"),
-    issue("evidence_identity_stale"),
-    issue("evidence_missing"),
+    issue("evidence_changed", "restore the file the analysis cites, or requeue the talk"),
+    issue(
+        "evidence_identity_stale",
+        "the talk's evidence changed after its analysis: restore the file, or requeue the "
+        "talk (rvault-db queue DB normalize) and claim it again",
+    ),
+    issue("evidence_missing", "restore the file the analysis cites, or requeue the talk"),
     issue("existing_title_conflict"),
     issue("existing_value_conflict"),
     issue("frontmatter_malformed"),
