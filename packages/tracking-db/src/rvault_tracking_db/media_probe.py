@@ -24,8 +24,8 @@ record, measured before the fact was kept, is probed again when a reader
 asks (:func:`recording_shows_video`); a recording ffprobe cannot read then
 counts as audio only, never as video.
 
-Standard library only: the public api re-exports :func:`check_recording` and
-:func:`recording_shows_video`.
+Standard library and the light ``rvault_contracts.errors`` only: the public
+api re-exports :func:`check_recording` and :func:`recording_shows_video`.
 """
 
 from __future__ import annotations
@@ -40,6 +40,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from rvault_contracts.errors import Refusal
 
 from rvault_tracking_db.capabilities import open_under_root
 
@@ -62,13 +64,11 @@ OPEN_CODES = {
 }
 
 
-class MediaError(Exception):
+class MediaError(Refusal):
     """Why a recording cannot be recorded (a stable code, a message, the reason underneath)."""
 
     def __init__(self, code: str, message: str, reason: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(code, message, **({} if reason is None else {"reason": reason}))
         self.reason = reason
 
 

@@ -39,13 +39,11 @@ MAX_INFO_BYTES = 64 * 1024 * 1024
 _YTDLP_DATE = re.compile(r"^(\d{4})(\d{2})(\d{2})$")
 
 
-class CaptureError(Exception):
+class CaptureError(Refusal):
     """One video's metadata could not be captured (kept as that entry's error)."""
 
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(code, message)
 
 
 def _params() -> dict[str, Any]:
