@@ -493,28 +493,21 @@ def _feedback(
 # --------------------------------------------------------------------------- build
 
 
-def build_view(
+def _mapping(value: Any) -> Mapping[str, Any]:
+    """A persisted object field, or empty when the talk lacks it or it is malformed."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def _provenance(
     talk: Mapping[str, Any],
-    *,
     claim: Mapping[str, Any],
     return_version: int | None,
-    catalog_feedback: Mapping[str, Any] | None,
-) -> TalkView:
-    """The view of one processed talk as persisted (never the raw return)."""
-    structured = talk.get("structured_data")
-    structured = structured if isinstance(structured, Mapping) else {}
-    po = talk.get("pattern_observations")
-    po = po if isinstance(po, Mapping) else {}
-    outcomes = {
-        str(r.get("pattern_id")): str(r.get("outcome"))
-        for r in po.get("pattern_outcomes") or ()
-        if isinstance(r, Mapping)
-    }
-    basis = evidence_basis(talk, return_version)
+    basis: str,
+) -> dict[str, str]:
+    """Every provenance value, keyed as :data:`PROVENANCE_KEYS`: talk fields, then the claim's."""
     status = talk.get("pattern_scoring_generation_status")
-    reasons = tuple(talk.get("pattern_scoring_generation_reasons") or ())
-    legacy = None if status == "current" else LegacyLabel(str(status or UNKNOWN), reasons)
-    values: dict[str, str] = {
+    reasons = list(talk.get("pattern_scoring_generation_reasons") or ())
+    return {
         "filename": str(talk.get("filename")),
         "title": scalar(talk.get("title", UNKNOWN)),
         "conference": scalar(talk.get("conference", UNKNOWN)),
@@ -532,24 +525,64 @@ def build_view(
         "return_schema_version": scalar(return_version if return_version else UNKNOWN),
         "result_payload_sha256": scalar(claim.get("result_payload_sha256")),
         "pattern_scoring_generation_status": scalar(status),
-        "pattern_scoring_generation_reasons": scalar(list(reasons)),
+        "pattern_scoring_generation_reasons": scalar(reasons),
         "pattern_scoring_schema_version": scalar(talk.get("pattern_scoring_schema_version")),
         "pattern_catalog_fingerprint": scalar(talk.get("pattern_catalog_fingerprint")),
         "evidence_basis": basis,
     }
-    verbatim_source = talk.get("verbatim_examples")
-    verbatim_source = verbatim_source if isinstance(verbatim_source, Mapping) else {}
-    verbatim = tuple(
-        (lane, heading, tuple(str(v) for v in verbatim_source[lane]))
+
+
+def _legacy(talk: Mapping[str, Any]) -> LegacyLabel | None:
+    """The legacy label of a talk whose pattern scoring is not ``current``."""
+    status = talk.get("pattern_scoring_generation_status")
+    if status == "current":
+        return None
+    reasons = tuple(talk.get("pattern_scoring_generation_reasons") or ())
+    return LegacyLabel(str(status or UNKNOWN), reasons)
+
+
+def _verbatim(talk: Mapping[str, Any]) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """The documented verbatim lanes the talk carries, in :data:`VERBATIM_LANES` order."""
+    source = _mapping(talk.get("verbatim_examples"))
+    return tuple(
+        (lane, heading, tuple(str(v) for v in source[lane]))
         for lane, heading in VERBATIM_LANES
-        if isinstance(verbatim_source.get(lane), list)
+        if isinstance(source.get(lane), list)
     )
+
+
+def _observations(
+    po: Mapping[str, Any], key: str, kind: str, outcomes: Mapping[str, str]
+) -> tuple[Observation, ...]:
+    """One observation list of ``pattern_observations`` (malformed records skipped)."""
+    return tuple(
+        _observation(r, kind, outcomes) for r in po.get(key) or () if isinstance(r, Mapping)
+    )
+
+
+def build_view(
+    talk: Mapping[str, Any],
+    *,
+    claim: Mapping[str, Any],
+    return_version: int | None,
+    catalog_feedback: Mapping[str, Any] | None,
+) -> TalkView:
+    """The view of one processed talk as persisted (never the raw return)."""
+    structured = _mapping(talk.get("structured_data"))
+    po = _mapping(talk.get("pattern_observations"))
+    outcomes = {
+        str(r.get("pattern_id")): str(r.get("outcome"))
+        for r in po.get("pattern_outcomes") or ()
+        if isinstance(r, Mapping)
+    }
+    basis = evidence_basis(talk, return_version)
+    values = _provenance(talk, claim, return_version, basis)
     basis_text = structured.get("image_source_distribution_basis")
     return TalkView(
         filename=values["filename"],
         title=values["title"] if values["title"] != UNKNOWN else values["filename"],
         provenance=tuple((key, values[key]) for key in PROVENANCE_KEYS),
-        legacy=legacy,
+        legacy=_legacy(talk),
         evidence_basis=basis,
         rhetoric_notes=str(talk.get("rhetoric_notes") or ""),
         areas_for_improvement=str(talk.get("areas_for_improvement") or ""),
@@ -560,23 +593,11 @@ def build_view(
         image_sources=_image_sources(structured),
         image_source_basis=str(basis_text) if isinstance(basis_text, str) else None,
         structured_objects=_structured_objects(structured),
-        verbatim=verbatim,
+        verbatim=_verbatim(talk),
         inspection=_inspection(po),
-        detections=tuple(
-            _observation(r, "pattern", outcomes)
-            for r in po.get("patterns_detected") or ()
-            if isinstance(r, Mapping)
-        ),
-        antidetections=tuple(
-            _observation(r, "antipattern", outcomes)
-            for r in po.get("antipatterns_detected") or ()
-            if isinstance(r, Mapping)
-        ),
-        assessments=tuple(
-            _observation(r, "assessment", outcomes)
-            for r in po.get("applicability_assessments") or ()
-            if isinstance(r, Mapping)
-        ),
+        detections=_observations(po, "patterns_detected", "pattern", outcomes),
+        antidetections=_observations(po, "antipatterns_detected", "antipattern", outcomes),
+        assessments=_observations(po, "applicability_assessments", "assessment", outcomes),
         not_evaluable=_not_evaluable(po),
         outcomes=Table(("pattern", "outcome"), tuple(sorted(outcomes.items()))),
         pattern_score=scalar(po.get("pattern_score", talk.get("pattern_score"))),
