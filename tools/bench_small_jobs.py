@@ -12,7 +12,8 @@ shared machine wall time mostly measures waiting for a core:
 - validating one return: ``rvault-returns validate`` of one realistic return
   (60-slide ledger, 30 cited detections) against a 20-talk vault, built by
   ``packages/returns-persistence/benchmarks/run.py``;
-- ``rvault-db status`` of a 20-talk vault (the testkit's realistic talks).
+- ``rvault-db status`` of a 20-talk vault (the testkit's realistic talks);
+- and the floor under them: ``rvault-db --version`` and a bare interpreter.
 
 ``--peer DIR`` (a checkout of the public peer, jbaruch/speaker-toolkit) runs
 the peer's scripts on the same inputs with the same interpreter, alternating
@@ -21,9 +22,10 @@ ours: above 1 means ours is faster). The peer's equivalents are
 ``skills/vault-ingress/scripts/vtt-cleanup.py IN OUT --force``,
 ``validate-returns.py BATCH`` and ``render-vault-status.py DB --generated-at
 T`` (a dry run; it needs a ``rhetoric-style-summary.md`` beside the database,
-which the benchmark writes). The peer's catalog is not ours, so it refuses
-our return at its first pattern id it does not know: its row is only a lower
-bound of what a full validation costs it (marked ``>=``).
+which the benchmark writes). The peer's return format and catalog are
+not ours (its validator reads its own return schema against its markdown
+catalog), so it refuses our return at the first pattern id it does not know:
+its row is only a lower bound of what a full validation costs it (``>=``).
 
 Usage: ``.venv/bin/python tools/bench_small_jobs.py [--runs N] [--peer DIR]``.
 """
@@ -165,6 +167,9 @@ def all_jobs(root: Path, peer: Path | None) -> list[Job]:
         script = str(peer / "render-vault-status.py")
         theirs = [sys.executable, script, str(database), "--generated-at", GENERATED_AT]
     jobs.append(Job("rvault-db status, 20 talks", ours, theirs))
+    # The floor under every job: our start-up, and the interpreter both sides share.
+    jobs.append(Job("start-up: rvault-db --version", [str(BIN / "rvault-db"), "--version"]))
+    jobs.append(Job("start-up: python -c pass", [sys.executable, "-c", "pass"]))
     return jobs
 
 
