@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rvault_contracts.canonical import artifact_bytes
+from rvault_contracts.errors import Refusal
 
 from rvault_archive_batch.owner_tools import ToolRun, run_tool
 
@@ -28,12 +29,12 @@ class TransientTaskError(RuntimeError):
     """A failure that may pass on another try (crash, kill, I/O); Dask retries it."""
 
 
-class _Refused(Exception):
+class _Refused(Refusal):
     """A final answer: an owner refused (exit 2), or its reader rejected what it wrote."""
 
     def __init__(self, run: ToolRun | None, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.run, self.code, self.message = run, code, message
+        super().__init__(code, message)
+        self.run = run
 
     def error(self) -> dict[str, Any]:
         """The failed outcome's ``error``: the owner's code and hint, and which command."""
