@@ -362,18 +362,19 @@ def failure_receipt(
     }
 
 
-def _fail(
-    code: str,
-    message: str,
-    path: Path,
-    request: dict[str, Any],
-    reason: str,
-    watch: _Watch,
-    limits: Limits,
-) -> Refusal:
-    return Refusal(
-        code, message, str(path), worker_failure=failure_receipt(request, reason, watch, limits)
-    )
+@dataclass
+class _Job:
+    """One supervised run: what every failure receipt of it binds."""
+
+    path: Path
+    request: dict[str, Any]
+    limits: Limits
+    watch: _Watch = field(default_factory=_Watch)
+
+    def fail(self, code: str, message: str, reason: str) -> Refusal:
+        """The refusal naming the input, with this run's closed failure receipt."""
+        receipt = failure_receipt(self.request, reason, self.watch, self.limits)
+        return Refusal(code, message, str(self.path), worker_failure=receipt)
 
 
 _BREACH_CODES = {
@@ -382,6 +383,73 @@ _BREACH_CODES = {
     REASON_OUTPUT: refusals.WORKER_RESOURCE_LIMIT,
     REASON_MONITOR: refusals.WORKER_MONITOR_UNAVAILABLE,
 }
+
+
+def _containment() -> Any:
+    """psutil, once the platform offers every primitive the containment needs."""
+    psutil = _monitor()
+    if not all(_platform().values()):
+        raise Refusal(
+            refusals.WORKER_MONITOR_UNAVAILABLE,
+            "this platform lacks a containment primitive the worker needs: "
+            + ", ".join(k for k, v in _platform().items() if not v),
+        )
+    return psutil
+
+
+def _spawn(job: _Job) -> tuple[int, int, int]:
+    """Fork the worker; the supervisor keeps the read ends of its payload and stderr pipes."""
+    read_fd, write_fd = os.pipe()
+    diag_read, diag_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child, which leaves through os._exit
+        os.close(read_fd)
+        os.close(diag_read)
+        _run_child(write_fd, diag_write, job.path, job.request, job.limits)
+    os.close(write_fd)
+    os.close(diag_write)
+    return pid, read_fd, diag_read
+
+
+def _collect(job: _Job, pid: int, read_fd: int, diag_read: int, psutil: Any) -> bytes:
+    """The worker's payload under supervision; a breach or an interruption kills it."""
+    try:
+        # The child does this itself; repeating it closes the race before its first step.
+        with contextlib.suppress(PermissionError, ProcessLookupError):
+            os.setpgid(pid, pid)
+        return _supervise(pid, read_fd, diag_read, job.limits, psutil, job.watch)
+    except _Breach as breach:
+        _kill(pid, job.watch)
+        raise job.fail(_BREACH_CODES[breach.reason], breach.message, breach.reason) from None
+    except BaseException:
+        _kill(pid, job.watch)  # interrupted: never leave a worker running behind the caller
+        raise
+    finally:
+        os.close(read_fd)
+        os.close(diag_read)
+
+
+def _reap(job: _Job, pid: int) -> int:
+    """The finished worker's exit status, its descendants ended and its peak RSS checked."""
+    try:
+        _, status, usage = os.wait4(pid, 0)
+    except ChildProcessError:
+        status, usage = 0, None
+    # Descendants (an OCR engine) must not outlive their worker either.
+    _kill_leftovers(pid, job.watch)
+    # Sampling can miss a short peak, or a worker that finished before the first
+    # sample; the kernel's own high-water mark of the worker cannot, so a limit
+    # passed between samples still fails closed.
+    limits = job.limits
+    if usage is not None and usage.ru_maxrss * 1024 > limits.max_rss_bytes:
+        job.watch.peak_rss = max(job.watch.peak_rss, usage.ru_maxrss * 1024)
+        raise job.fail(
+            _BREACH_CODES[REASON_RSS],
+            f"the worker reached {usage.ru_maxrss // 1024} MiB RSS"
+            f" (limit {limits.max_rss_bytes // (1024 * 1024)} MiB)",
+            REASON_RSS,
+        )
+    return status
 
 
 def run_operation(
@@ -402,72 +470,17 @@ def run_operation(
     """
     if operation not in OPERATIONS:
         raise ValueError(f"unknown worker operation {operation!r}")
-    psutil = _monitor()
-    if not all(_platform().values()):
-        raise Refusal(
-            refusals.WORKER_MONITOR_UNAVAILABLE,
-            "this platform lacks a containment primitive the worker needs: "
-            + ", ".join(k for k, v in _platform().items() if not v),
-        )
+    psutil = _containment()
     request = _request(operation, path, params, limits, companion)
     if generation is not None:
         request["file_generation"] = list(generation)
-    watch = _Watch()
-    read_fd, write_fd = os.pipe()
-    diag_read, diag_write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - runs in the child, which leaves through os._exit
-        os.close(read_fd)
-        os.close(diag_read)
-        _run_child(write_fd, diag_write, path, request, limits)
-    os.close(write_fd)
-    os.close(diag_write)
-    try:
-        # The child does this itself; repeating it closes the race before its first step.
-        with contextlib.suppress(PermissionError, ProcessLookupError):
-            os.setpgid(pid, pid)
-        raw = _supervise(pid, read_fd, diag_read, limits, psutil, watch)
-    except _Breach as breach:
-        _kill(pid, watch)
-        raise _fail(
-            _BREACH_CODES[breach.reason],
-            breach.message,
-            path,
-            request,
-            breach.reason,
-            watch,
-            limits,
-        ) from None
-    except BaseException:
-        _kill(pid, watch)  # interrupted: never leave a worker running behind the caller
-        raise
-    finally:
-        os.close(read_fd)
-        os.close(diag_read)
-    try:
-        _, status, usage = os.wait4(pid, 0)
-    except ChildProcessError:
-        status, usage = 0, None
-    # Descendants (an OCR engine) must not outlive their worker either.
-    _kill_leftovers(pid, watch)
-    # Sampling can miss a short peak, or a worker that finished before the first
-    # sample; the kernel's own high-water mark of the worker cannot, so a limit
-    # passed between samples still fails closed.
-    if usage is not None and usage.ru_maxrss * 1024 > limits.max_rss_bytes:
-        watch.peak_rss = max(watch.peak_rss, usage.ru_maxrss * 1024)
-        raise _fail(
-            _BREACH_CODES[REASON_RSS],
-            f"the worker reached {usage.ru_maxrss // 1024} MiB RSS"
-            f" (limit {limits.max_rss_bytes // (1024 * 1024)} MiB)",
-            path,
-            request,
-            REASON_RSS,
-            watch,
-            limits,
-        )
+    job = _Job(path, request, limits)
+    pid, read_fd, diag_read = _spawn(job)
+    raw = _collect(job, pid, read_fd, diag_read, psutil)
+    status = _reap(job, pid)
     worker_rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     supervisor_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return _decode(raw, status, path, request, watch, limits, worker_rss, supervisor_rss)
+    return _decode(raw, status, job, worker_rss, supervisor_rss)
 
 
 def _kill_leftovers(pid: int, watch: _Watch) -> None:
@@ -478,75 +491,62 @@ def _kill_leftovers(pid: int, watch: _Watch) -> None:
                 os.kill(descendant, signal.SIGKILL)
 
 
-def _decode(
-    raw: bytes,
-    status: int,
-    path: Path,
-    request: dict[str, Any],
-    watch: _Watch,
-    limits: Limits,
-    worker_rss: int,
-    supervisor_rss: int,
-) -> WorkerRun:
+def _check_exit(raw: bytes, status: int, job: _Job) -> None:
+    """A worker killed by a signal, or one that wrote nothing, has no answer to read."""
     if os.WIFSIGNALED(status):
         signum = os.WTERMSIG(status)
-        raise _fail(
+        raise job.fail(
             refusals.WORKER_RESOURCE_LIMIT,
             f"the worker was terminated by signal {signal.Signals(signum).name}",
-            path,
-            request,
             REASON_SIGNAL,
-            watch,
-            limits,
         )
     if not raw:
-        raise _fail(
-            refusals.WORKER_FAILED,
-            "the worker exited without a result",
-            path,
-            request,
-            REASON_NO_RESULT,
-            watch,
-            limits,
+        raise job.fail(
+            refusals.WORKER_FAILED, "the worker exited without a result", REASON_NO_RESULT
         )
+
+
+def _payload(raw: bytes, job: _Job) -> dict[str, Any]:
+    """The worker's strict-JSON response, refused unless it echoes this run's request."""
     try:
         payload = loads_strict(raw)
     except StrictJSONError as exc:
-        raise _fail(
+        raise job.fail(
             refusals.WORKER_FAILED,
             f"the worker's result is not strict JSON ({exc.code})",
-            path,
-            request,
             REASON_MALFORMED,
-            watch,
-            limits,
         ) from None
-    if not isinstance(payload, dict) or payload.get("request") != request:
-        raise _fail(
+    if not isinstance(payload, dict) or payload.get("request") != job.request:
+        raise job.fail(
             refusals.WORKER_PROTOCOL,
             "the worker's response does not echo the request it was given",
-            path,
-            request,
             REASON_PROTOCOL,
-            watch,
-            limits,
         )
+    return payload
+
+
+def _document(payload: dict[str, Any], job: _Job) -> dict[str, Any] | None:
+    """The answered document (an extraction at this schema and pipeline), or None."""
     document = payload.get("document")
-    if payload.get("ok") is True and isinstance(document, dict):
-        if request["operation"] == "extract" and (
-            document.get("schema_version"),
-            document.get("pipeline_version"),
-        ) != (SCHEMA_VERSION, PIPELINE_VERSION):
-            raise _fail(
-                refusals.WORKER_PROTOCOL,
-                "the worker answered with another schema or pipeline version",
-                path,
-                request,
-                REASON_PROTOCOL,
-                watch,
-                limits,
-            )
-        return WorkerRun(document, worker_rss, supervisor_rss, watch.peak_rss)
+    if payload.get("ok") is not True or not isinstance(document, dict):
+        return None
+    versions = (document.get("schema_version"), document.get("pipeline_version"))
+    if job.request["operation"] == "extract" and versions != (SCHEMA_VERSION, PIPELINE_VERSION):
+        raise job.fail(
+            refusals.WORKER_PROTOCOL,
+            "the worker answered with another schema or pipeline version",
+            REASON_PROTOCOL,
+        )
+    return document
+
+
+def _decode(raw: bytes, status: int, job: _Job, worker_rss: int, supervisor_rss: int) -> WorkerRun:
+    """The worker's answer: its document, its refusal re-raised here, or an internal failure."""
+    _check_exit(raw, status, job)
+    payload = _payload(raw, job)
+    document = _document(payload, job)
+    if document is not None:
+        return WorkerRun(document, worker_rss, supervisor_rss, job.watch.peak_rss)
     refusal = payload.get("refusal")
     if isinstance(refusal, dict):
         # Package-level refusals (not_a_zip, truncated_archive ...) carry no member
@@ -555,7 +555,7 @@ def _decode(
         raise Refusal(
             str(refusal.get("code")),
             str(refusal.get("message")),
-            str(path) if where is None else where,
+            str(job.path) if where is None else where,
         )
     raise RuntimeError(f"worker failed: {payload.get('internal', 'unknown failure')}")
 
