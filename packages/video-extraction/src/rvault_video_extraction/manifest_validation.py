@@ -30,6 +30,7 @@ from rvault_contracts.schemas import schema_issues
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
 from rvault_contracts.writer import pending_bundle
 
+from rvault_video_extraction.errors import VideoExtractionError
 from rvault_video_extraction.freshness import STALE_CODES, pdf_issue, recording_issues
 from rvault_video_extraction.manifest import CONTEXT_SCOPE, SLIDE_REGION_SCOPE
 from rvault_video_extraction.pdf_probe import PdfProbeError, probe_pdf
@@ -489,38 +490,31 @@ def recovery_pending(manifest: Path) -> ManifestReport | None:
     return ManifestReport("recovery_pending", None, False, False, (issue,))
 
 
-class _ManifestReadError(Exception):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
 def _read_bounded(path: Path) -> bytes:
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
-        raise _ManifestReadError("manifest_unreadable", str(exc.strerror)) from None
+        raise VideoExtractionError("manifest_unreadable", str(exc.strerror)) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise _ManifestReadError(
+            raise VideoExtractionError(
                 "manifest_not_regular_file", "the manifest is not a regular file"
             )
         if info.st_size > MAX_MANIFEST_BYTES:
-            raise _ManifestReadError(
+            raise VideoExtractionError(
                 "manifest_too_large",
                 f"the manifest has {info.st_size} bytes; the limit is {MAX_MANIFEST_BYTES}",
             )
         with os.fdopen(fd, "rb", closefd=False) as handle:
             data = handle.read(MAX_MANIFEST_BYTES + 1)
     except OSError as exc:
-        raise _ManifestReadError("manifest_unreadable", str(exc.strerror)) from None
+        raise VideoExtractionError("manifest_unreadable", str(exc.strerror)) from None
     finally:
         os.close(fd)
     if len(data) > MAX_MANIFEST_BYTES:
-        raise _ManifestReadError(
+        raise VideoExtractionError(
             "manifest_too_large", f"the manifest grew beyond {MAX_MANIFEST_BYTES} bytes"
         )
     return data
@@ -561,7 +555,7 @@ def read_manifest_document(
         return None, pending
     try:
         data = _read_bounded(Path(path))
-    except _ManifestReadError as exc:
+    except VideoExtractionError as exc:
         return None, ManifestReport(
             "invalid", None, False, False, (Issue(exc.code, "$", exc.message),)
         )
