@@ -16,8 +16,8 @@ from typing import Any
 
 from rvault_returns_persistence.artifacts import resolve
 from rvault_returns_persistence.catalog import Catalog, default_catalog_dir, load_catalog
-from rvault_returns_persistence.checks_inspection import Inspection
-from rvault_returns_persistence.checks_patterns import expected_reason
+from rvault_returns_persistence.checks.inspection import Inspection
+from rvault_returns_persistence.checks.protocol import expected_reason
 from rvault_returns_persistence.database import Database
 from rvault_returns_persistence.scaffold import build_scaffold
 from rvault_returns_persistence.vocabulary import LOCATING_CHANNELS

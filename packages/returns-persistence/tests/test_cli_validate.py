@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,8 @@ import pytest
 import returns_testdata as td
 from rvault_contracts.schemas import load_schema, schema_issues
 from rvault_returns_persistence import validator
+from rvault_returns_persistence.checks import protocol
+from rvault_returns_persistence.checks.envelope import check_substantive_prose
 from rvault_returns_persistence.database import DatabaseError, load_database
 from rvault_returns_persistence.scaffold import scaffold_for
 
@@ -322,7 +325,9 @@ def test_schema_backstop_reports_what_rules_miss(
     db_path, specs = td.corpus_vault(tmp_path)
     ret = td.complete_return(specs["legacy4"], tmp_path, deck_slides=None, version=4)
     ret["areas_for_improvement"] = ""
-    monkeypatch.setattr(validator, "check_prose", lambda ctx: None)
+    v4 = protocol.RULES[4]  # the v4 protocol without its prose rule
+    kept = tuple(check for check in v4.processed if check is not check_substantive_prose)
+    monkeypatch.setitem(protocol.RULES, 4, dataclasses.replace(v4, processed=kept))
     report = validator.validate_batch(
         [ret],
         db=load_database(db_path),

@@ -277,7 +277,7 @@ def test_recomputations_started_together_return_each_deck_or_its_refusal(vault: 
     """The batch validator's parallel re-extractions: each result is the owner's own, and a
     refusal raised in a worker thread reaches the check as RecomputationRefused."""
     from rvault_pptx_evidence import api as pptx
-    from rvault_returns_persistence.checks_deck_audit import Recomputations
+    from rvault_returns_persistence.checks.deck_audit import Recomputations
 
     deck = vault.parent / "Conf" / "talk.pptx"
     broken = vault.parent / "broken.pptx"

@@ -19,8 +19,9 @@ from rvault_contracts.canonical import payload_sha256
 from rvault_contracts.strict_json import json_path as child
 
 from rvault_returns_persistence.catalog import Catalog, CatalogEntry, Gate
-from rvault_returns_persistence.checks_inspection import Inspection, range_complete
-from rvault_returns_persistence.checks_patterns import LANES, expected_reason
+from rvault_returns_persistence.checks.detections import LANES
+from rvault_returns_persistence.checks.inspection import Inspection, range_complete
+from rvault_returns_persistence.checks.protocol import expected_reason
 from rvault_returns_persistence.quote_locator import near_miss, segment_span
 from rvault_returns_persistence.verified_artifacts import EvidenceRefusal, VerifiedArtifacts
 from rvault_returns_persistence.vocabulary import COMPARISON, RANGE_KEY

@@ -69,6 +69,7 @@ CODES = declare(
     refusal("video_interval_out_of_range", also=ISSUE),
     # Issues: an entry of a report or of a reader's status.
     issue("adherence_assessment_not_empty"),
+    issue("adherence_assessment_whitespace"),
     issue("adherence_comparison_forbidden"),
     issue("applicability_condition_forbidden"),
     issue("applicability_condition_unknown"),

@@ -30,7 +30,7 @@ class ReturnContext:
     vault_root: Path = field(default=Path())
     pptx_record: dict[str, Any] | None = None  # the talk's pptx_catalog record (tracking-db)
     pptx_root: Path | None = None  # the configured pptx_source_dir (None: decks live in the vault)
-    recomputations: Any = None  # checks_deck_audit.Recomputations started by the batch
+    recomputations: Any = None  # checks.deck_audit.Recomputations started by the batch
 
     def add(self, code: str, path: str, message: str) -> None:
         self.issues.add(code, path, message)

@@ -44,7 +44,7 @@ from rvault_tracking_db import api as tracking
 from rvault_returns_persistence import scoring_generation
 from rvault_returns_persistence.canonical_ledger import LedgerBuilder, stamp_metadata
 from rvault_returns_persistence.catalog import Catalog, load_catalog
-from rvault_returns_persistence.checks_inspection import check_inspection
+from rvault_returns_persistence.checks.inspection import check_inspection
 from rvault_returns_persistence.database import Database, database_error, from_read
 from rvault_returns_persistence.legacy_comparison import infer_groups
 from rvault_returns_persistence.merge import MergeResult, merge_processed

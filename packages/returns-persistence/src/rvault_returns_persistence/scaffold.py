@@ -18,8 +18,8 @@ from rvault_tracking_db import api as tracking
 from rvault_returns_persistence.artifacts import TalkArtifacts
 from rvault_returns_persistence.canonical_ledger import absence_capability
 from rvault_returns_persistence.catalog import Catalog, CatalogEntry, Gate
-from rvault_returns_persistence.checks_inspection import Inspection, absence_capable
-from rvault_returns_persistence.checks_patterns import expected_reason
+from rvault_returns_persistence.checks.inspection import Inspection, absence_capable
+from rvault_returns_persistence.checks.protocol import expected_reason
 from rvault_returns_persistence.gates import applicability_complete, unmet_alternatives
 from rvault_returns_persistence.refusals import HintedRefusal
 from rvault_returns_persistence.vocabulary import (

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rvault_contracts import schemas
 from rvault_contracts.cli import Refusal
 from rvault_contracts.issues import Collector, Issue, render
 from rvault_contracts.strict_json import is_integer as is_int
@@ -26,25 +25,8 @@ from rvault_tracking_db import api as tracking
 from rvault_returns_persistence import artifacts as vault_artifacts
 from rvault_returns_persistence import scoring_generation
 from rvault_returns_persistence.catalog import Catalog
-from rvault_returns_persistence.checks_deck_audit import (
-    Recomputations,
-    carries_audit,
-    check_deck_audit,
-    deck_file,
-)
-from rvault_returns_persistence.checks_envelope import (
-    check_clear_fields,
-    check_processed_date,
-    check_prose,
-    check_provenance,
-    check_queue_claim,
-    check_required,
-    check_skipped,
-)
-from rvault_returns_persistence.checks_feedback import check_feedback
-from rvault_returns_persistence.checks_patterns import check_pattern_observations
-from rvault_returns_persistence.checks_structured import check_structured, check_verbatim
-from rvault_returns_persistence.checks_video import check_video_extraction
+from rvault_returns_persistence.checks.deck_audit import Recomputations, carries_audit, deck_file
+from rvault_returns_persistence.checks.protocol import check_return
 from rvault_returns_persistence.context import ReturnContext
 from rvault_returns_persistence.database import (
     Database,
@@ -55,7 +37,6 @@ from rvault_returns_persistence.refusals import HintedRefusal
 from rvault_returns_persistence.video_manifest import assess
 from rvault_returns_persistence.vocabulary import STATUSES
 
-RETURN_ARTIFACT = "worker-return"
 REPORT_VERSION = 1
 KNOWN_RETURN_VERSIONS = (1, 2, 3, 4, 5)
 
@@ -152,23 +133,6 @@ def _claim_compatible(
     return True
 
 
-def _schema_backstop(ctx: ReturnContext) -> None:
-    """Report contract violations the rule modules did not already name (same paths).
-
-    Replay versions 2-4 only: for v5 the rules are proven at least as strict as the schema
-    (tests/test_validate_fuzz.py), and skipping it keeps the gate inside its start-up budget.
-    """
-    if ctx.version == 5:
-        return
-    covered = [i.path for i in ctx.issues.items]
-    for problem in schemas.schema_issues(RETURN_ARTIFACT, ctx.version, ctx.ret):
-        path = ctx.path + problem.path[1:]
-        if any(path.startswith(p) or p.startswith(path) for p in covered):
-            continue
-        ctx.add("schema_violation", path, f"{problem.validator}: {problem.message}")
-        covered.append(path)
-
-
 def return_context(
     path: str,
     ret: dict[str, Any],
@@ -227,31 +191,42 @@ def validate_return(
     seen: set[str],
     recomputations: Recomputations | None = None,
 ) -> Result:
+    """One return's result: tied to its talk and active claim, then its version's rules.
+
+    A return that cannot be tied to its talk and claim is checked no further
+    (the deeper findings would be noise).
+    """
     issues = Collector()
     if not isinstance(ret, dict):
         issues.add("return_not_object", path, "a return is a JSON object")
-        return Result(
-            path,
-            None,
-            None,
-            None,
-            issues.items,
-            scoring_generation.generation(ret, None, None, False),
-        )
+        generation = scoring_generation.generation(ret, None, None, False)
+        return Result(path, None, None, None, issues.items, generation)
     filename = ret.get("filename") if isinstance(ret.get("filename"), str) else None
     status = ret.get("status") if isinstance(ret.get("status"), str) else None
     version = return_version(ret, issues, path)
+    talk = _talk_of(path, ret, db, seen, issues)
+    claim = _claim_of(path, ret, talk, version, issues) if talk is not None else None
+    if talk is not None and claim is not None and version is not None:
+        ctx = return_context(
+            path, ret, version=version, status=status, talk=talk, claim=claim, db=db,
+            catalog=catalog, vault_root=vault_root, issues=issues, recomputations=recomputations,
+        )  # fmt: skip
+        check_return(ctx, db.root.get("config"))
+    ordered = issues.ordered()
+    generation = scoring_generation.generation(ret, version, status, not ordered, catalog)
+    return Result(path, filename, version, status, ordered, generation)
 
-    def done() -> Result:
-        ordered = issues.ordered()
-        gen = scoring_generation.generation(ret, version, status, not ordered, catalog)
-        return Result(path, filename, version, status, ordered, gen)
 
-    if filename is None:
+def _talk_of(
+    path: str, ret: dict[str, Any], db: Database, seen: set[str], issues: Collector
+) -> dict[str, Any] | None:
+    """The one talk the return's filename names, once per batch (None: the issue is added)."""
+    filename = ret.get("filename")
+    if not isinstance(filename, str):
         issues.add(
             "missing_required_block", child(path, "filename"), "filename names the talk's .md file"
         )
-        return done()
+        return None
     if filename in seen:
         issues.add(
             "duplicate_return",
@@ -265,13 +240,20 @@ def validate_return(
             "talk_not_found",
             child(path, "filename"),
             f"{filename} is not exactly one talk of the database"
-            + (did_you_mean(filename, db.talks) if isinstance(filename, str) else ""),
+            + did_you_mean(filename, db.talks),
         )
-        return done()
+        return None
     if ret.get("status") not in STATUSES:
         issues.add(
             "status_unknown", child(path, "status"), f"status must be one of {list(STATUSES)}"
         )
+    return talk
+
+
+def _claim_of(
+    path: str, ret: dict[str, Any], talk: dict[str, Any], version: int | None, issues: Collector
+) -> dict[str, Any] | None:
+    """The talk's active claim when it authorizes the return's version (None: the issue)."""
     claim = tracking.active_claim(talk)
     if claim is None:
         persisted = already_persisted(talk, ret)
@@ -283,47 +265,12 @@ def validate_return(
                 child(path, "queue_claim"),
                 "the talk has no active (claimed) queue claim",
             )
-        return done()
-    if version is None or not _claim_compatible(issues, path, dict(claim), version, filename):
-        return done()
-    ctx = return_context(
-        path,
-        ret,
-        version=version,
-        status=status,
-        talk=talk,
-        claim=dict(claim),
-        db=db,
-        catalog=catalog,
-        vault_root=vault_root,
-        issues=issues,
-        recomputations=recomputations,
-    )
-    check_queue_claim(ctx)
-    if status is None or status not in STATUSES:
-        return done()
-    if status.startswith("skipped_"):
-        check_skipped(ctx)
-        for problem in tracking.check_terminal_status(
-            status, talk, vault_root=vault_root, config=db.root.get("config")
-        ):
-            issues.add(problem["code"], child(path, "status"), problem["message"])
-        if "processed_date" in ret:
-            check_processed_date(ctx, ret["processed_date"])
-        return done()
-    check_required(ctx)
-    check_prose(ctx)
-    check_provenance(ctx)
-    check_clear_fields(ctx)
-    check_structured(ctx)
-    check_deck_audit(ctx)
-    check_verbatim(ctx)
-    check_video_extraction(ctx)
-    check_pattern_observations(ctx)
-    if version == 5:
-        check_feedback(ctx)
-    _schema_backstop(ctx)
-    return done()
+        return None
+    if version is None or not _claim_compatible(
+        issues, path, dict(claim), version, ret["filename"]
+    ):
+        return None
+    return dict(claim)
 
 
 def _batch_issues(db: Database, results: list[Result]) -> list[Issue]:

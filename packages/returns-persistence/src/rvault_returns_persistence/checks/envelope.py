@@ -1,8 +1,9 @@
-"""Top-level rules: claim compatibility, status, required blocks, prose, provenance.
+"""Top-level rules: claim identity, status, required blocks, prose, provenance.
 
 These decide whether a return may be applied to the talk at all, so they run
 first; the deeper evidence rules only make sense for a processed return of a
-known version.
+known version. The rules here are the current (v5) ones and the ones every
+version shares; what older versions did differently is in ``legacy``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from rvault_returns_persistence.vocabulary import (
     TRANSCRIPT_SOURCES,
     required_processed,
 )
+
+CURRENT_VERSION = 5
 
 TOP_LEVEL_KEYS = frozenset(
     {
@@ -56,13 +59,19 @@ CLEAR_PATH = re.compile(r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$")
 
 
 def check_queue_claim(ctx: ReturnContext) -> None:
-    """The return's claim identity must be the talk's active claim, generation included."""
+    """The return names its claim (v2 on), and that claim is the talk's active one."""
+    if "queue_claim" not in ctx.ret:
+        ctx.add("missing_required_block", child(ctx.path, "queue_claim"), "queue_claim is required")
+        return
+    check_claim_identity(ctx)
+
+
+def check_claim_identity(ctx: ReturnContext) -> None:
+    """A supplied claim identity must be the talk's active claim, generation included."""
     path = child(ctx.path, "queue_claim")
     claim = ctx.claim
     supplied = ctx.ret.get("queue_claim")
     if "queue_claim" not in ctx.ret:
-        if ctx.version >= 2:
-            ctx.add("missing_required_block", path, "queue_claim is required")
         return
     if not isinstance(supplied, dict):
         ctx.add("wrong_type", path, "queue_claim must be an object")
@@ -97,9 +106,13 @@ def check_skipped(ctx: ReturnContext) -> None:
 
 
 def check_required(ctx: ReturnContext) -> None:
-    if ctx.version == 1:
-        return
-    for key in required_processed(ctx.version):
+    """The current blocks of a processed return, and no field the contract does not name."""
+    check_required_blocks(ctx, required_processed(CURRENT_VERSION))
+
+
+def check_required_blocks(ctx: ReturnContext, blocks: tuple[str, ...]) -> None:
+    """Each of ``blocks`` is present, and no field the contract does not name."""
+    for key in blocks:
         if key not in ctx.ret:
             ctx.add(
                 "missing_required_block",
@@ -110,38 +123,34 @@ def check_required(ctx: ReturnContext) -> None:
         ctx.add("unknown_field", child(ctx.path, key), f"{key!r} is not a return field")
 
 
-def check_prose(ctx: ReturnContext) -> None:
-    ret = ctx.ret
-    if ctx.version >= 2:
-        for key in ("rhetoric_notes", "areas_for_improvement"):
-            if key in ret and not is_text(ret[key]):
-                ctx.add(
-                    "prose_not_substantive",
-                    child(ctx.path, key),
-                    f"{key} must contain substantive analysis",
-                )
-    for key in ("new_patterns", "summary_updates"):
-        if key in ret and not isinstance(ret[key], str):
-            ctx.add("wrong_type", child(ctx.path, key), f"{key} must be a string ('' when none)")
-    if "adherence_assessment" in ret:
-        value = ret["adherence_assessment"]
-        path = child(ctx.path, "adherence_assessment")
-        if ctx.version == 5:
-            if value != "":
-                ctx.add(
-                    "adherence_assessment_not_empty",
-                    path,
-                    'return v5 carries adherence_assessment exactly ""',
-                )
-        elif not isinstance(value, str):
-            ctx.add("wrong_type", path, "adherence_assessment must be a string")
-        elif value and not value.strip():
+def check_substantive_prose(ctx: ReturnContext) -> None:
+    """The two analysis prose blocks say something (v2 on)."""
+    for key in ("rhetoric_notes", "areas_for_improvement"):
+        if key in ctx.ret and not is_text(ctx.ret[key]):
             ctx.add(
-                "adherence_assessment_whitespace",
-                path,
-                'the no-assessment sentinel is exactly "", never whitespace',
+                "prose_not_substantive",
+                child(ctx.path, key),
+                f"{key} must contain substantive analysis",
             )
-    if ctx.version == 5 and "adherence_comparison" in ret:
+
+
+def check_text_blocks(ctx: ReturnContext) -> None:
+    """new_patterns and summary_updates are strings, empty when there is nothing to say."""
+    for key in ("new_patterns", "summary_updates"):
+        if key in ctx.ret and not isinstance(ctx.ret[key], str):
+            ctx.add("wrong_type", child(ctx.path, key), f"{key} must be a string ('' when none)")
+
+
+def check_adherence(ctx: ReturnContext) -> None:
+    """A current return assesses no adherence: the owner compares after persistence."""
+    ret = ctx.ret
+    if "adherence_assessment" in ret and ret["adherence_assessment"] != "":
+        ctx.add(
+            "adherence_assessment_not_empty",
+            child(ctx.path, "adherence_assessment"),
+            'return v5 carries adherence_assessment exactly ""',
+        )
+    if "adherence_comparison" in ret:
         ctx.add(
             "adherence_comparison_forbidden",
             child(ctx.path, "adherence_comparison"),
@@ -151,6 +160,7 @@ def check_prose(ctx: ReturnContext) -> None:
 
 
 def check_provenance(ctx: ReturnContext) -> None:
+    """Where the transcript and slides came from, in the closed vocabularies."""
     ret = ctx.ret
     if "transcript_source" in ret:
         value = ret["transcript_source"]
@@ -181,12 +191,6 @@ def check_provenance(ctx: ReturnContext) -> None:
             child(ctx.path, "slide_source"),
             f"slide_source must be one of {list(SLIDE_SOURCES)}",
         )
-    if ctx.version == 5 and ret.get("slide_source") == "none" and ctx.status == "processed":
-        ctx.add(
-            "slide_source_none_requires_partial",
-            child(ctx.path, "status"),
-            "slide_source none is a transcript-only analysis: its status is processed_partial",
-        )
     if "slides_local_path" in ret:
         value = ret["slides_local_path"]
         if not isinstance(value, str) or not SLIDES_PATH.fullmatch(value):
@@ -197,6 +201,16 @@ def check_provenance(ctx: ReturnContext) -> None:
             )
     if "processed_date" in ret:
         check_processed_date(ctx, ret["processed_date"])
+
+
+def check_transcript_only_partial(ctx: ReturnContext) -> None:
+    """A current return without slides is a partial analysis."""
+    if ctx.ret.get("slide_source") == "none" and ctx.status == "processed":
+        ctx.add(
+            "slide_source_none_requires_partial",
+            child(ctx.path, "status"),
+            "slide_source none is a transcript-only analysis: its status is processed_partial",
+        )
 
 
 def check_processed_date(ctx: ReturnContext, value: Any) -> None:

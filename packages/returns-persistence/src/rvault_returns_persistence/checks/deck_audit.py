@@ -19,8 +19,9 @@ authored visual summary field needs every one of them covered.
 
 Validation runs this and persistence re-runs validation under the writer lock,
 so one rule refuses both: a report issue, or a ``returns_invalid`` refusal that
-writes nothing. v4/v5 returns only (the versions with source receipts);
-replay versions keep their historical snapshot semantics.
+writes nothing. v4/v5 returns only (the versions with source receipts:
+``protocol`` runs it for them); replay versions 1-3 keep their historical
+snapshot semantics.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from rvault_returns_persistence.artifacts import _regular_file
 from rvault_returns_persistence.context import ReturnContext
 from rvault_returns_persistence.vocabulary import AUTHORED_SLIDE_FIELDS
 
+AUDITED_VERSIONS = (4, 5)
 AUDIT_KEY = "native_deck_audit"
 INSPECTION_KEY = "rendered_page_inspection"
 DECK_UNVERIFIED = "native_deck_artifact_unverified"
@@ -51,7 +53,7 @@ VISUAL_SUMMARY_FIELDS = tuple(f for f in AUTHORED_SLIDE_FIELDS if f != "slide_co
 
 def carries_audit(ret: Any) -> bool:
     """A v4/v5 return with a ``structured_data.native_deck_audit`` (what this module checks)."""
-    if not isinstance(ret, dict) or ret.get("return_schema_version") not in (4, 5):
+    if not isinstance(ret, dict) or ret.get("return_schema_version") not in AUDITED_VERSIONS:
         return False
     structured = ret.get("structured_data")
     return isinstance(structured, dict) and AUDIT_KEY in structured
@@ -128,8 +130,9 @@ def _native_slide_citations(ctx: ReturnContext) -> list[tuple[str, list[Any]]]:
 
 
 def check_deck_audit(ctx: ReturnContext) -> None:
+    """The carried audit, recomputed from the recorded deck and the authored PDF."""
     structured = ctx.ret.get("structured_data")
-    if ctx.version < 4 or not isinstance(structured, dict) or AUDIT_KEY not in structured:
+    if not isinstance(structured, dict) or AUDIT_KEY not in structured:
         return
     from rvault_pptx_evidence import api as pptx  # a subprocess owner; only when an audit is held
 

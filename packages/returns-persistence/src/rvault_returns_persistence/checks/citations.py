@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from typing import Any
 
 from rvault_contracts.strict_json import is_integer as is_int
@@ -18,7 +19,7 @@ from rvault_contracts.strict_json import is_number
 from rvault_contracts.strict_json import json_path as child
 
 from rvault_returns_persistence.catalog import CatalogEntry
-from rvault_returns_persistence.checks_inspection import VIDEO_TOLERANCE_SECONDS, Inspection
+from rvault_returns_persistence.checks.inspection import VIDEO_TOLERANCE_SECONDS, Inspection
 from rvault_returns_persistence.context import ReturnContext
 from rvault_returns_persistence.quote_locator import near_miss
 from rvault_returns_persistence.vocabulary import (
@@ -33,20 +34,65 @@ from rvault_returns_persistence.vocabulary import (
 MIN_QUOTE_WORDS = 4
 
 
+QuoteRule = Callable[[ReturnContext, str, dict[str, Any]], bool]
+
+
 def check_citation(
-    ctx: ReturnContext, path: str, cit: Any, entry: CatalogEntry, inspection: Inspection
+    ctx: ReturnContext,
+    path: str,
+    cit: Any,
+    entry: CatalogEntry,
+    inspection: Inspection,
+    quote: QuoteRule,
 ) -> tuple[str, str] | None:
-    """Check one citation; return its (source, channel) when it is well formed."""
+    """Check one citation; return its (source, channel) when it is well formed.
+
+    ``quote`` is the version's rule for a transcript quote (the current one
+    locates it in the transcript: :func:`check_located_quote`).
+    """
+    named = _source_and_channel(ctx, path, cit)
+    if named is None:
+        return None
+    source, channel = named
+    ok = _check_fields(ctx, path, cit, channel)
+    ok &= _check_permitted(ctx, path, source, channel, entry, inspection)
+    if channel in ("transcript", "timed_transcript"):
+        ok &= quote(ctx, path, cit)
+        if channel == "timed_transcript" and ok and not ctx.timing_usable:
+            ctx.add(
+                "timed_transcript_unavailable",
+                child(path, "channel"),
+                "timed_transcript needs a current timing receipt beside the transcript",
+            )
+            ok = False
+    elif channel in ("slides", "slide_sequence"):
+        ok &= _check_slides(ctx, path, cit, source, channel)
+    elif channel == "video":
+        ok &= _check_video(ctx, path, cit)
+    else:
+        ok &= _check_metadata(ctx, path, cit, entry)
+    return (source, channel) if ok else None
+
+
+def _source_and_channel(ctx: ReturnContext, path: str, cit: Any) -> tuple[str, str] | None:
+    """The citation's underlying source and known channel (None: the shape issue is added)."""
     if not isinstance(cit, dict):
         ctx.add("citation_shape", path, "a citation is an object")
         return None
     source, channel = cit.get("source"), cit.get("channel")
-    if not isinstance(source, str) or not isinstance(channel, str):
+    if (
+        not isinstance(source, str)
+        or not isinstance(channel, str)
+        or source not in EVIDENCE_SOURCES
+        or channel not in CITATION_FIELDS
+    ):
         ctx.add("citation_shape", path, "a citation names an underlying source and a known channel")
         return None
-    if source not in EVIDENCE_SOURCES or channel not in CITATION_FIELDS:
-        ctx.add("citation_shape", path, "a citation names an underlying source and a known channel")
-        return None
+    return source, channel
+
+
+def _check_fields(ctx: ReturnContext, path: str, cit: dict[str, Any], channel: str) -> bool:
+    """Exactly the channel's worker fields: anything persistence stamps is refused."""
     required, optional = CITATION_FIELDS[channel]
     ok = True
     for key in sorted(set(cit) - required - optional):
@@ -66,6 +112,19 @@ def check_citation(
     for key in sorted(required - set(cit)):
         ctx.add("citation_shape", child(path, key), f"a {channel} citation requires {key!r}")
         ok = False
+    return ok
+
+
+def _check_permitted(
+    ctx: ReturnContext,
+    path: str,
+    source: str,
+    channel: str,
+    entry: CatalogEntry,
+    inspection: Inspection,
+) -> bool:
+    """The source speaks through the channel, the entry accepts it, the source was inspected."""
+    ok = True
     if channel not in SOURCE_CHANNELS[source]:
         ctx.add(
             "citation_channel_source_mismatch",
@@ -80,43 +139,44 @@ def check_citation(
             f"{entry.id} permits only {sorted(entry.evidence_channels)}",
         )
         ok = False
-    if ctx.version >= 4 and source not in inspection.inspected:
+    if source not in inspection.inspected:
         ctx.add(
             "citation_source_not_inspected",
             child(path, "source"),
             f"{source} has no inspection receipt",
         )
         ok = False
-    if channel in ("transcript", "timed_transcript"):
-        ok &= _check_quote(ctx, path, cit)
-        if channel == "timed_transcript" and ok and not ctx.timing_usable:
-            ctx.add(
-                "timed_transcript_unavailable",
-                child(path, "channel"),
-                "timed_transcript needs a current timing receipt beside the transcript",
-            )
-            ok = False
-    elif channel in ("slides", "slide_sequence"):
-        ok &= _check_slides(ctx, path, cit, source, channel)
-    elif channel == "video":
-        ok &= _check_video(ctx, path, cit)
-    else:
-        field = cit.get("field")
-        if (
-            not isinstance(field, str)
-            or field not in TALK_METADATA_FIELDS
-            or field not in entry.metadata_fields
-        ):
-            ctx.add(
-                "metadata_field_not_permitted",
-                child(path, "field"),
-                f"{entry.id} accepts talk_metadata only for {sorted(entry.metadata_fields)}",
-            )
-            ok = False
-    return (source, channel) if ok else None
+    return ok
 
 
-def _check_quote(ctx: ReturnContext, path: str, cit: dict[str, Any]) -> bool:
+def _check_metadata(
+    ctx: ReturnContext, path: str, cit: dict[str, Any], entry: CatalogEntry
+) -> bool:
+    """A talk_metadata citation names a field the entry accepts."""
+    field = cit.get("field")
+    if isinstance(field, str) and field in TALK_METADATA_FIELDS and field in entry.metadata_fields:
+        return True
+    ctx.add(
+        "metadata_field_not_permitted",
+        child(path, "field"),
+        f"{entry.id} accepts talk_metadata only for {sorted(entry.metadata_fields)}",
+    )
+    return False
+
+
+def check_quote(ctx: ReturnContext, path: str, cit: dict[str, Any]) -> bool:
+    """A transcript quote long enough to mean something, translated when not English."""
+    ok = _check_quote_shape(ctx, path, cit)
+    return _check_translation(ctx, path, cit) and ok
+
+
+def check_located_quote(ctx: ReturnContext, path: str, cit: dict[str, Any]) -> bool:
+    """:func:`check_quote`, and the quote occurs exactly once in the transcript (current)."""
+    ok = _check_quote_shape(ctx, path, cit) and _check_located(ctx, path, cit["quote"])
+    return _check_translation(ctx, path, cit) and ok
+
+
+def _check_quote_shape(ctx: ReturnContext, path: str, cit: dict[str, Any]) -> bool:
     quote = cit.get("quote")
     ok = True
     if not isinstance(quote, str) or len(quote.split()) < MIN_QUOTE_WORDS:
@@ -129,28 +189,38 @@ def _check_quote(ctx: ReturnContext, path: str, cit: dict[str, Any]) -> bool:
     if "translation" in cit and not isinstance(cit["translation"], str):
         ctx.add("wrong_type", child(path, "translation"), "translation is a string")
         ok = False
+    return ok
+
+
+def _check_located(ctx: ReturnContext, path: str, quote: str) -> bool:
+    """The normalized quote occurs once (an unreadable transcript is the artifact rules' to say)."""
     located = ctx.transcript_text
-    if ok and ctx.version == 5 and located is not None:
-        _, occurrences = located.find_once(quote)
-        if occurrences != 1:
-            near = near_miss(located, quote) if occurrences == 0 else None
-            ctx.add(
-                "citation_quote_ambiguous" if occurrences > 1 else "citation_quote_not_found",
-                child(path, "quote"),
-                "the normalized quote must occur exactly once in the transcript "
-                f"(found {'more than once' if occurrences > 1 else 'nowhere'}); quote the exact "
-                "source-language words, long enough to be unique"
-                + (f"; {near.describe()}" if near is not None else ""),
-            )
-            ok = False
+    if located is None:
+        return True
+    _, occurrences = located.find_once(quote)
+    if occurrences == 1:
+        return True
+    near = near_miss(located, quote) if occurrences == 0 else None
+    ctx.add(
+        "citation_quote_ambiguous" if occurrences > 1 else "citation_quote_not_found",
+        child(path, "quote"),
+        "the normalized quote must occur exactly once in the transcript "
+        f"(found {'more than once' if occurrences > 1 else 'nowhere'}); quote the exact "
+        "source-language words, long enough to be unique"
+        + (f"; {near.describe()}" if near is not None else ""),
+    )
+    return False
+
+
+def _check_translation(ctx: ReturnContext, path: str, cit: dict[str, Any]) -> bool:
     if ctx.non_english and not is_text(cit.get("translation")):
         ctx.add(
             "translation_required",
             child(path, "translation"),
             "non-English delivery requires an English translation",
         )
-        ok = False
-    return ok
+        return False
+    return True
 
 
 def _check_slides(

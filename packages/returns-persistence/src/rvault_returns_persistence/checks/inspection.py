@@ -125,28 +125,33 @@ def range_complete(source: str, ranges: list[list[Any]], bound: float | int | No
     return next_line - 1 >= bound
 
 
-def check_inspection(ctx: ReturnContext, po: dict[str, Any], path: str) -> Inspection:
+def declared_sources(ctx: ReturnContext, po: dict[str, Any], path: str) -> Inspection:
+    """The Inspection holding the sources ``evidence_sources`` declares (each known, once)."""
     result = Inspection()
     sources = po.get("evidence_sources")
     src_path = child(path, "evidence_sources")
-    if "evidence_sources" in po:
-        if not isinstance(sources, list):
-            ctx.add("wrong_type", src_path, "evidence_sources is an array of source names")
-        else:
-            for index, name in enumerate(sources):
-                if name not in EVIDENCE_SOURCE_NAMES:
-                    ctx.add(
-                        "evidence_source_unknown",
-                        child(src_path, index),
-                        f"{name!r} is not an evidence source",
-                    )
-                elif name in result.declared:
-                    ctx.add("duplicate_entry", child(src_path, index), f"{name!r} is listed twice")
-                else:
-                    result.declared.add(name)
-    if ctx.version < 4:
-        result.inspected = result.declared - {COMPARISON}
+    if "evidence_sources" not in po:
         return result
+    if not isinstance(sources, list):
+        ctx.add("wrong_type", src_path, "evidence_sources is an array of source names")
+        return result
+    for index, name in enumerate(sources):
+        if name not in EVIDENCE_SOURCE_NAMES:
+            ctx.add(
+                "evidence_source_unknown",
+                child(src_path, index),
+                f"{name!r} is not an evidence source",
+            )
+        elif name in result.declared:
+            ctx.add("duplicate_entry", child(src_path, index), f"{name!r} is listed twice")
+        else:
+            result.declared.add(name)
+    return result
+
+
+def check_inspection(ctx: ReturnContext, po: dict[str, Any], path: str) -> Inspection:
+    """The declared sources, their receipts, and what the receipts prove complete."""
+    result = declared_sources(ctx, po, path)
     records = po.get("source_inspection")
     rec_path = child(path, "source_inspection")
     if not isinstance(records, list):
@@ -155,57 +160,9 @@ def check_inspection(ctx: ReturnContext, po: dict[str, Any], path: str) -> Inspe
         return result
     record_sources: set[str] = set()
     for index, record in enumerate(records):
-        r_path = child(rec_path, index)
-        if (
-            not isinstance(record, dict)
-            or not isinstance(record.get("source"), str)
-            or record["source"] not in INSPECTION_FIELDS
-        ):
-            ctx.add(
-                "inspection_record_shape", r_path, "each receipt is an object naming a known source"
-            )
-            continue
-        source = record["source"]
-        record_sources.add(source)
-        for key in sorted(set(record) - INSPECTION_FIELDS[source]):
-            code = (
-                "engine_owned_field"
-                if key in ENGINE_INSPECTION_FIELDS
-                else "inspection_record_shape"
-            )
-            ctx.add(
-                code, child(r_path, key), f"{key!r} is not a worker field of a {source} receipt"
-            )
-        for key in sorted(INSPECTION_FIELDS[source] - set(record)):
-            ctx.add(
-                "inspection_record_shape",
-                child(r_path, key),
-                f"a {source} receipt requires {key!r}",
-            )
-        if source == COMPARISON:
-            _check_comparison_record(ctx, r_path, record, result)
-            continue
-        if source in result.ranges:
-            ctx.add("inspection_duplicate_source", r_path, f"{source} has more than one receipt")
-            continue
-        key = RANGE_KEY[source]
-        if key not in record:
-            continue
-        if _check_ranges(ctx, child(r_path, key), source, record[key]):
-            ranges = record[key]
-            result.ranges[source] = ranges
-            result.inspected.add(source)
-            bound = _bound(ctx, source)
-            if bound is not None:
-                slack = VIDEO_TOLERANCE_SECONDS if source == "delivery_video" else 0
-                if ranges[-1][1] > bound + slack:
-                    ctx.add(
-                        "range_exceeds_artifact",
-                        child(r_path, key),
-                        f"the ranges reach {ranges[-1][1]} but the artifact ends at {bound}",
-                    )
-                elif range_complete(source, ranges, bound):
-                    result.complete.add(source)
+        source = _check_receipt(ctx, child(rec_path, index), record, result)
+        if source is not None:
+            record_sources.add(source)
     for group in result.groups:
         missing = sorted(group - result.inspected)
         if missing:
@@ -214,10 +171,11 @@ def check_inspection(ctx: ReturnContext, po: dict[str, Any], path: str) -> Inspe
                 rec_path,
                 f"compared sources {missing} have no range receipt",
             )
+    sources = po.get("evidence_sources")
     if "evidence_sources" in po and isinstance(sources, list) and record_sources != result.declared:
         ctx.add(
             "inspection_sources_mismatch",
-            src_path,
+            child(path, "evidence_sources"),
             f"evidence_sources {sorted(result.declared)} must "
             f"equal the receipt sources {sorted(record_sources)}",
         )
@@ -225,6 +183,61 @@ def check_inspection(ctx: ReturnContext, po: dict[str, Any], path: str) -> Inspe
         result.complete, ctx.artifacts.pdf_is_video_extracted, ctx.ret.get("slide_source")
     )
     return result
+
+
+def _check_receipt(ctx: ReturnContext, r_path: str, record: Any, result: Inspection) -> str | None:
+    """One receipt's closed fields and ranges, kept in ``result``; its source (None: unnamed)."""
+    if (
+        not isinstance(record, dict)
+        or not isinstance(record.get("source"), str)
+        or record["source"] not in INSPECTION_FIELDS
+    ):
+        ctx.add(
+            "inspection_record_shape", r_path, "each receipt is an object naming a known source"
+        )
+        return None
+    source = record["source"]
+    for key in sorted(set(record) - INSPECTION_FIELDS[source]):
+        code = (
+            "engine_owned_field" if key in ENGINE_INSPECTION_FIELDS else "inspection_record_shape"
+        )
+        ctx.add(code, child(r_path, key), f"{key!r} is not a worker field of a {source} receipt")
+    for key in sorted(INSPECTION_FIELDS[source] - set(record)):
+        ctx.add(
+            "inspection_record_shape",
+            child(r_path, key),
+            f"a {source} receipt requires {key!r}",
+        )
+    if source == COMPARISON:
+        _check_comparison_record(ctx, r_path, record, result)
+    elif source in result.ranges:
+        ctx.add("inspection_duplicate_source", r_path, f"{source} has more than one receipt")
+    elif RANGE_KEY[source] in record:
+        _check_receipt_ranges(ctx, child(r_path, RANGE_KEY[source]), source, record, result)
+    return source
+
+
+def _check_receipt_ranges(
+    ctx: ReturnContext, path: str, source: str, record: dict[str, Any], result: Inspection
+) -> None:
+    """Well-formed ranges inspect the source; within the artifact's bound they may complete it."""
+    ranges = record[RANGE_KEY[source]]
+    if not _check_ranges(ctx, path, source, ranges):
+        return
+    result.ranges[source] = ranges
+    result.inspected.add(source)
+    bound = _bound(ctx, source)
+    if bound is None:
+        return
+    slack = VIDEO_TOLERANCE_SECONDS if source == "delivery_video" else 0
+    if ranges[-1][1] > bound + slack:
+        ctx.add(
+            "range_exceeds_artifact",
+            path,
+            f"the ranges reach {ranges[-1][1]} but the artifact ends at {bound}",
+        )
+    elif range_complete(source, ranges, bound):
+        result.complete.add(source)
 
 
 def absence_capable(
