@@ -239,12 +239,19 @@ def iou(region: list[float] | None, truth: tuple[float, float, float, float]) ->
     return inter / union if union else 0.0
 
 
-def run_case(case: Case, workdir: Path, repeat: int) -> dict[str, object]:
-    vault = workdir / case.name
-    video_id = "BenchTalk01"
-    outdir = vault / "slides-rebuild" / video_id
+VIDEO_ID = "BenchTalk01"
+
+
+def prepare_video(case: Case, workdir: Path) -> tuple[Path, Path]:
+    """(video, OUTDIR) of ``case`` in a vault under ``workdir``, rendered once and cached.
+
+    The video sits at the contract path ``slides-rebuild/{id}/{id}.mp4``;
+    ``spec.json`` beside it fingerprints the slides, timings, layout and
+    codec, so a changed case is rendered again.
+    """
+    outdir = workdir / case.name / "slides-rebuild" / VIDEO_ID
     outdir.mkdir(parents=True, exist_ok=True)
-    video = outdir / f"{video_id}.mp4"
+    video = outdir / f"{VIDEO_ID}.mp4"
     marker = outdir / "spec.json"
     fingerprint = json.dumps(
         [(s.slide.key, round(s.seconds, 3)) for s in case.spec.segments]
@@ -255,7 +262,13 @@ def run_case(case: Case, workdir: Path, repeat: int) -> dict[str, object]:
         (write_h264 if case.codec == "h264" else write_mp4v)(case.spec, video)
         marker.write_text(fingerprint)
         print(f"[{case.name}] generated in {time.perf_counter() - started:.0f}s", file=sys.stderr)
-    video.read_bytes()  # warm the page cache for both timed passes
+    video.read_bytes()  # warm the page cache for the timed passes
+    return video, outdir
+
+
+def run_case(case: Case, workdir: Path, repeat: int) -> dict[str, object]:
+    video_id = VIDEO_ID
+    video, outdir = prepare_video(case, workdir)
     script = Path(sys.executable).parent / "rvault-video"
     floors: list[float] = []
     floor_cpus: list[float] = []

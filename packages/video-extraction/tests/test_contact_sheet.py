@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
+import pytest
 from rvault_testkit.video_extraction.synthetic import TalkSpec, distinct_slides, timeline
 from rvault_video_extraction.contact_sheet import (
     CORNER_SIZE,
@@ -24,7 +26,9 @@ from rvault_video_extraction.contact_sheet import (
     tile_origin,
     zoomed_corner,
 )
+from rvault_video_extraction.errors import VideoExtractionError
 from rvault_video_extraction.extract import ExtractRequest, contact_sheet_name, extract
+from rvault_video_extraction.extract_media import _FramesOnDisk
 from rvault_video_extraction.region import to_pixels
 
 
@@ -134,3 +138,30 @@ def test_kept_tiles_are_framed_and_the_region_corners_are_zoomed() -> None:
         assert zoom[inner_y, inner_x].min() > 200 and zoom[inner_y, outer_x].max() < 60
         left, top = corner_origin(corner, 2, 320, 180)
         assert np.array_equal(sheet[top : top + CORNER_SIZE, left : left + CORNER_SIZE], zoom)
+
+
+def test_frames_read_on_use_give_the_same_sheet_and_the_same_refusal(tmp_path: Path) -> None:
+    """The sheet decodes each tile's JPEG when it draws it (12 decoded 720p frames held at
+    once were 33 MB of the run's peak): the PNG is the one frames read up front give, and a
+    vanished intermediate is still ``intermediate_unreadable`` naming its sample."""
+    paths = []
+    for index in range(4):
+        frame = np.full((180, 320, 3), 30 + 50 * index, np.uint8)
+        frame[40:140, 60:260] = 250 - 40 * index
+        path = tmp_path / f"sample-{index:06d}.jpg"
+        assert cv2.imwrite(str(path), frame)
+        paths.append(path)
+    tiles = [3, 1, 2]
+    region = [60 / 320, 40 / 180, 260 / 320, 140 / 180]
+    marks = tile_marks(tiles, retained=[1, 3], fps=0.5)
+    eager = [cv2.imread(str(paths[index]), cv2.IMREAD_COLOR) for index in tiles]
+    lazy = _FramesOnDisk(tiles, paths)
+    assert len(lazy) == 3
+    assert render_contact_sheet(lazy, region, ["c"], marks) == render_contact_sheet(
+        eager, region, ["c"], marks
+    )
+    paths[2].unlink()
+    with pytest.raises(VideoExtractionError) as refused:
+        render_contact_sheet(lazy, region, ["c"], marks)
+    assert refused.value.code == "intermediate_unreadable"
+    assert refused.value.path == "2"

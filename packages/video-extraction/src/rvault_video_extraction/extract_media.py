@@ -17,7 +17,7 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -127,16 +127,34 @@ def _cropped_pages(
         yield JpegPage(encoded.tobytes(), x1 - x0, y1 - y0)
 
 
-def _contact_sheet(video_id: str, sampled: SampledVideo, result: AnalysisResult) -> bytes:
-    tiles = choose_tiles(sampled.sample_count, result.retained)
-    frames = []
-    for index in tiles:
-        frame = cv2.imread(str(sampled.frame_paths[index]), cv2.IMREAD_COLOR)
+class _FramesOnDisk(Sequence[Any]):
+    """The contact sheet's frames, each decoded from its intermediate JPEG when used.
+
+    The sheet uses one frame at a time (a tile, then the corner zooms), so
+    twelve decoded 720p frames (33 MB) were never needed together; reading
+    one twice costs a few milliseconds.
+    """
+
+    def __init__(self, tiles: list[int], paths: list[Path]) -> None:
+        self.tiles = tiles
+        self.paths = paths
+
+    def __len__(self) -> int:
+        return len(self.tiles)
+
+    def __getitem__(self, position: Any) -> Any:
+        index = self.tiles[position]
+        frame = cv2.imread(str(self.paths[index]), cv2.IMREAD_COLOR)
         if frame is None:
             raise VideoExtractionError(
                 "intermediate_unreadable", "an intermediate frame vanished", str(index)
             )
-        frames.append(frame)
+        return frame
+
+
+def _contact_sheet(video_id: str, sampled: SampledVideo, result: AnalysisResult) -> bytes:
+    tiles = choose_tiles(sampled.sample_count, result.retained)
+    frames = _FramesOnDisk(tiles, sampled.frame_paths)
     crop = result.crop
     return render_contact_sheet(
         frames,

@@ -24,6 +24,7 @@ nearest later one; a segment that yields none is ``video_decode_failed``.
 from __future__ import annotations
 
 import bisect
+import ctypes
 import math
 import os
 import threading
@@ -262,4 +263,22 @@ def decode_segments(
                     progress(progress_line(sum(job.sent), to_feed, len(packets), elapsed))
         finally:
             job.cancel.set()  # stops the others early when one failed or on an interrupt
-        return [future.result() for future in futures]
+    return_freed_memory()
+    return [future.result() for future in futures]
+
+
+def return_freed_memory() -> None:
+    """Give the decoders' freed buffers back to the system (glibc only).
+
+    Each decoder and JPEG thread allocates its frames in its own malloc
+    arena, and glibc keeps what they free there: on the 3-minute 720p
+    benchmark talk about 30 MB that nothing uses stayed resident through the
+    analysis, the PDFs and the contact sheet, whose own buffers came on top.
+    ``malloc_trim`` hands the free pages of every arena back; elsewhere
+    (no glibc) this does nothing.
+    """
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (AttributeError, OSError):
+        return
+    trim(0)
