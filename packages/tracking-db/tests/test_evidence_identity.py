@@ -22,9 +22,14 @@ from typing import Any
 import pytest
 from rvault_contracts.schemas import schema_issues
 from rvault_testkit.plugin import run_cli
+from rvault_testkit.tracking_db.samples import example_pptx
 from rvault_tracking_db import evidence_identity
 from rvault_tracking_db.capabilities import SourceRoots
-from rvault_tracking_db.evidence_identity import IdentityCheck, owner_receipts
+from rvault_tracking_db.evidence_identity import (
+    EVIDENCE_IDENTITY_STALE,
+    IdentityCheck,
+    owner_receipts,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -336,3 +341,56 @@ def test_a_replaced_recording_of_an_analysed_talk_names_what_to_run(
         f"rvault-video extract {typed} {vault / 'slides-rebuild' / 'meetup'} meetup --force",
         "then claim it",
     ]
+
+
+def _deck_talk(vault: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A processed talk whose ledger cites its deck's extraction, and the deck's catalog
+    record binding the extraction to the deck's fingerprint (as record-deck stores it)."""
+    deck = qb.write_pptx(vault / "decks" / "Deck.pptx")
+    extraction = vault / "pptx-extraction" / "deck.json"
+    extraction.parent.mkdir(parents=True)
+    extraction.write_text('{"slides": [{"number": 1, "text": "Opening"}]}\n', encoding="utf-8")
+    record = {**example_pptx(), "pptx_path": "decks/Deck.pptx", "talk_filename": UNTOUCHED}
+    record["visual_evidence"] = {
+        **record["visual_evidence"],
+        "source_fingerprint": {"algorithm": "sha256", "digest": _sha(deck),
+                               "size_bytes": deck.stat().st_size},
+        "artifact": {"path": "pptx-extraction/deck.json", "sha256": _sha(extraction)},
+    }  # fmt: skip
+    talk = qb.processed_talk(UNTOUCHED, 2, pptx_path="decks/Deck.pptx")
+    talk["pattern_observations"]["source_inspection"] = [
+        {"source": "native_deck", "page_ranges": [[1, 1]], "page_count": 1,
+         "coverage_complete": True, "absence_capability_complete": False,
+         "absence_capability_reason": "bare_native_deck", "artifact_root": "vault",
+         "artifact_path": "pptx-extraction/deck.json", "artifact_sha256": _sha(extraction)}
+    ]  # fmt: skip
+    return talk, record
+
+
+def test_a_deck_edited_after_its_extraction_makes_the_cited_extraction_stale(
+    tmp_path: Path,
+) -> None:
+    """As persist's deck-audit check: the extraction's bytes are unchanged, but the deck it
+    describes is not (when the deck is there to read: a deck folder that is not mounted
+    leaves the extraction as the evidence)."""
+    vault = tmp_path / "vault"
+    talk, record = _deck_talk(vault)
+    receipts = owner_receipts(talk, record)
+    assert IdentityCheck(SourceRoots(vault)).stale(talk, receipts=receipts) == []
+    deck = vault / "decks" / "Deck.pptx"
+    deck.write_bytes(deck.read_bytes() + b"edited")
+    [stale] = IdentityCheck(SourceRoots(vault)).stale(talk, receipts=receipts)
+    assert (stale.identity.path, stale.code, stale.made_from) == (
+        "pptx-extraction/deck.json", "evidence_changed", "decks/Deck.pptx",
+    )  # fmt: skip
+    issue = stale.issue('$["talks"][3]')
+    assert issue.path == f'$["talks"][3]{INSPECTION}[0]["artifact_sha256"]'
+    assert "was made from decks/Deck.pptx, which has other bytes now" in issue.message
+    # the same through status, where the pptx owner's verdict already read the deck
+    db = qb.write_db(vault, {**qb.database([talk]), "pptx_catalog": [record]})
+    row = _status(db)[UNTOUCHED]
+    assert [i["path"] for i in row["evidence_issues"] if i["code"] == EVIDENCE_IDENTITY_STALE] == [
+        issue.path.replace("[3]", "[0]", 1)
+    ]
+    deck.unlink()  # not there to read: the extraction stands
+    assert IdentityCheck(SourceRoots(vault)).stale(talk, receipts=receipts) == []

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rvault_tracking_db.api import IdentityCheck, SourceRoots, owner_receipts
+from rvault_tracking_db.api import IdentityCheck, SourceRoots, deck_record, owner_receipts
 
 CHANGED = "evidence_changed"
 MISSING = "evidence_missing"
@@ -60,17 +60,22 @@ class StaleEvidence:
 @dataclass
 class EvidenceCheck:
     """One run's check (each file read at most once); ``roots``: the database's source roots
-    (a deck cited under ``pptx_source_dir``), the vault alone when not given."""
+    (a deck cited under ``pptx_source_dir``), the vault alone when not given; ``decks``: the
+    ``pptx_catalog`` by ``pptx_path`` (``api.deck_catalog``), so a deck edited after its
+    extraction makes the cited extraction stale as status says (without it, only the
+    extraction's own bytes are judged)."""
 
     vault_root: Path
     roots: SourceRoots | None = None
+    decks: Mapping[str, Mapping[str, Any]] | None = None
     _check: IdentityCheck = field(init=False)
 
     def __post_init__(self) -> None:
         self._check = IdentityCheck(self.roots or SourceRoots(self.vault_root))
 
     def stale(self, talk: Mapping[str, Any]) -> list[StaleEvidence]:
-        found = self._check.stale(talk, receipts=owner_receipts(talk, None))
+        record = deck_record(self.decks, talk) if self.decks is not None else None
+        found = self._check.stale(talk, receipts=owner_receipts(talk, record))
         return [
             StaleEvidence(
                 str(talk.get("filename")),

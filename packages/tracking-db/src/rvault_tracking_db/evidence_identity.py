@@ -34,7 +34,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rvault_contracts.canonical import is_sha256_hex
@@ -88,11 +88,16 @@ class StaleIdentity:
     identity: PersistedIdentity
     code: str
     actual_sha256: str | None
+    made_from: str | None = None
+    """The file this artifact was made from, when that one changed and the artifact did
+    not (a deck edited after its extraction): the artifact no longer describes it."""
 
     def issue(self, talk_path: str) -> Issue:
         """The per-talk warning at the digest's JSON path (``talk_path``: ``$["talks"][N]``)."""
         where = talk_path + self.identity.member[1:]
         now = "is gone, a link or unreadable" if self.code == MISSING else "has other bytes now"
+        if self.made_from is not None:
+            now = f"was made from {self.made_from}, which has other bytes now"
         return Issue(
             EVIDENCE_IDENTITY_STALE,
             where,
@@ -110,6 +115,9 @@ class Receipt:
     sha256: str
     size_bytes: int | None = None
     generation: tuple[int, int] | None = None
+    made_from: Key | None = None
+    """The file this one was derived from (a deck extraction's deck), which must still
+    have the bytes its own receipt records when it is there to read."""
 
 
 def is_analysed(talk: Mapping[str, Any]) -> bool:
@@ -186,16 +194,18 @@ def owner_receipts(talk: Mapping[str, Any], record: Mapping[str, Any] | None) ->
             receipts[(ROOT_VAULT, talk["slides_local_path"])] = found
     evidence = record.get("visual_evidence") if isinstance(record, Mapping) else None
     if isinstance(evidence, Mapping) and isinstance(record, Mapping):
-        artifact = evidence.get("artifact")
-        if isinstance(artifact, Mapping) and isinstance(artifact.get("path"), str):
-            found = _receipt(artifact)
-            if found is not None:
-                receipts[(ROOT_VAULT, artifact["path"])] = found
+        deck = None
         fingerprint = evidence.get("source_fingerprint")
         if isinstance(fingerprint, Mapping) and isinstance(record.get("pptx_path"), str):
             found = _receipt({**fingerprint, "sha256": fingerprint.get("digest")})
             if found is not None:
-                receipts[(ROOT_PPTX, record["pptx_path"])] = found
+                deck = (ROOT_PPTX, record["pptx_path"])
+                receipts[deck] = found
+        artifact = evidence.get("artifact")
+        if isinstance(artifact, Mapping) and isinstance(artifact.get("path"), str):
+            found = _receipt(artifact)
+            if found is not None:
+                receipts[(ROOT_VAULT, artifact["path"])] = replace(found, made_from=deck)
     return receipts
 
 
@@ -238,16 +248,45 @@ class IdentityCheck:
         answer matters is the caller's: only an analysed talk
         (:func:`is_analysed`) has an analysis to be stale.
         """
+        receipts, current = receipts or {}, current or {}
         stale: list[StaleIdentity] = []
         for identity in persisted_identities(talk):
-            if current is not None and identity.key in current:
+            receipt = receipts.get(identity.key)
+            if identity.key in current:
                 actual = current[identity.key]
             else:
-                actual = self._actual(identity, (receipts or {}).get(identity.key))
+                actual = self._actual(identity, receipt)
             if actual != identity.sha256:
                 code = MISSING if actual is None else CHANGED
                 stale.append(StaleIdentity(identity, code, None if actual == _UNREAD else actual))
+            elif receipt is not None and receipt.sha256 == identity.sha256:
+                found = self._source_changed(identity, receipt, receipts, current)
+                if found is not None:
+                    stale.append(found)
         return stale
+
+    def _source_changed(
+        self,
+        identity: PersistedIdentity,
+        receipt: Receipt,
+        receipts: Mapping[Key, Receipt],
+        current: Mapping[Key, str | None],
+    ) -> StaleIdentity | None:
+        """The artifact is current, but the file it was made from (still there) is not.
+
+        As persist's own deck-audit check: a deck edited after its extraction
+        makes the extraction stale evidence; a deck that is not there to read
+        (another machine's deck folder) leaves the extraction as the evidence.
+        """
+        source = receipt.made_from
+        made = receipts.get(source) if source is not None else None
+        if source is None or made is None:
+            return None
+        recorded = PersistedIdentity("deck", source[0], source[1], made.sha256, identity.member)
+        actual = current[source] if source in current else self._actual(recorded, made)
+        if actual is None or actual == made.sha256:
+            return None
+        return StaleIdentity(identity, CHANGED, None, made_from=source[1])
 
     def _actual(self, identity: PersistedIdentity, receipt: Receipt | None) -> str | None:
         """The file's digest (None: gone; ``_UNREAD``: differs from a record that matches)."""
