@@ -19,7 +19,6 @@ from rvault_tracking_db.preflight import artifacts, collisions, decks, identity,
 from rvault_tracking_db.preflight.authority import locate, read_with_root
 from rvault_tracking_db.preflight.capture_review import check_capture
 from rvault_tracking_db.preflight.findings import BLOCKING, Findings, TalkRef
-from rvault_tracking_db.sources.identity_shortcut import read_capture
 
 REPORT_VERSION = 1
 
@@ -40,6 +39,10 @@ def run_preflight(request: PreflightRequest) -> dict[str, Any]:
     talks = _talks(database)
     check_talks(database, talks, Path(located.vault_root), findings)
     if request.capture is not None and result is not None:
+        # Imported here: the capture reader brings the source-lane plan and
+        # apply protocol, which status (identity_by_talk) never needs.
+        from rvault_tracking_db.sources.identity_shortcut import read_capture
+
         config = database.get("config")
         check_capture(
             read_capture(request.capture),
