@@ -18,6 +18,8 @@ source: a recording without a video stream shows nothing of the delivery.
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -191,3 +193,25 @@ def test_the_filmed_recording_is_recorded_with_its_video_stream(filmed: Recorded
     assert record["local_media"]["schema_version"] == 2
     assert record["local_media"]["streams"] == {"video": True, "audio": True}
     assert resolve(filmed.vault, record, deck_slides=None).video_path == filmed.media
+
+
+def test_a_replaced_recording_leaves_only_the_evidence_still_trusted(
+    filmed: RecordedTalk, tmp_path: Path
+) -> None:
+    """The speaker re-exports the recording after the slides were extracted from it: the
+    manifest is stale (its source receipt names other bytes) and the attached record no
+    longer matches, so neither the video-extracted slides nor the recording are offered;
+    the transcript, bound when it was registered, still is."""
+    home = tmp_path / "copy"
+    shutil.copytree(filmed.home, home, symlinks=True)
+    talk = RecordedTalk(home, filmed.filename, filmed.media, filmed.slide_pages)
+    with open(talk.vault / talk.media, "ab") as recording:
+        recording.write(b"\0" * 64)
+    result = scaffold(talk)
+    skeleton = result.json
+    observations = skeleton["pattern_observations"]
+    assert [r["source"] for r in observations["source_inspection"]] == ["transcript"]
+    assert (skeleton["slide_source"], skeleton["status"]) == ("none", "processed_partial")
+    assert "slides_local_path" not in skeleton
+    code, errors = validate(talk, fill(skeleton, assessments_asked(result.stderr)))
+    assert (code, errors) == (0, [])

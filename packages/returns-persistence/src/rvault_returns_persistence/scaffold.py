@@ -10,6 +10,7 @@ for; the pattern score is kept consistent with empty detection lanes.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -190,13 +191,21 @@ def _trusted_stored_manifest(vault_root: Path, talk: dict[str, Any]) -> dict[str
 def scaffold_with_guide(
     db_talk: dict[str, Any], catalog: Catalog, vault_root: Path, deck_slides: int | None
 ) -> tuple[dict[str, Any], list[str], list[str]]:
-    """The skeleton, the ids still needing an assessment, and why each not_evaluable row is."""
+    """The skeleton, the ids still needing an assessment, and why each not_evaluable row is.
+
+    Only evidence trusted now is offered: the promoted video-extracted PDF counts
+    when the video owner still trusts its manifest (a recording replaced after the
+    extraction makes it stale), the attached recording when it still has its
+    recorded bytes and a video stream (``artifacts.resolve``).
+    """
     from rvault_returns_persistence.artifacts import resolve
 
     found = resolve(vault_root, db_talk, deck_slides=deck_slides)
     manifest = None
-    if db_talk.get("slide_source") in (None, "video_extracted") and found.pdf_is_video_extracted:
+    if found.pdf_is_video_extracted:
         manifest = _trusted_stored_manifest(vault_root, db_talk)
+        if manifest is None:  # stale, untrusted or gone: its pages are no evidence now
+            found = replace(found, pdf_path=None, pdf_pages=None, pdf_is_video_extracted=False)
     skeleton, needs = build_scaffold(db_talk, catalog, found, manifest)
     return skeleton, needs, not_evaluable_guide(skeleton, catalog, found)
 

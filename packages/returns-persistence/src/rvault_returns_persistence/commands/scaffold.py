@@ -49,8 +49,9 @@ def handle(args: argparse.Namespace) -> int:
         progress("  " + line)
     if rows:
         progress(
-            "pre-filled not_evaluable rows (outcomes the inspected sources cannot establish; "
-            "keep each one unless you detect its pattern, then delete the row):"
+            "the pre-filled not_evaluable rows are absences the inspected sources cannot "
+            "establish; if you detect one of those patterns, delete its not_evaluable row. "
+            "Why each row is there (the unmet gate):"
         )
         for line in rows:
             progress("  " + line)
