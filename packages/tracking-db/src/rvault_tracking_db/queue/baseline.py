@@ -19,7 +19,7 @@ through "The four version axes"):
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Decimal
 from functools import lru_cache
 from typing import Any
@@ -232,90 +232,129 @@ def _field_set_issues(
     return issues
 
 
+@dataclass
+class _Findings:
+    """The issues of one baseline, each named by its field under ``path``."""
+
+    path: str
+    issues: list[Issue] = field(default_factory=list)
+
+    def bad(self, field_name: str, code: str, message: str) -> None:
+        self.issues.append(Issue(code, jp(self.path, field_name), message))
+
+
+#: Fields whose value every baseline fixes, in reporting order, with the message.
+_FIXED_VALUES = (
+    (
+        "eligible_statuses",
+        list(ELIGIBLE_STATUSES),
+        "eligible_statuses must be [processed, processed_partial]",
+    ),
+    ("pattern_scoring_generation_status", "current", "a baseline describes the current generation"),
+    ("pattern_scoring_generation_reasons", [], "a current baseline has no reasons"),
+)
+
+
 def _value_issues(baseline: Mapping[str, Any], version: int, path: str) -> list[Issue]:
-    issues: list[Issue] = []
-
-    def bad(field_name: str, code: str, message: str) -> None:
-        issues.append(Issue(code, jp(path, field_name), message))
-
+    """Field values first; the aggregate arithmetic only once every value is well typed."""
+    found = _Findings(path)
     if parse_aware(baseline["as_of"]) is None:
-        bad("as_of", "invalid_timestamp", "as_of must be a timezone-aware ISO-8601 timestamp")
+        found.bad("as_of", "invalid_timestamp", "as_of must be a timezone-aware ISO-8601 timestamp")
     if baseline["scope"] != SCOPE:
-        bad("scope", "invalid_value", "scope must be 'global'")
+        found.bad("scope", "invalid_value", "scope must be 'global'")
+    _exclusion_issues(baseline, found)
+    for field_name, expected, message in _FIXED_VALUES:
+        if baseline[field_name] != expected:
+            found.bad(field_name, "invalid_value", message)
+    _generation_issues(baseline, version, found)
+    _count_type_issues(baseline, found)
+    if found.issues:
+        return found.issues
+    if version == 1:
+        _v1_aggregate_issues(baseline, found)
+    else:
+        _v2_aggregate_issues(baseline, found)
+    return found.issues
+
+
+def _exclusion_issues(baseline: Mapping[str, Any], found: _Findings) -> None:
+    """The active-batch flag agrees with a sorted, unique list of excluded filenames."""
     excluded_flag = baseline["active_batch_excluded"]
     excluded = baseline["excluded_filenames"]
     if not isinstance(excluded_flag, bool):
-        bad("active_batch_excluded", "invalid_type", "active_batch_excluded must be a boolean")
+        found.bad(
+            "active_batch_excluded", "invalid_type", "active_batch_excluded must be a boolean"
+        )
     if not isinstance(excluded, list) or not all(is_nonempty_str(x) for x in excluded):
-        bad("excluded_filenames", "invalid_type", "excluded_filenames must be a list of filenames")
+        found.bad(
+            "excluded_filenames", "invalid_type", "excluded_filenames must be a list of filenames"
+        )
     elif excluded != sorted(set(excluded)):
-        bad(
+        found.bad(
             "excluded_filenames",
             "not_sorted_unique",
             "excluded_filenames must be sorted and unique",
         )
     elif excluded_flag is True and not excluded:
-        bad("excluded_filenames", "empty_exclusion", "an active-batch baseline excludes its batch")
+        found.bad(
+            "excluded_filenames", "empty_exclusion", "an active-batch baseline excludes its batch"
+        )
     elif excluded_flag is False and excluded:
-        bad(
+        found.bad(
             "excluded_filenames",
             "unexpected_exclusion",
             "an all-inclusive baseline excludes nothing",
         )
-    if baseline["eligible_statuses"] != list(ELIGIBLE_STATUSES):
-        bad(
-            "eligible_statuses",
-            "invalid_value",
-            "eligible_statuses must be [processed, processed_partial]",
-        )
-    if baseline["pattern_scoring_generation_status"] != "current":
-        bad(
-            "pattern_scoring_generation_status",
-            "invalid_value",
-            "a baseline describes the current generation",
-        )
-    if baseline["pattern_scoring_generation_reasons"] != []:
-        bad(
-            "pattern_scoring_generation_reasons",
-            "invalid_value",
-            "a current baseline has no reasons",
-        )
+
+
+def _generation_issues(baseline: Mapping[str, Any], version: int, found: _Findings) -> None:
+    """The catalog fingerprint and the scoring schema the baseline's version carries."""
     if not is_sha256_hex(baseline["pattern_catalog_fingerprint"]):
-        bad("pattern_catalog_fingerprint", "invalid_digest", "must be 64 lowercase hex characters")
+        found.bad(
+            "pattern_catalog_fingerprint", "invalid_digest", "must be 64 lowercase hex characters"
+        )
     scoring = baseline["pattern_scoring_schema_version"]
     if not is_int(scoring) or scoring < 1:
-        bad("pattern_scoring_schema_version", "invalid_type", "must be a positive integer")
+        found.bad("pattern_scoring_schema_version", "invalid_type", "must be a positive integer")
     elif version == 2 and scoring != CURRENT_SCORING_SCHEMA:
-        bad(
+        found.bad(
             "pattern_scoring_schema_version",
             "invalid_value",
             "baseline v2 carries scoring schema 5",
         )
     elif version == 1 and scoring >= CURRENT_SCORING_SCHEMA:
-        bad(
+        found.bad(
             "pattern_scoring_schema_version",
             "invalid_value",
             "baseline v1 predates scoring schema 5",
         )
+
+
+def _count_type_issues(baseline: Mapping[str, Any], found: _Findings) -> None:
+    """The count, the sum and the average have the types their arithmetic needs."""
     eligible = baseline["eligible_talk_count"]
-    total = baseline["pattern_score_sum"]
     avg = baseline["average_pattern_score"]
     if not is_int(eligible) or eligible < 0:
-        bad("eligible_talk_count", "invalid_type", "must be a non-negative integer")
-    if not is_int(total):
-        bad("pattern_score_sum", "invalid_type", "must be an integer")
+        found.bad("eligible_talk_count", "invalid_type", "must be a non-negative integer")
+    if not is_int(baseline["pattern_score_sum"]):
+        found.bad("pattern_score_sum", "invalid_type", "must be an integer")
     if avg is not None and not is_number(avg):
-        bad("average_pattern_score", "invalid_type", "must be a number or null")
-    if issues:
-        return issues
-    if version == 1:
-        expected = average(total, eligible)
-        if eligible == 0 and total != 0:
-            bad("pattern_score_sum", "aggregate_mismatch", "an empty cohort sums to 0")
-        if not _same_average(avg, expected):
-            bad("average_pattern_score", "aggregate_mismatch", f"expected {expected!r}")
-        return issues
-    return issues + _v2_aggregate_issues(baseline, path)
+        found.bad("average_pattern_score", "invalid_type", "must be a number or null")
+
+
+def _average_issues(baseline: Mapping[str, Any], count: int, found: _Findings) -> None:
+    """The stored average is the sum over ``count`` talks (v1: eligible, v2: scored)."""
+    expected = average(baseline["pattern_score_sum"], count)
+    if not _same_average(baseline["average_pattern_score"], expected):
+        found.bad("average_pattern_score", "aggregate_mismatch", f"expected {expected!r}")
+
+
+def _v1_aggregate_issues(baseline: Mapping[str, Any], found: _Findings) -> None:
+    """v1 averages over every eligible talk; an empty cohort sums to zero."""
+    eligible = baseline["eligible_talk_count"]
+    if eligible == 0 and baseline["pattern_score_sum"] != 0:
+        found.bad("pattern_score_sum", "aggregate_mismatch", "an empty cohort sums to 0")
+    _average_issues(baseline, eligible, found)
 
 
 def _same_average(actual: object, expected: float | None) -> bool:
@@ -330,86 +369,92 @@ def _same_average(actual: object, expected: float | None) -> bool:
     return actual == expected
 
 
-def _v2_aggregate_issues(baseline: Mapping[str, Any], path: str) -> list[Issue]:
-    issues: list[Issue] = []
-    status = baseline["raw_score_comparison_status"]
-    reason = baseline["raw_score_comparison_reason"]
+def _v2_aggregate_issues(baseline: Mapping[str, Any], found: _Findings) -> None:
+    """v2 states whether the raw-score comparison is available, and the aggregates follow."""
     identity = baseline["opportunity_coverage_identity"]
     scored = baseline["scored_talk_count"]
     eligible = baseline["eligible_talk_count"]
-    total = baseline["pattern_score_sum"]
-    avg = baseline["average_pattern_score"]
-
-    def bad(field_name: str, code: str, message: str) -> None:
-        issues.append(Issue(code, jp(path, field_name), message))
-
     if identity is not None and not is_sha256_hex(identity):
-        bad("opportunity_coverage_identity", "invalid_digest", "must be 64 lowercase hex or null")
+        found.bad(
+            "opportunity_coverage_identity", "invalid_digest", "must be 64 lowercase hex or null"
+        )
     if not is_int(scored) or scored < 0 or (is_int(eligible) and scored > eligible):
-        bad(
+        found.bad(
             "scored_talk_count",
             "invalid_value",
             "must be an integer between 0 and eligible_talk_count",
         )
-        return issues
+        return
+    status = baseline["raw_score_comparison_status"]
     if status == "available":
-        if reason is not None:
-            bad(
-                "raw_score_comparison_reason",
-                "invalid_value",
-                "an available comparison has no reason",
-            )
-        if identity is None:
-            bad(
-                "opportunity_coverage_identity",
-                "invalid_value",
-                "an available comparison names its identity",
-            )
-        if scored < 1:
-            bad(
-                "scored_talk_count",
-                "aggregate_mismatch",
-                "an available comparison has scored talks",
-            )
-        elif not _same_average(avg, average(total, scored)):
-            bad(
-                "average_pattern_score",
-                "aggregate_mismatch",
-                f"expected {average(total, scored)!r}",
-            )
+        _available_issues(baseline, found)
     elif status == "unavailable":
-        if reason not in UNAVAILABLE_REASONS:
-            bad(
-                "raw_score_comparison_reason",
-                "invalid_value",
-                f"reason must be one of {list(UNAVAILABLE_REASONS)}",
-            )
-        if scored != 0 or total != 0 or avg is not None:
-            bad(
-                "pattern_score_sum",
-                "aggregate_mismatch",
-                "an unavailable comparison has zero/null aggregates",
-            )
-        if reason == REASON_MIXED and identity is not None:
-            bad(
-                "opportunity_coverage_identity",
-                "invalid_value",
-                "mixed coverage has no single identity",
-            )
-        if reason == REASON_EMPTY and eligible != 0:
-            bad(
-                "raw_score_comparison_reason",
-                "invalid_value",
-                "no_eligible_talks needs an empty cohort",
-            )
-        if reason in (REASON_MIXED, REASON_NO_EVALUABLE) and eligible == 0:
-            bad(
-                "raw_score_comparison_reason", "invalid_value", f"{reason} needs a non-empty cohort"
-            )
+        _unavailable_issues(baseline, found)
     else:
-        bad(
+        found.bad(
             "raw_score_comparison_status",
             "invalid_value",
             "status must be available or unavailable",
         )
-    return issues
+
+
+def _available_issues(baseline: Mapping[str, Any], found: _Findings) -> None:
+    """An available comparison names its identity and averages over its scored talks."""
+    if baseline["raw_score_comparison_reason"] is not None:
+        found.bad(
+            "raw_score_comparison_reason",
+            "invalid_value",
+            "an available comparison has no reason",
+        )
+    if baseline["opportunity_coverage_identity"] is None:
+        found.bad(
+            "opportunity_coverage_identity",
+            "invalid_value",
+            "an available comparison names its identity",
+        )
+    scored = baseline["scored_talk_count"]
+    if scored < 1:
+        found.bad(
+            "scored_talk_count",
+            "aggregate_mismatch",
+            "an available comparison has scored talks",
+        )
+    else:
+        _average_issues(baseline, scored, found)
+
+
+def _unavailable_issues(baseline: Mapping[str, Any], found: _Findings) -> None:
+    """An unavailable comparison has a known reason, zero/null aggregates, and a cohort
+    that fits the reason."""
+    reason = baseline["raw_score_comparison_reason"]
+    eligible = baseline["eligible_talk_count"]
+    if reason not in UNAVAILABLE_REASONS:
+        found.bad(
+            "raw_score_comparison_reason",
+            "invalid_value",
+            f"reason must be one of {list(UNAVAILABLE_REASONS)}",
+        )
+    scored = baseline["scored_talk_count"]
+    total = baseline["pattern_score_sum"]
+    if scored != 0 or total != 0 or baseline["average_pattern_score"] is not None:
+        found.bad(
+            "pattern_score_sum",
+            "aggregate_mismatch",
+            "an unavailable comparison has zero/null aggregates",
+        )
+    if reason == REASON_MIXED and baseline["opportunity_coverage_identity"] is not None:
+        found.bad(
+            "opportunity_coverage_identity",
+            "invalid_value",
+            "mixed coverage has no single identity",
+        )
+    if reason == REASON_EMPTY and eligible != 0:
+        found.bad(
+            "raw_score_comparison_reason",
+            "invalid_value",
+            "no_eligible_talks needs an empty cohort",
+        )
+    if reason in (REASON_MIXED, REASON_NO_EVALUABLE) and eligible == 0:
+        found.bad(
+            "raw_score_comparison_reason", "invalid_value", f"{reason} needs a non-empty cohort"
+        )
