@@ -17,7 +17,13 @@ from rvault_contracts.canonical import artifact_bytes, sha256_bytes
 from rvault_contracts.strict_json import MAX_DEPTH, StrictJSONError, json_equal, loads_strict
 from rvault_testkit.tracking_db.samples import realistic_database
 from rvault_tracking_db.cli import main
-from rvault_tracking_db.decoding import collector_paused, decode_artifact_exact, decode_database
+from rvault_tracking_db.decoding import (
+    NotProven,
+    collector_paused,
+    decode_artifact_exact,
+    decode_database,
+    stream_database,
+)
 
 text = st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=8)
 scalars = (
@@ -67,6 +73,56 @@ def test_float_free_artifacts_always_take_the_fast_path(document: dict) -> None:
     assert decode_artifact_exact(artifact_bytes(document)) is not None
 
 
+def _streamed(data: bytes) -> dict | None:
+    """What ``stream_database`` proves, talks included; None where it proves nothing."""
+    stream = stream_database(data)
+    if stream is None:
+        return None
+    try:
+        talks = list(stream.talks)
+    except NotProven:
+        return None
+    return {k: talks if k == "talks" and not v and talks else v for k, v in stream.members.items()}
+
+
+@settings(max_examples=300, deadline=None)
+@given(documents, st.lists(documents, max_size=3))
+def test_the_stream_answers_only_with_the_strict_value_in_any_key_order(
+    document: dict, talks: list
+) -> None:
+    """Other writers' indented layout (keys as written, raw UTF-8: ``json.dumps(indent=2,
+    ensure_ascii=False)``, the public peer's database writer) streams with the same proof."""
+    document = {**document, "talks": talks}
+    for data in (
+        (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode(),
+        artifact_bytes(document),
+    ):
+        strict = loads_strict(data)
+        streamed = _streamed(data)
+        if streamed is not None:
+            assert json_equal(streamed, strict)
+            assert list(streamed) == list(strict)
+
+
+def test_written_order_layouts_stream_and_duplicates_do_not() -> None:
+    database = realistic_database(3)
+    reordered = {key: database[key] for key in reversed(list(database))}
+    reordered["talks"] = [{k: t[k] for k in reversed(list(t))} for t in database["talks"]]
+    data = (json.dumps(reordered, indent=2, ensure_ascii=False) + "\n").encode()
+    assert decode_artifact_exact(data) is None  # not the artifact encoding: not sorted
+    streamed = _streamed(data)
+    assert streamed is not None and json_equal(streamed, database)
+    assert list(streamed["talks"][0]) == list(reordered["talks"][0])
+    for duplicated in (
+        _artifact_text('"b": 1|"a": 2|"b": 1'),
+        _artifact_text('"b": {\n    "k": 1,\n    "j": 2,\n    "k": 1\n  }'),
+    ):
+        assert _streamed(duplicated) is None
+        with pytest.raises(StrictJSONError) as refused:
+            decode_database(duplicated)
+        assert refused.value.code == "duplicate_key"
+
+
 def test_a_realistic_database_takes_the_fast_path() -> None:
     database = realistic_database(3)
     assert json_equal(decode_artifact_exact(artifact_bytes(database)), database)
@@ -97,6 +153,7 @@ def _artifact_text(members: str) -> bytes:
 )
 def test_refusals_fall_back_to_the_strict_decoder(data: bytes, code: str) -> None:
     assert decode_artifact_exact(data) is None
+    assert _streamed(data) is None
     with pytest.raises(StrictJSONError) as refused:
         decode_database(data)
     with pytest.raises(StrictJSONError) as expected:
@@ -222,7 +279,7 @@ def test_members_are_parsed_one_at_a_time_whatever_their_keys_hold() -> None:
     """The member-by-member parse finds each key's closing quote past escapes."""
     document = {
         'a": "b': [{"x": [1, {"y": '",\n    "'}]}, "s", 2],
-        "back\\": {"slash\\\"": []},
+        "back\\": {'slash\\"': []},
         "talks": [{"n": n, "z": [n, [n]]} for n in range(3)],
         "\u2028": None,
     }

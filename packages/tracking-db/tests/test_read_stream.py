@@ -11,6 +11,7 @@ prove goes the whole way.
 from __future__ import annotations
 
 import copy
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -130,7 +131,7 @@ def test_a_talk_not_in_its_own_encoding_is_read_the_whole_way(
     data = artifact_bytes(database)
     first_key = b'      "_comment_queryable_scalars"'
     second = data.index(first_key, data.index(first_key) + 1)
-    data = data[:second] + b'      "zz": 1,\n' + data[second:]  # unsorted: not canonical
+    data = data[:second] + b'      "zz": 1E2,\n' + data[second:]  # orjson spells 100.0
     db = tmp_path / h.DB_NAME
     db.write_bytes(data)
     whole_reads = _spy_whole_reads(monkeypatch)
@@ -151,3 +152,32 @@ def test_a_duplicate_key_inside_a_talk_is_the_strict_decoder_refusal(tmp_path: P
     streamed = _outcome(verified_read.verify_database, db)
     assert streamed == _outcome(read_database, db)
     assert streamed[1]["error"]["code"] == "duplicate_key"
+
+
+def test_a_vault_in_the_peers_layout_reads_talk_by_talk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The public peer writes ``json.dumps(db, indent=2, ensure_ascii=False) + "\\n"`` with keys
+    in the order it set them: not the artifact encoding (unsorted), yet every piece is its own
+    encoding in that order, so the read streams it and reports its exact bytes."""
+    database = realistic_database(12, outcomes=4)
+    database["talks"][5]["schema_version"] = 9  # a finding in the middle
+    reordered = {key: database[key] for key in reversed(list(database))}
+    reordered["talks"] = [{k: t[k] for k in reversed(list(t))} for t in database["talks"]]
+    db = tmp_path / h.DB_NAME
+    db.write_bytes((json.dumps(reordered, indent=2, ensure_ascii=False) + "\n").encode())
+    whole_reads = _spy_whole_reads(monkeypatch)
+    streamed = _outcome(verified_read.verify_database, db)
+    assert whole_reads == []
+    assert streamed == _outcome(read_database, db)
+    assert streamed[1]["error"]["path"] == '$["talks"][5]["schema_version"]'
+    del database["talks"][5]["schema_version"], reordered["talks"][5]["schema_version"]
+    for talk in (database["talks"][5], reordered["talks"][5]):
+        talk["schema_version"] = 5
+    db.write_bytes((json.dumps(reordered, indent=2, ensure_ascii=False) + "\n").encode())
+    verified = verified_read.verify_database(db)
+    assert whole_reads == []
+    chunks = b"".join(report_chunks(verified))
+    first_key = next(iter(reordered))
+    assert chunks.startswith(f'{{\n  "database": {{\n    "{first_key}"'.encode())  # as written
+    assert json.loads(chunks)["database"] == database

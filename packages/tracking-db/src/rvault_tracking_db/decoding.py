@@ -57,6 +57,10 @@ __all__ = [
 ]
 
 _ARTIFACT_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+# The same layout with keys in the order they were written: what
+# ``json.dumps(value, indent=2, ensure_ascii=False)`` gives, the public
+# peer's database writer (a vault brought over from it reads as one).
+_WRITTEN_ORDER_OPTIONS = orjson.OPT_INDENT_2
 _DEEP_LINE = b"\n" + b" " * (2 * MAX_DEPTH)
 _MEMBER = b'\n  "'
 # An item of a list member begins at four spaces; deeper lines have more.
@@ -103,12 +107,15 @@ def stream_database(data: bytes) -> DatabaseStream | None:
     """``data`` as a :class:`DatabaseStream`, or None when its layout rules it out.
 
     Every top-level list but the talks is decoded here (they are small); the
-    talks are decoded and proven only as the stream is read.
+    talks are decoded and proven only as the stream is read. Keys may come in
+    any order, as long as every piece is its own encoding in that order (the
+    proof needs no sorting: a dropped duplicate or a respelled value still
+    changes the bytes), so the indented layout of other writers streams too.
     """
     members: dict[str, Any] = {}
     talks: Iterator[Any] = iter(())
     try:
-        for key, value in _members(data):
+        for key, value in _members(data, _WRITTEN_ORDER_OPTIONS):
             if isinstance(value, Iterator) and key == STREAMED_MEMBER:
                 members[key], talks = [], value
             else:
@@ -118,15 +125,16 @@ def stream_database(data: bytes) -> DatabaseStream | None:
     return DatabaseStream(members, talks)
 
 
-def _members(data: bytes) -> Iterator[tuple[str, Any]]:
+def _members(data: bytes, options: int = _ARTIFACT_OPTIONS) -> Iterator[tuple[str, Any]]:
     """The top-level members in file order, each value proven (lists lazily).
 
     A member whose value is laid out as a non-empty list (``[``, items at
     four spaces, ``]`` at two) comes as an iterator of its proven items.
     Members are found by the lines indented two spaces that open a string
     (only a top-level key can be one in the artifact layout); each header
-    must be exactly what the encoding writes, in strictly increasing key
-    order, and the values must tile the bytes between ``{`` and ``}``.
+    must be exactly what the encoding writes, each key once (in strictly
+    increasing order when ``options`` sort keys), and the values must tile
+    the bytes between ``{`` and ``}``.
     """
     if data == b"{}\n":
         return
@@ -134,6 +142,8 @@ def _members(data: bytes) -> Iterator[tuple[str, Any]]:
         raise NotProven
     view = memoryview(data)
     position, previous = 1, None
+    seen: set[str] = set()
+    sorting = bool(options & orjson.OPT_SORT_KEYS)
     start = data.find(_MEMBER, 0)
     if start != 1:
         raise NotProven
@@ -143,7 +153,8 @@ def _members(data: bytes) -> Iterator[tuple[str, Any]]:
         header = (b"," if previous is not None else b"") + b"\n  " + _dumps(key) + b": "
         if (
             not isinstance(key, str)
-            or (previous is not None and key <= previous)
+            or key in seen
+            or (sorting and previous is not None and key <= previous)
             or position + len(header) != quote + 3
             or not data.startswith(header, position)
         ):
@@ -151,27 +162,30 @@ def _members(data: bytes) -> Iterator[tuple[str, Any]]:
         following = data.find(_MEMBER, quote)
         end = len(data) - 3 if following == -1 else following - 1  # before "," or "\n}"
         if data.startswith(_LIST_START, quote + 3) and data.startswith(_LIST_END, end - 4):
-            yield key, _items(data, view, quote + 3 + len(_LIST_START), end - len(_LIST_END))
+            span = (quote + 3 + len(_LIST_START), end - len(_LIST_END))
+            yield key, _items(data, view, span, options)
         else:
-            yield key, _proven(data, view, quote + 3, end, depth=1)
+            yield key, _proven(data, view, (quote + 3, end), 1, options)
+        seen.add(key)
         position, previous, start = end, key, following
     if position != len(data) - 3:
         raise NotProven
 
 
-def _items(data: bytes, view: memoryview, start: int, end: int) -> Iterator[Any]:
+def _items(data: bytes, view: memoryview, span: tuple[int, int], options: int) -> Iterator[Any]:
     """The items of a list member laid out in ``data[start:end]``, each proven."""
-    position = start
-    for separator in _ITEM.finditer(data, start, end):
-        yield _proven(data, view, position, separator.start(), depth=2)
+    position, end = span
+    for separator in _ITEM.finditer(data, position, end):
+        yield _proven(data, view, (position, separator.start()), 2, options)
         position = separator.end()
-    yield _proven(data, view, position, end, depth=2)
+    yield _proven(data, view, (position, end), 2, options)
 
 
-def _proven(data: bytes, view: memoryview, start: int, end: int, *, depth: int) -> Any:
+def _proven(data: bytes, view: memoryview, span: tuple[int, int], depth: int, options: int) -> Any:
     """The value in ``data[start:end]``, which must be its own encoding at ``depth``."""
+    start, end = span
     value = _loads(view[start:end])
-    encoded = _dumps(value, _ARTIFACT_OPTIONS).replace(b"\n", b"\n" + b"  " * depth)
+    encoded = _dumps(value, options).replace(b"\n", b"\n" + b"  " * depth)
     # startswith compares in place: slicing the file would copy it.
     if len(encoded) != end - start or not data.startswith(encoded, start):
         raise NotProven
