@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 import sys
 import wave
 from pathlib import Path
@@ -394,3 +395,44 @@ def test_a_deck_edited_after_its_extraction_makes_the_cited_extraction_stale(
     ]
     deck.unlink()  # not there to read: the extraction stands
     assert IdentityCheck(SourceRoots(vault)).stale(talk, receipts=receipts) == []
+
+
+def _killed_rewrite(transcript: Path, data: bytes) -> None:
+    """The transcript owner's bundle write of new transcript bytes, killed (``os._exit`` in a
+    forked child) after its renames and before its journal is removed: a torn bundle."""
+    from rvault_contracts.writer import install_bundle, read_snapshot
+
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child never returns
+
+        def killed(step: str) -> None:
+            if step == "bundle_before_journal_removal":
+                os._exit(137)
+
+        names = {transcript.name: data}
+        expected = {transcript.name: read_snapshot(transcript)}
+        install_bundle(transcript.parent, names, expected=expected,
+                       lock_target=transcript, fault=killed)  # fmt: skip
+        os._exit(0)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 137
+
+
+def test_a_torn_transcript_bundle_is_recovery_pending_never_stale(
+    owner_files: Path, tmp_path: Path
+) -> None:
+    db = _vault(tmp_path, owner_files)
+    transcript = db.parent / "transcripts" / "refetched.txt"
+    _killed_rewrite(transcript, transcript.read_bytes() + b"a line of the interrupted write\n")
+    row = _status(db)[REFETCHED]
+    assert row["transcript"]["state"] == "recovery_pending"
+    assert row["evidence_issues"] == []  # new bytes under a pending journal: not judged yet
+    assert row["next_action"]["code"] == "recover_transcript"
+    dry = _normalize(db)
+    assert all(c["filename"] != REFETCHED or "status" not in c["path"] for c in dry.json["changes"])
+    recovered = run_cli(*shlex.split(row["next_action"]["command"]))
+    assert recovered.returncode == 0, recovered.stdout + recovered.stderr
+    # settled (the write rolled forward): now the analysis does describe other bytes
+    assert [i["code"] for i in _status(db)[REFETCHED]["evidence_issues"]] == [
+        "evidence_identity_stale"
+    ]

@@ -40,6 +40,7 @@ from typing import Any
 from rvault_contracts.canonical import is_sha256_hex
 from rvault_contracts.issues import WARNING, Issue
 from rvault_contracts.strict_json import json_path
+from rvault_contracts.writer import pending_bundle
 
 from rvault_tracking_db.capabilities import ROOT_PPTX, ROOT_VAULT, SourceRoots, open_under_root
 
@@ -70,6 +71,9 @@ class PersistedIdentity:
     path: str
     sha256: str
     member: str
+    bundle: str | None = None
+    """The row's own artifact (a transcript, for its receipts too): the lock target of
+    the bundle its owner writes these files in."""
 
     @property
     def key(self) -> Key:
@@ -151,10 +155,11 @@ def _identities(rows: list[Any]) -> Iterator[PersistedIdentity]:
             continue
         where = json_path(base, position)
         source = str(row.get("source"))
+        artifact = row.get("artifact_path")
         for path_key, digest_key in _PAIRS:
             found = _identity(row, source, path_key, digest_key, where)
             if found is not None:
-                yield found
+                yield replace(found, bundle=artifact if isinstance(artifact, str) else None)
         members = row.get("artifact_identities")
         for index, member in enumerate(members if isinstance(members, list) else []):
             if isinstance(member, Mapping):
@@ -251,6 +256,8 @@ class IdentityCheck:
         receipts, current = receipts or {}, current or {}
         stale: list[StaleIdentity] = []
         for identity in persisted_identities(talk):
+            if self._recovery_pending(identity):
+                continue  # a torn write, not stale evidence: status names its recovery
             receipt = receipts.get(identity.key)
             if identity.key in current:
                 actual = current[identity.key]
@@ -264,6 +271,15 @@ class IdentityCheck:
                 if found is not None:
                     stale.append(found)
         return stale
+
+    def _recovery_pending(self, identity: PersistedIdentity) -> bool:
+        """Whether the owner's bundle holding this file was torn by a kill and awaits its
+        journal's recovery: its files are a mix of old and new until it is settled, so
+        they can be judged only after (the spec's recovery-pending state, never stale)."""
+        if identity.bundle is None:
+            return False
+        root = self.roots.root_for(identity.root)
+        return pending_bundle(root / identity.bundle) is not None
 
     def _source_changed(
         self,
