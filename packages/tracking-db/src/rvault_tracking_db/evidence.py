@@ -9,7 +9,9 @@ the attached recording and the promoted slide PDF. Status and the site used
 to ask them separately and had drifted apart (one asked the pptx owner, one
 took any directory entry for a manifest, the transcript path was chosen by
 two rules); :func:`talk_evidence` asks every owner once, so the two views
-cannot disagree.
+cannot disagree. For an analysed talk it also lists the persisted evidence
+identities its files no longer have (:mod:`.evidence_identity`), reusing
+the digests the owners' readers computed here so no file is read twice.
 
 The owners' readers are optional extras of tracking-db (``[status]``): a
 caller passes :class:`OwnerReaders` (``OwnerReaders.installed()`` imports
