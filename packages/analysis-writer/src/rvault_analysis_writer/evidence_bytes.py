@@ -25,6 +25,7 @@ from typing import Any
 
 from rvault_tracking_db.api import IdentityCheck, SourceRoots, deck_record, owner_receipts
 
+VAULT = "vault"
 CHANGED = "evidence_changed"
 MISSING = "evidence_missing"
 
@@ -60,7 +61,8 @@ class StaleEvidence:
 @dataclass
 class EvidenceCheck:
     """One run's check (each file read at most once); ``roots``: the database's source roots
-    (a deck cited under ``pptx_source_dir``), the vault alone when not given; ``decks``: the
+    (a deck cited under ``pptx_source_dir``; without them only vault evidence is reported,
+    a deck folder elsewhere cannot be judged); ``decks``: the
     ``pptx_catalog`` by ``pptx_path`` (``api.deck_catalog``), so a deck edited after its
     extraction makes the cited extraction stale as status says (without it, only the
     extraction's own bytes are judged)."""
@@ -86,4 +88,5 @@ class EvidenceCheck:
                 s.code,
             )
             for s in found
+            if self.roots is not None or s.identity.root == VAULT
         ]
