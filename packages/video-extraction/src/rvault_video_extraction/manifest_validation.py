@@ -179,15 +179,20 @@ def _check_frames(doc: dict[str, Any], out: Collector) -> None:
             )
 
 
-def _check_artifacts(doc: dict[str, Any], out: Collector) -> dict[str, Any] | None:
-    artifacts = doc["artifacts"]
+def _check_review(doc: dict[str, Any], out: Collector) -> bool:
+    """Review is required unless the region is trustworthy; returns whether it is.
+
+    Trustworthy: a verified manual slide_region of a recording decoded to its end.
+    """
     review_required = doc["review_required"]
-    method = doc["slide_region_method"]
-    verified = doc["slide_region_verified"]
-    applied = doc["slide_region_applied"]
     receipt = doc.get("source_receipt")
     complete = receipt is None or receipt["decode_complete"]
-    trustworthy = applied and method == "manual" and verified and complete
+    trustworthy = (
+        doc["slide_region_applied"]
+        and doc["slide_region_method"] == "manual"
+        and doc["slide_region_verified"]
+        and complete
+    )
     if review_required == trustworthy:
         out.add(
             "review_inconsistent",
@@ -201,6 +206,12 @@ def _check_artifacts(doc: dict[str, Any], out: Collector) -> dict[str, Any] | No
             "$.review_reason",
             "review_reason is null exactly when no review is required",
         )
+    return trustworthy
+
+
+def _check_scopes(doc: dict[str, Any], out: Collector) -> None:
+    """One context artifact, a slide_region exactly when applied, no file twice."""
+    artifacts = doc["artifacts"]
     scopes = [artifact["artifact_scope"] for artifact in artifacts]
     if scopes.count(CONTEXT_SCOPE) != 1 or scopes.count(SLIDE_REGION_SCOPE) > 1:
         out.add(
@@ -208,7 +219,7 @@ def _check_artifacts(doc: dict[str, Any], out: Collector) -> dict[str, Any] | No
             "$.artifacts",
             "exactly one full_frame_context and at most one slide_region",
         )
-    if (SLIDE_REGION_SCOPE in scopes) != applied:
+    if (SLIDE_REGION_SCOPE in scopes) != doc["slide_region_applied"]:
         out.add(
             "artifact_scope_invalid",
             "$.artifacts",
@@ -217,49 +228,71 @@ def _check_artifacts(doc: dict[str, Any], out: Collector) -> dict[str, Any] | No
     paths = [artifact["path"] for artifact in artifacts]
     if len(set(paths)) != len(paths):
         out.add("artifact_path_duplicate", "$.artifacts", "artifacts must be distinct files")
+
+
+def _check_artifact_identity(
+    doc: dict[str, Any], artifact: dict[str, Any], where: str, out: Collector
+) -> None:
+    """An artifact names the manifest's video and holds one page per unique frame."""
+    if artifact["source_video_id"] != doc["source_video_id"]:
+        out.add(
+            "artifact_identity_mismatch",
+            where + ".source_video_id",
+            "artifact and manifest name different videos",
+        )
+    if artifact["source_video_path"] != doc["source_video_path"]:
+        out.add(
+            "artifact_identity_mismatch",
+            where + ".source_video_path",
+            "artifact and manifest name different video files",
+        )
+    if artifact["page_count"] != doc["unique_frame_count"]:
+        out.add(
+            "page_count_mismatch",
+            where + ".page_count",
+            "page_count must equal unique_frame_count",
+        )
+
+
+def _check_artifact_flags(
+    doc: dict[str, Any], artifact: dict[str, Any], where: str, trustworthy: bool, out: Collector
+) -> None:
+    """Context is uncropped and untrusted; a slide_region carries the manifest's region flags."""
+    trusted = artifact["trusted_for_authored_slide_analysis"]
+    if artifact["artifact_scope"] == CONTEXT_SCOPE:
+        if artifact["crop_method"] != "none" or artifact["crop_verified"] or trusted:
+            out.add(
+                "artifact_flags_inconsistent",
+                where,
+                "full_frame_context is uncropped, unverified and never trusted",
+            )
+        return
+    method, verified = doc["slide_region_method"], doc["slide_region_verified"]
+    if artifact["crop_method"] != method or artifact["crop_verified"] != verified:
+        out.add(
+            "artifact_flags_inconsistent",
+            where,
+            "slide_region crop flags must match the manifest's region flags",
+        )
+    if trusted != (trustworthy and not doc["review_required"]):
+        out.add(
+            "trust_inconsistent",
+            where + ".trusted_for_authored_slide_analysis",
+            "trust is granted only to a verified manual slide_region",
+        )
+
+
+def _check_artifacts(doc: dict[str, Any], out: Collector) -> dict[str, Any] | None:
+    """Review, scopes, then each artifact's identity and flags; returns the slide_region one."""
+    trustworthy = _check_review(doc, out)
+    _check_scopes(doc, out)
     slide_artifact = None
-    for position, artifact in enumerate(artifacts):
+    for position, artifact in enumerate(doc["artifacts"]):
         where = f"$.artifacts[{position}]"
-        if artifact["source_video_id"] != doc["source_video_id"]:
-            out.add(
-                "artifact_identity_mismatch",
-                where + ".source_video_id",
-                "artifact and manifest name different videos",
-            )
-        if artifact["source_video_path"] != doc["source_video_path"]:
-            out.add(
-                "artifact_identity_mismatch",
-                where + ".source_video_path",
-                "artifact and manifest name different video files",
-            )
-        if artifact["page_count"] != doc["unique_frame_count"]:
-            out.add(
-                "page_count_mismatch",
-                where + ".page_count",
-                "page_count must equal unique_frame_count",
-            )
-        trusted = artifact["trusted_for_authored_slide_analysis"]
-        if artifact["artifact_scope"] == CONTEXT_SCOPE:
-            if artifact["crop_method"] != "none" or artifact["crop_verified"] or trusted:
-                out.add(
-                    "artifact_flags_inconsistent",
-                    where,
-                    "full_frame_context is uncropped, unverified and never trusted",
-                )
-        else:
+        _check_artifact_identity(doc, artifact, where, out)
+        _check_artifact_flags(doc, artifact, where, trustworthy, out)
+        if artifact["artifact_scope"] != CONTEXT_SCOPE:
             slide_artifact = artifact
-            if artifact["crop_method"] != method or artifact["crop_verified"] != verified:
-                out.add(
-                    "artifact_flags_inconsistent",
-                    where,
-                    "slide_region crop flags must match the manifest's region flags",
-                )
-            if trusted != (trustworthy and not review_required):
-                out.add(
-                    "trust_inconsistent",
-                    where + ".trusted_for_authored_slide_analysis",
-                    "trust is granted only to a verified manual slide_region",
-                )
     return slide_artifact
 
 
