@@ -303,97 +303,97 @@ def breakdown(db: Path) -> list[dict[str, Any]]:
 START = [0.0]
 
 
+def _row(
+    benchmark: str, size: str, samples: list[tuple[float, float]], target: float
+) -> dict[str, Any]:
+    """The best wall time and the least CPU time of one command's ``(wall, cpu)`` runs."""
+    return {
+        "benchmark": benchmark,
+        "size": size,
+        "seconds": min(samples)[0],
+        "cpu": min(c for _, c in samples),
+        "target": target,
+    }
+
+
+def _fresh_copy(pristine: Path, work: Path) -> Path:
+    """A copy of the pristine vault; synced, so its writeback is setup, not the timed command."""
+    shutil.copytree(pristine.parent, work)
+    os.sync()
+    return work / DB
+
+
+def _queue_rows(tmp: Path, repeat: int) -> list[dict[str, Any]]:
+    """10,000 talks: read, claim (a fresh copy each), replay, then the in-process split."""
+    pristine = build_queue_vault(tmp / "pristine")
+    size = f"{pristine.stat().st_size / 1e6:.1f} MB"
+    reads = []
+    for _ in range(repeat):
+        elapsed, _report = _timed(["read", str(pristine)])
+        reads.append((elapsed, LAST_CPU[0]))
+    claims = []
+    for attempt in range(repeat):
+        elapsed, report = _claim(_fresh_copy(pristine, tmp / f"run{attempt}"))
+        assert report["member_count"] == 5 and report["durability_state"] == "durable"
+        claims.append((elapsed, LAST_CPU[0]))
+    elapsed, report = _claim(tmp / "run0" / DB)
+    assert report["replayed"] is True
+    rows = [
+        _row("read (10,000 talks)", size, reads, 1.5),
+        _row("queue claim --limit 5 --apply (10,000 talks)", size, claims, 2.0),
+        _row("queue claim replay (10,000 talks)", size, [(elapsed, LAST_CPU[0])], 2.0),
+    ]
+    split = _fresh_copy(pristine, tmp / "split")
+    START[0] = time.perf_counter()
+    with collector_paused():  # as the rvault-db entry point runs every command
+        rows.extend(breakdown(split))
+    return rows
+
+
+def _pending_row(tmp: Path, repeat: int) -> dict[str, Any]:
+    """A claim whose selection walks 2,000 pending talks (no processed history)."""
+    small = build_queue_vault(tmp / "pristine", talks=2_000, pending=2_000)
+    best = float("inf")
+    for attempt in range(repeat):
+        work = tmp / f"run{attempt}"
+        shutil.copytree(small.parent, work)
+        elapsed, report = _claim(work / DB, "--catalog-fingerprint", FP)
+        assert report["member_count"] == 5
+        best = min(best, elapsed)
+    return {
+        "benchmark": "queue claim --limit 5 (2,000 pending talks)",
+        "size": f"{small.stat().st_size / 1e6:.1f} MB",
+        "seconds": best,
+        "target": 2.0,
+    }
+
+
+def _scan_rows(tmp: Path, repeat: int) -> list[dict[str, Any]]:
+    """The 2,000-page site against 1,000 known talks: dry run (best of), then --apply once."""
+    db = build_site(tmp)
+    best = min(_timed(["scan-shownotes", str(db)])[0] for _ in range(repeat))
+    elapsed, report = _timed(["scan-shownotes", str(db), *_bound(db)])
+    assert report["counts"]["add"] == 1_000, report["counts"]
+    return [
+        {
+            "benchmark": f"scan-shownotes {label} (2,000 pages)",
+            "size": "2,000 files",
+            "seconds": seconds,
+            "target": 3.0,
+        }
+        for label, seconds in (("dry-run", best), ("--apply", elapsed))
+    ]
+
+
 def run(repeat: int = 3) -> list[dict[str, Any]]:
+    """Every row, each group in its own temporary directory."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="rvault-bench-queue-") as tmp:
-        pristine = build_queue_vault(Path(tmp) / "pristine")
-        size = pristine.stat().st_size
-        reads = []
-        for _ in range(repeat):
-            elapsed, _report = _timed(["read", str(pristine)])
-            reads.append((elapsed, LAST_CPU[0]))
-        rows.append(
-            {
-                "benchmark": "read (10,000 talks)",
-                "size": f"{size / 1e6:.1f} MB",
-                "seconds": min(reads)[0],
-                "cpu": min(c for _, c in reads),
-                "target": 1.5,
-            }
-        )
-        claims = []
-        for attempt in range(repeat):
-            work = Path(tmp) / f"run{attempt}"
-            shutil.copytree(pristine.parent, work)
-            os.sync()  # the copy's writeback is setup, not part of the claim
-            elapsed, report = _claim(work / DB)
-            assert report["member_count"] == 5 and report["durability_state"] == "durable"
-            claims.append((elapsed, LAST_CPU[0]))
-        rows.append(
-            {
-                "benchmark": "queue claim --limit 5 --apply (10,000 talks)",
-                "size": f"{size / 1e6:.1f} MB",
-                "seconds": min(claims)[0],
-                "cpu": min(c for _, c in claims),
-                "target": 2.0,
-            }
-        )
-        work = Path(tmp) / "run0" / DB
-        elapsed, report = _claim(work)
-        assert report["replayed"] is True
-        rows.append(
-            {
-                "benchmark": "queue claim replay (10,000 talks)",
-                "size": f"{size / 1e6:.1f} MB",
-                "seconds": elapsed,
-                "cpu": LAST_CPU[0],
-                "target": 2.0,
-            }
-        )
-        split = Path(tmp) / "split"
-        shutil.copytree(pristine.parent, split)
-        os.sync()
-        START[0] = time.perf_counter()
-        with collector_paused():  # as the rvault-db entry point runs every command
-            rows.extend(breakdown(split / DB))
+        rows.extend(_queue_rows(Path(tmp), repeat))
     with tempfile.TemporaryDirectory(prefix="rvault-bench-small-") as tmp:
-        small = build_queue_vault(Path(tmp) / "pristine", talks=2_000, pending=2_000)
-        best = float("inf")
-        for attempt in range(repeat):
-            work = Path(tmp) / f"run{attempt}"
-            shutil.copytree(small.parent, work)
-            elapsed, report = _claim(work / DB, "--catalog-fingerprint", FP)
-            assert report["member_count"] == 5
-            best = min(best, elapsed)
-        rows.append(
-            {
-                "benchmark": "queue claim --limit 5 (2,000 pending talks)",
-                "size": f"{small.stat().st_size / 1e6:.1f} MB",
-                "seconds": best,
-                "target": 2.0,
-            }
-        )
+        rows.append(_pending_row(Path(tmp), repeat))
     with tempfile.TemporaryDirectory(prefix="rvault-bench-scan-") as tmp:
-        db = build_site(Path(tmp))
-        best = min(_timed(["scan-shownotes", str(db)])[0] for _ in range(repeat))
-        rows.append(
-            {
-                "benchmark": "scan-shownotes dry-run (2,000 pages)",
-                "size": "2,000 files",
-                "seconds": best,
-                "target": 3.0,
-            }
-        )
-        elapsed, report = _timed(["scan-shownotes", str(db), *_bound(db)])
-        assert report["counts"]["add"] == 1_000, report["counts"]
-        rows.append(
-            {
-                "benchmark": "scan-shownotes --apply (2,000 pages)",
-                "size": "2,000 files",
-                "seconds": elapsed,
-                "target": 3.0,
-            }
-        )
+        rows.extend(_scan_rows(Path(tmp), repeat))
     return rows
 
 
