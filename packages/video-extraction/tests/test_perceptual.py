@@ -11,8 +11,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 from rvault_testkit.video_extraction.synthetic import Slide, render_slide
+from rvault_video_extraction.dedupe import select_retained
 from rvault_video_extraction.frame_sink import thumbnail
-from rvault_video_extraction.perceptual import FrameComparator, hamming, phash
+from rvault_video_extraction.perceptual import FrameComparator, PreparedThumbnails, hamming, phash
 
 
 def phash64(gray: np.ndarray) -> np.ndarray:
@@ -95,3 +96,26 @@ def test_motion_mask_hides_the_speaker() -> None:
     assert not masked.compare(masked.prepare(a), masked.prepare(b)).distinct
     plain = comparator(a.shape)
     assert plain.compare(plain.prepare(a), plain.prepare(b)).distinct
+
+
+def test_thumbnails_prepared_on_use_select_the_same_pages() -> None:
+    """The selection over lazily prepared thumbnails (at most ``keep`` held) retains exactly
+    what it retains over every thumbnail prepared up front: A A B B' A with a noisy transition,
+    unstable lone samples and a slide that returns."""
+    slides = [TEXT_A, TEXT_A, BUILD_1, BUILD_1, BUILD_2, TEXT_B, TEXT_A, TEXT_A]
+    samples = [thumb(s, noise=3, seed=i) for i, s in enumerate(slides)]
+    halves = [thumb(s, noise=3, seed=100 + i) for i, s in enumerate([*slides[1:], TEXT_A])]
+    halves[3] = (samples[3] // 2 + halves[3] // 2).astype(np.uint8)  # mid-fade half
+    compare = comparator(samples[0].shape)
+    eager = select_retained(
+        compare, [compare.prepare(t) for t in samples], [compare.prepare(t) for t in halves]
+    )
+    lazy_samples = PreparedThumbnails(compare, samples, keep=2)
+    lazy_halves = PreparedThumbnails(compare, halves, keep=2)
+    assert select_retained(compare, lazy_samples, lazy_halves) == eager
+    assert len(eager.retained) >= 4
+    assert len(lazy_samples._recent) <= 2 and len(lazy_halves._recent) <= 2
+    assert np.array_equal(lazy_samples[-1].bits, compare.prepare(samples[-1]).bits)
+    assert [p.bits.tobytes() for p in lazy_samples[1:3]] == [
+        compare.prepare(t).bits.tobytes() for t in samples[1:3]
+    ]

@@ -13,7 +13,7 @@ import numpy as np
 
 from rvault_video_extraction.change_timing import analyse_timing
 from rvault_video_extraction.dedupe import select_retained
-from rvault_video_extraction.perceptual import FrameComparator
+from rvault_video_extraction.perceptual import FrameComparator, PreparedThumbnails
 from rvault_video_extraction.region import (
     Box,
     analyse_scene,
@@ -94,7 +94,7 @@ def analyse(
     if ignore.mean() > 0.6:
         ignore = np.zeros_like(ignore)
     comparator = FrameComparator(box, ignore, scene.median[y0:y1, x0:x1], hash_threshold)
-    samples = [comparator.prepare(thumb) for thumb in sampled.samples]
-    halves = [comparator.prepare(thumb) for thumb in sampled.halves]
+    samples = PreparedThumbnails(comparator, sampled.samples)
+    halves = PreparedThumbnails(comparator, sampled.halves)
     selection = select_retained(comparator, samples, halves)
     return AnalysisResult(crop=crop, retained=selection.retained, stable=selection.stable)

@@ -28,6 +28,7 @@ pages, it cannot remove slides).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rvault_video_extraction.perceptual import FrameComparator, Prepared
@@ -40,7 +41,7 @@ class Selection:
 
 
 def stable_samples(
-    comparator: FrameComparator, samples: list[Prepared], halves: list[Prepared]
+    comparator: FrameComparator, samples: Sequence[Prepared], halves: Sequence[Prepared]
 ) -> list[bool]:
     stable: list[bool] = []
     for index, sample in enumerate(samples):
@@ -78,7 +79,7 @@ def usable_samples(stable: list[bool]) -> list[bool]:
 
 
 def select_retained(
-    comparator: FrameComparator, samples: list[Prepared], halves: list[Prepared]
+    comparator: FrameComparator, samples: Sequence[Prepared], halves: Sequence[Prepared]
 ) -> Selection:
     stable = stable_samples(comparator, samples, halves)
     usable = usable_samples(stable)
