@@ -59,9 +59,8 @@ def _baseline(as_of: str, members: list[str]) -> dict[str, Any]:
     }
 
 
-def _processed(index: int) -> dict[str, Any]:
-    name = f"2020-01-01-talk-{index:05d}.md"
-    score = index % 7 - 2
+def _history(index: int, name: str) -> list[dict[str, Any]]:
+    """Two closed claim generations of one talk, each with its frozen baseline."""
     history = []
     for generation, stamp in ((1, "2025-01-01T00:00:00+00:00"), (2, "2025-06-01T00:00:00+00:00")):
         history.append(
@@ -81,6 +80,53 @@ def _processed(index: int) -> dict[str, Any]:
                 "result_payload_sha256": "e" * 64,
             }
         )
+    return history
+
+
+def _observations(score: int) -> dict[str, Any]:
+    """A valid ``pattern-observations`` v2 ledger: one transcript source, 60 outcome rows."""
+    return {
+        "evidence_schema_version": 2,
+        "evidence_sources": ["transcript"],
+        "source_inspection": [
+            {
+                "source": "transcript",
+                "line_ranges": [[1, 240]],
+                "line_count": 240,
+                "coverage_complete": True,
+                "absence_capability_complete": True,
+                "absence_capability_reason": "authorized_transcript",
+                "artifact_root": "vault",
+                "artifact_path": "transcripts/dQw4w9WgXcQ.txt",
+                "artifact_sha256": "b" * 64,
+                "quality_artifact_path": "transcripts/dQw4w9WgXcQ.quality.json",
+                "quality_artifact_sha256": "c" * 64,
+            }
+        ],
+        "pattern_ids": [],
+        "antipattern_ids": [],
+        "not_evaluable_ids": [],
+        "pattern_score": score,
+        "patterns_detected": [],
+        "antipatterns_detected": [],
+        "applicability_assessments": [],
+        "pattern_outcomes": [
+            {
+                "pattern_id": f"pattern-{p:02d}",
+                "outcome": ("detected", "undetected", "not_evaluable")[p % 3],
+            }
+            for p in range(60)
+        ],
+        "opportunity_coverage_identity": IDENTITY,
+        "not_evaluable": [],
+    }
+
+
+def _processed(index: int) -> dict[str, Any]:
+    """A processed v5 talk with its claim history and evidence ledger."""
+    name = f"2020-01-01-talk-{index:05d}.md"
+    score = index % 7 - 2
+    history = _history(index, name)
     return {
         "schema_version": 5,
         "filename": name,
@@ -100,41 +146,7 @@ def _processed(index: int) -> dict[str, Any]:
         "pattern_scoring_generation_reasons": [],
         "pattern_scoring_schema_version": 5,
         "pattern_catalog_fingerprint": FP,
-        "pattern_observations": {
-            "evidence_schema_version": 2,
-            "evidence_sources": ["transcript"],
-            "source_inspection": [
-                {
-                    "source": "transcript",
-                    "line_ranges": [[1, 240]],
-                    "line_count": 240,
-                    "coverage_complete": True,
-                    "absence_capability_complete": True,
-                    "absence_capability_reason": "authorized_transcript",
-                    "artifact_root": "vault",
-                    "artifact_path": "transcripts/dQw4w9WgXcQ.txt",
-                    "artifact_sha256": "b" * 64,
-                    "quality_artifact_path": "transcripts/dQw4w9WgXcQ.quality.json",
-                    "quality_artifact_sha256": "c" * 64,
-                }
-            ],
-            "pattern_ids": [],
-            "antipattern_ids": [],
-            "not_evaluable_ids": [],
-            "pattern_score": score,
-            "patterns_detected": [],
-            "antipatterns_detected": [],
-            "applicability_assessments": [],
-            "pattern_outcomes": [
-                {
-                    "pattern_id": f"pattern-{p:02d}",
-                    "outcome": ("detected", "undetected", "not_evaluable")[p % 3],
-                }
-                for p in range(60)
-            ],
-            "opportunity_coverage_identity": IDENTITY,
-            "not_evaluable": [],
-        },
+        "pattern_observations": _observations(score),
         "_queue_claim": history[-1],
         "_queue_claim_history": history[:-1],
     }
