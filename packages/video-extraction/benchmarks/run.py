@@ -37,7 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rvault_testkit.video_extraction.synthetic import (
@@ -266,51 +266,56 @@ def prepare_video(case: Case, workdir: Path) -> tuple[Path, Path]:
     return video, outdir
 
 
-def run_case(case: Case, workdir: Path, repeat: int) -> dict[str, object]:
-    video_id = VIDEO_ID
-    video, outdir = prepare_video(case, workdir)
-    script = Path(sys.executable).parent / "rvault-video"
-    floors: list[float] = []
-    floor_cpus: list[float] = []
-    av_floors: list[float] = []
-    walls: list[float] = []
-    cpus: list[float] = []
-    peaks: list[int] = []
-    frames = 0
+@dataclass
+class Passes:
+    """Every timed round of one case: two plain decodes, then one extraction."""
+
+    floors: list[float] = field(default_factory=list)
+    floor_cpus: list[float] = field(default_factory=list)
+    av_floors: list[float] = field(default_factory=list)
+    walls: list[float] = field(default_factory=list)
+    cpus: list[float] = field(default_factory=list)
+    peaks: list[int] = field(default_factory=list)
+    frames: int = 0
     completed: bytes | None = None
-    # --force: every timed pass after the first replaces the manifest the previous one wrote.
-    command = [
-        str(script),
-        "extract",
-        str(video),
-        str(outdir),
-        video_id,
-        "--fps",
-        str(FPS),
-        "--force",
-    ]
+
+
+def extract_command(video: Path, outdir: Path) -> list[str]:
+    """The installed console script's extraction of ``video`` into ``outdir``.
+
+    --force: every timed pass after the first replaces the manifest the previous one wrote.
+    """
+    script = Path(sys.executable).parent / "rvault-video"
+    return [str(script), "extract", str(video), str(outdir), VIDEO_ID, "--fps", str(FPS), "--force"]
+
+
+def timed_passes(video: Path, command: list[str], repeat: int) -> Passes:
+    """``repeat`` rounds, alternating the passes so background load hits both alike."""
+    passes = Passes()
     for _ in range(repeat):
-        # Alternate the two passes so that background load hits both alike; keep the best of each.
-        frames, floor, floor_cpu = decode_floor(video)
-        floors.append(floor)
-        floor_cpus.append(floor_cpu)
-        av_floors.append(decode_floor(video, PYAV_FLOOR_SCRIPT)[1])
+        passes.frames, floor, floor_cpu = decode_floor(video)
+        passes.floors.append(floor)
+        passes.floor_cpus.append(floor_cpu)
+        passes.av_floors.append(decode_floor(video, PYAV_FLOOR_SCRIPT)[1])
         wall, cpu, peak, stdout, stderr, code = _timed_child(command)
         if code != 0:
             raise SystemExit(f"extract failed: {stdout.decode()} {stderr.decode()}")
-        walls.append(wall)
-        cpus.append(cpu)
-        peaks.append(peak)
-        completed = stdout
-    assert completed is not None
-    peak_kb = max(peaks)
+        passes.walls.append(wall)
+        passes.cpus.append(cpu)
+        passes.peaks.append(peak)
+        passes.completed = stdout
+    return passes
+
+
+def figures(case: Case, passes: Passes, manifest: dict) -> dict[str, object]:
+    """Speed against the plain decodes (best of each pass), region IoU, and every run rounded."""
+    floors, av_floors, walls = passes.floors, passes.av_floors, passes.walls
     floor, wall = min(min(floors), min(av_floors)), min(walls)
-    manifest = json.loads(completed)
-    duration = frames / case.spec.fps
-    result: dict[str, object] = {
+    duration = passes.frames / case.spec.fps
+    return {
         "case": case.name,
         "duration_s": duration,
-        "frames": frames,
+        "frames": passes.frames,
         "cv2_floor_s": min(floors),
         "av_floor_s": min(av_floors),
         "floor_s": floor,
@@ -322,16 +327,25 @@ def run_case(case: Case, workdir: Path, repeat: int) -> dict[str, object]:
             w / min(f, a) for w, f, a in zip(walls, floors, av_floors, strict=True)
         ),
         "iou": iou(manifest["slide_region"], SLIDE_BOXES[case.spec.layout]),
-        "floor_cpu_s": min(floor_cpus),
-        "cpu_s": min(cpus),
-        "cpu_ratio": min(cpus) / min(floor_cpus),
+        "floor_cpu_s": min(passes.floor_cpus),
+        "cpu_s": min(passes.cpus),
+        "cpu_ratio": min(passes.cpus) / min(passes.floor_cpus),
         "realtime_x": duration / wall,
-        "peak_rss_mb": peak_kb / 1024.0,
+        "peak_rss_mb": max(passes.peaks) / 1024.0,
         "floor_runs_s": [round(value, 2) for value in floors],
         "av_floor_runs_s": [round(value, 2) for value in av_floors],
         "wall_runs_s": [round(value, 2) for value in walls],
         "region": manifest["slide_region"],
     }
+
+
+def run_case(case: Case, workdir: Path, repeat: int) -> dict[str, object]:
+    """One case: its timed passes, their figures, then the last manifest's accuracy."""
+    video, outdir = prepare_video(case, workdir)
+    passes = timed_passes(video, extract_command(video, outdir), repeat)
+    assert passes.completed is not None
+    manifest = json.loads(passes.completed)
+    result = figures(case, passes, manifest)
     result.update(score(case.spec, manifest))
     return result
 
