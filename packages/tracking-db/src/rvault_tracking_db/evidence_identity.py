@@ -42,7 +42,13 @@ from rvault_contracts.issues import WARNING, Issue
 from rvault_contracts.strict_json import json_path
 from rvault_contracts.writer import pending_bundle
 
-from rvault_tracking_db.capabilities import ROOT_PPTX, ROOT_VAULT, SourceRoots, open_under_root
+from rvault_tracking_db.capabilities import (
+    ROOT_PPTX,
+    ROOT_VAULT,
+    SourceRoots,
+    open_under_root,
+    relative_path_issue,
+)
 
 #: the warning code and the ``reprocess_reason`` normalize records
 EVIDENCE_IDENTITY_STALE = "evidence_identity_stale"
@@ -276,8 +282,8 @@ class IdentityCheck:
         """Whether the owner's bundle holding this file was torn by a kill and awaits its
         journal's recovery: its files are a mix of old and new until it is settled, so
         they can be judged only after (the spec's recovery-pending state, never stale)."""
-        if identity.bundle is None:
-            return False
+        if identity.bundle is None or relative_path_issue(identity.bundle) is not None:
+            return False  # an unsafe path is never looked beside (open_under_root refuses it)
         root = self.roots.root_for(identity.root)
         return pending_bundle(root / identity.bundle) is not None
 
