@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rvault_contracts.writer import install, read_snapshot
+from rvault_contracts.writer import Snapshot, WriteReport, install, read_snapshot
 
 from rvault_video_extraction.errors import VideoExtractionError
-from rvault_video_extraction.manifest_validation import read_manifest_document
+from rvault_video_extraction.manifest_validation import ManifestReport, read_manifest_document
 from rvault_video_extraction.vault_paths import (
     locate_in_vault,
     make_directories,
@@ -64,23 +64,22 @@ def _untrusted_reason(document: dict[str, Any]) -> str:
     return "review_required is true"
 
 
-def promote(request: PromoteRequest) -> dict[str, Any]:
-    """Copy the trusted slide_region PDF to ``slides/{id}.pdf``; return the promotion report."""
-    storage = resolve_vault_root(request.vault_root)
-    document, report = read_manifest_document(request.manifest, vault_root=request.vault_root)
+def _trusted_source(report: ManifestReport, document: dict[str, Any], manifest: Path) -> Path:
+    """The trusted slide_region PDF of a current, valid manifest; each other state says why
+    it is not promoted."""
     if report.status == "legacy":
         raise VideoExtractionError(
             "manifest_untrusted",
             f"not promoted: a legacy (schema {report.schema_version or 0}) manifest is never "
             "trusted; re-extract with --region L,T,R,B --region-verified --force",
-            str(request.manifest),
+            str(manifest),
         )
     if report.status == "stale":
         raise VideoExtractionError(
             "manifest_stale",
             "not promoted: the recording or a PDF changed since extraction "
             f"({', '.join(report.codes)})",
-            str(request.manifest),
+            str(manifest),
             hint="extract again from the recording you mean (rvault-video extract ... --force), "
             "then promote",
         )
@@ -90,17 +89,19 @@ def promote(request: PromoteRequest) -> dict[str, Any]:
             code,
             f"the manifest is {report.status} ({', '.join(report.codes) or 'no current schema'});"
             " only a current schema-v4 manifest can be promoted",
-            str(request.manifest),
+            str(manifest),
         )
     if not report.trusted or report.trusted_slide_region_path is None:
         raise VideoExtractionError(
             "manifest_untrusted",
             f"not promoted: {_untrusted_reason(document)}",
-            str(request.manifest),
+            str(manifest),
         )
-    video_id = document["source_video_id"]
-    source = Path(report.trusted_slide_region_path)
-    probed = report.pdf_sha256.get(str(source))
+    return Path(report.trusted_slide_region_path)
+
+
+def _validated_bytes(source: Path, probed: str | None) -> bytes:
+    """The slide-region PDF, still the bytes the validation probed."""
     data = read_snapshot(source).data
     if data is None or hashlib.sha256(data).hexdigest() != probed:
         raise VideoExtractionError(
@@ -108,13 +109,21 @@ def promote(request: PromoteRequest) -> dict[str, Any]:
             "the slide-region PDF changed after it was validated; run promote again",
             str(source),
         )
+    return data
+
+
+def _install_slides(
+    storage: Path, video_id: str, data: bytes, replace: bool
+) -> tuple[Snapshot, WriteReport]:
+    """Install ``slides/{id}.pdf``: what it held before, and the write; a directory this
+    created is removed again when it fails."""
     slides_dir = locate_in_vault(storage / SLIDES_DIR, storage, storage, must_exist=False)
     target = slides_dir / f"{video_id}.pdf"
     created = make_directories(slides_dir, "slides_dir_unwritable", "the slides directory")
     try:
         locate_in_vault(target, storage, storage, must_exist=False)
         expected = read_snapshot(target)
-        if expected.exists and expected.data != data and not request.replace:
+        if expected.exists and expected.data != data and not replace:
             raise VideoExtractionError(
                 "target_exists",
                 f"{SLIDES_DIR}/{video_id}.pdf already holds another PDF "
@@ -124,10 +133,21 @@ def promote(request: PromoteRequest) -> dict[str, Any]:
                 hint="keep it (an authored deck is better evidence than video frames), or pass "
                 "--replace to overwrite it with the video extraction",
             )
-        written = install(target, data, expected=expected)
+        return expected, install(target, data, expected=expected)
     except BaseException:
         remove_created(created)
         raise
+
+
+def promote(request: PromoteRequest) -> dict[str, Any]:
+    """Copy the trusted slide_region PDF to ``slides/{id}.pdf``; return the promotion report."""
+    storage = resolve_vault_root(request.vault_root)
+    document, report = read_manifest_document(request.manifest, vault_root=request.vault_root)
+    source = _trusted_source(report, document, request.manifest)
+    video_id = document["source_video_id"]
+    probed = report.pdf_sha256.get(str(source))
+    data = _validated_bytes(source, probed)
+    expected, written = _install_slides(storage, video_id, data, request.replace)
     page_count = next(
         a["page_count"] for a in document["artifacts"] if a["artifact_scope"] == "slide_region"
     )
