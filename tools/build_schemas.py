@@ -582,69 +582,91 @@ def _identity() -> dict[str, Any]:
     }
 
 
+_SECONDS = {"minimum": 0, "type": "number"}
+
+
+def _transcript_locator(channel: str) -> tuple[dict[str, Any], list[str]]:
+    """A quote on verified lines; a timed transcript adds seconds from its timing artifact."""
+    props: dict[str, Any] = {
+        "quote": TEXT,
+        "translation": {"type": "string"},
+        "line_start": {"minimum": 1, "type": "integer"},
+        "line_end": {"minimum": 1, "type": "integer"},
+        **_identity(),
+    }
+    required = ["quote", "line_start", "line_end", *_identity()]
+    if channel == "timed_transcript":
+        timing = {
+            "start_seconds": _SECONDS,
+            "end_seconds": _SECONDS,
+            "timing_artifact_path": REL_PATH,
+            "timing_artifact_sha256": SHA256,
+        }
+        props.update(timing)
+        required += list(timing)
+    return props, required
+
+
+def _slides_locator(channel: str) -> tuple[dict[str, Any], list[str]]:
+    """Unique slide numbers (two or more for a sequence) checked against a counted artifact."""
+    props = {
+        "slide_numbers": {
+            "items": {"minimum": 1, "type": "integer"},
+            "minItems": 2 if channel == "slide_sequence" else 1,
+            "type": "array",
+            "uniqueItems": True,
+        },
+        "slide_count": {"minimum": 1, "type": "integer"},
+        **_identity(),
+    }
+    return props, ["slide_numbers", "slide_count", *_identity()]
+
+
+def _video_locator(channel: str) -> tuple[dict[str, Any], list[str]]:
+    """An interval of an identity-bound recording of verified duration."""
+    props = {
+        "start_seconds": _SECONDS,
+        "end_seconds": _SECONDS,
+        "duration_seconds": {"exclusiveMinimum": 0, "type": "number"},
+        **_identity(),
+    }
+    return props, ["start_seconds", "end_seconds", "duration_seconds", *_identity()]
+
+
+def _metadata_locator(channel: str) -> tuple[dict[str, Any], list[str]]:
+    """A talk metadata field, its value before the return and the owner's value after it."""
+    props = {
+        "field": {"enum": list(v.TALK_METADATA_FIELDS)},
+        "value": {},
+        "owner_value_after_return": {},
+    }
+    return props, ["field", "value", "owner_value_after_return"]
+
+
+_LOCATORS = {
+    "transcript": _transcript_locator,
+    "timed_transcript": _transcript_locator,
+    "slides": _slides_locator,
+    "slide_sequence": _slides_locator,
+    "video": _video_locator,
+}
+
+
+def _citation_shape(channel: str) -> dict[str, Any]:
+    """The closed citation of one channel: its sources, then its channel's locator."""
+    sources = sorted(s for s, chans in v.SOURCE_CHANNELS.items() if channel in chans)
+    props: dict[str, Any] = {"channel": {"const": channel}, "source": {"enum": sources}}
+    locator, required = _LOCATORS.get(channel, _metadata_locator)(channel)
+    props.update(locator)
+    return {
+        "if": {"properties": {"channel": {"const": channel}}},
+        "then": _closed(props, ["source", "channel", *required]),
+    }
+
+
 def _canonical_citation() -> dict[str, Any]:
     """The persisted citation: the worker locator plus the engine's verified enrichment."""
-    shapes = []
-    seconds = {"minimum": 0, "type": "number"}
-    for channel in v.CHANNELS:
-        sources = sorted(s for s, chans in v.SOURCE_CHANNELS.items() if channel in chans)
-        props: dict[str, Any] = {"channel": {"const": channel}, "source": {"enum": sources}}
-        required = ["source", "channel"]
-        if channel in ("transcript", "timed_transcript"):
-            props.update(
-                quote=TEXT,
-                translation={"type": "string"},
-                line_start={"minimum": 1, "type": "integer"},
-                line_end={"minimum": 1, "type": "integer"},
-                **_identity(),
-            )
-            required += ["quote", "line_start", "line_end", *_identity()]
-            if channel == "timed_transcript":
-                props.update(
-                    start_seconds=seconds,
-                    end_seconds=seconds,
-                    timing_artifact_path=REL_PATH,
-                    timing_artifact_sha256=SHA256,
-                )
-                required += [
-                    "start_seconds",
-                    "end_seconds",
-                    "timing_artifact_path",
-                    "timing_artifact_sha256",
-                ]
-        elif channel in ("slides", "slide_sequence"):
-            props.update(
-                slide_numbers={
-                    "items": {"minimum": 1, "type": "integer"},
-                    "minItems": 2 if channel == "slide_sequence" else 1,
-                    "type": "array",
-                    "uniqueItems": True,
-                },
-                slide_count={"minimum": 1, "type": "integer"},
-                **_identity(),
-            )
-            required += ["slide_numbers", "slide_count", *_identity()]
-        elif channel == "video":
-            props.update(
-                start_seconds=seconds,
-                end_seconds=seconds,
-                duration_seconds={"exclusiveMinimum": 0, "type": "number"},
-                **_identity(),
-            )
-            required += ["start_seconds", "end_seconds", "duration_seconds", *_identity()]
-        else:
-            props.update(
-                field={"enum": list(v.TALK_METADATA_FIELDS)},
-                value={},
-                owner_value_after_return={},
-            )
-            required += ["field", "value", "owner_value_after_return"]
-        shapes.append(
-            {
-                "if": {"properties": {"channel": {"const": channel}}},
-                "then": _closed(props, required),
-            }
-        )
+    shapes = [_citation_shape(channel) for channel in v.CHANNELS]
     return {
         "allOf": shapes,
         "description": (
