@@ -16,13 +16,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rvault_contracts.canonical import payload_sha256
+from rvault_contracts.cli import Refusal
+from rvault_contracts.issues import Collector
 from rvault_contracts.strict_json import json_path as child
 
 from rvault_returns_persistence.catalog import Catalog, CatalogEntry, Gate
 from rvault_returns_persistence.checks.detections import LANES
-from rvault_returns_persistence.checks.inspection import Inspection, range_complete
+from rvault_returns_persistence.checks.inspection import (
+    Inspection,
+    check_inspection,
+    range_complete,
+)
 from rvault_returns_persistence.checks.protocol import expected_reason
+from rvault_returns_persistence.context import return_context
+from rvault_returns_persistence.database import Snapshot
 from rvault_returns_persistence.quote_locator import near_miss, segment_span
+from rvault_returns_persistence.validator import Member
 from rvault_returns_persistence.verified_artifacts import EvidenceRefusal, VerifiedArtifacts
 from rvault_returns_persistence.vocabulary import COMPARISON, RANGE_KEY
 
@@ -389,3 +398,50 @@ def opportunity_identity(rows: list[dict[str, str]]) -> str:
         [r["pattern_id"], "evaluable" if r["outcome"] in evaluable else r["outcome"]] for r in rows
     ]
     return payload_sha256({"rows": folded, "schema": OPPORTUNITY_SCHEMA})
+
+
+def canonicalize(member: Member, snapshot: Snapshot, catalog: Catalog) -> Ledger | None:
+    """Step 3 of persist: a processed receipted (v4, v5) return's canonical ledger.
+
+    The receipt is re-read against the vault as it is now: validation passed on
+    the same inputs, so any issue means an artifact moved under the batch
+    (``artifact_changed``). Replay versions 1-3 and skipped returns carry no
+    ledger (None): their observations are persisted as returned.
+    """
+    if member.status.startswith("skipped_") or member.version not in LEDGER_VERSION:
+        return None
+    issues = Collector()
+    ctx = return_context(
+        member.path, member.ret, version=member.version, status=member.status,
+        talk=member.talk, claim=member.claim, db=snapshot.db, catalog=catalog,
+        vault_root=snapshot.vault_root, issues=issues,
+    )  # fmt: skip
+    po = member.ret["pattern_observations"]
+    inspection = check_inspection(ctx, po, f"{member.path}.pattern_observations")
+    if issues.items:
+        first = issues.items[0]
+        raise Refusal(
+            "artifact_changed",
+            f"an artifact changed since validation: {first.code}: {first.message}",
+            first.path,
+            hint="re-validate the batch against the current vault",
+        )
+    evidence = VerifiedArtifacts(
+        vault_root=snapshot.vault_root,
+        pptx_root=snapshot.pptx_root,
+        talk=member.talk,
+        found=ctx.artifacts,
+        pptx_record=snapshot.db.talk_deck(member.talk),
+        path=member.path,
+    )
+    extracted_source = member.ret.get("slide_source") == "video_extracted"
+    return LedgerBuilder(
+        ret=member.ret,
+        version=member.version,
+        path=member.path,
+        catalog=catalog,
+        inspection=inspection,
+        evidence=evidence,
+        video_extracted=ctx.artifacts.pdf_is_video_extracted or extracted_source,
+        talk=member.talk,
+    ).build()

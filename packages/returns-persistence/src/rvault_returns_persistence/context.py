@@ -1,4 +1,8 @@
-"""Everything one return is checked against: version, talk, claim, catalog, artifacts."""
+"""Everything one return is checked against: version, talk, claim, catalog, artifacts.
+
+Validation builds it (:func:`return_context`) and persistence rebuilds the same one
+under its session to canonicalize a member's evidence.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from rvault_contracts.issues import Collector
+from rvault_tracking_db import api as tracking
 
-from rvault_returns_persistence.artifacts import TalkArtifacts, owner_readings
+from rvault_returns_persistence.artifacts import TalkArtifacts, owner_readings, resolve
 from rvault_returns_persistence.catalog import Catalog
+from rvault_returns_persistence.database import Database
 from rvault_returns_persistence.quote_locator import NormalizedText
-from rvault_returns_persistence.video_manifest import ManifestVerdict
+from rvault_returns_persistence.video_manifest import ManifestVerdict, assess
 
 
 @dataclass(eq=False)
@@ -78,3 +84,51 @@ class ReturnContext:
         return self.ret.get("slide_source") == "video_extracted" and not (
             self.manifest is not None and self.manifest.trusted
         )
+
+
+def return_context(
+    path: str,
+    ret: dict[str, Any],
+    *,
+    version: int,
+    status: str | None,
+    talk: dict[str, Any],
+    claim: dict[str, Any],
+    db: Database,
+    catalog: Catalog,
+    vault_root: Path,
+    issues: Collector,
+    recomputations: Any = None,
+) -> ReturnContext:
+    """What one return is checked against (validation builds it, persistence rebuilds it)."""
+    manifest = None
+    structured = ret.get("structured_data")
+    if (
+        ret.get("slide_source") == "video_extracted"
+        and isinstance(structured, dict)
+        and "video_extraction" in structured
+    ):
+        manifest = assess(structured["video_extraction"], vault_root=vault_root)
+    found = resolve(
+        vault_root,
+        talk,
+        deck_slides=db.deck_slides(talk),
+        return_pdf=ret.get("slides_local_path"),
+    )
+    roots = tracking.SourceRoots.from_config(vault_root, db.root.get("config"))
+    return ReturnContext(
+        path,
+        ret,
+        version,
+        status,
+        talk,
+        claim,
+        catalog,
+        found,
+        manifest,
+        issues,
+        vault_root,
+        pptx_record=db.talk_deck(talk),
+        pptx_root=roots.pptx_source_dir,
+        recomputations=recomputations,
+    )

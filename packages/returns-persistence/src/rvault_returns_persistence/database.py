@@ -149,3 +149,49 @@ def claim_schema_problems(claim: dict[str, Any], version: int) -> list[str]:
     if not claim_registered(version):
         return []
     return [f"{i.path}: {i.message}" for i in schemas.schema_issues(CLAIM_ARTIFACT, version, claim)]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What persist read in its session: the owner read, its :class:`Database`, the vault."""
+
+    read: Any  # the tracking-db ReadResult (its bytes bind the install)
+    db: Database
+    vault_root: Path
+
+    @property
+    def talks(self) -> list[Any]:
+        """The database's talks in stored order (a member's index is its position here)."""
+        return self.read.database["talks"]
+
+    @property
+    def pptx_root(self) -> Path | None:
+        """The configured pptx_source_dir (None: decks live in the vault)."""
+        config = self.db.root.get("config")
+        return tracking.SourceRoots.from_config(self.vault_root, config).pptx_source_dir
+
+
+def read_for_persist(read: Any, path: Path, vault_root: Path | None) -> Snapshot:
+    """Step 1 of persist: the session's owner read of a current database, and the vault.
+
+    ``read`` is what the apply session read (under the writer lock when
+    applying); persist writes only a schema-1 database, into a vault that is
+    a directory (by default the database's).
+    """
+    if read.assessment is None or read.assessment.root_version != 1:
+        raise Refusal(
+            "database_requires_migration",
+            "persist writes only a current (schema 1) tracking database",
+            _ROOT_VERSION_PATH,
+            hint="run `rvault-db migrate DB` (dry run, then --apply) first",
+        )
+    db = from_read(read, path)
+    root = vault_root or path.parent
+    if not root.is_dir():
+        raise Refusal(
+            "vault_root_invalid",
+            "the vault root is not a directory",
+            str(root),
+            hint="pass --vault-root DIR (the directory holding transcripts/ and slides/)",
+        )
+    return Snapshot(read, db, root)

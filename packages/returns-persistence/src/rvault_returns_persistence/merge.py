@@ -18,8 +18,15 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from rvault_contracts.canonical import payload_sha256
 from rvault_contracts.cli import Refusal
+from rvault_tracking_db import api as tracking
 
+from rvault_returns_persistence import scoring_generation
+from rvault_returns_persistence.canonical_ledger import Ledger, stamp_metadata
+from rvault_returns_persistence.catalog import Catalog
+from rvault_returns_persistence.legacy_comparison import infer_groups
+from rvault_returns_persistence.validator import Member
 from rvault_returns_persistence.vocabulary import CLEARABLE_TOP_LEVEL, VERBATIM_LANES
 
 # structured_data scalars the talk record also carries at top level (queryable copies).
@@ -215,3 +222,146 @@ def merge_processed(
         result.talk["pattern_score"] = score
         result.merged.add("pattern_score")
     return result
+
+
+# --------------------------------------------------------------------------- persist's merge step
+
+CURRENT_TALK_SCHEMA = 5
+CURRENT_SCORING_SCHEMA = 5
+
+
+@dataclass(frozen=True)
+class Merged:
+    """A member's new talk record (its claim closed) and its row of the report."""
+
+    member: Member
+    talk: dict[str, Any]
+    row: dict[str, Any]
+
+
+def merge_member(member: Member, ledger: Ledger | None, catalog: Catalog, stamp: str) -> Merged:
+    """Step 4 of persist: the return applied to its talk, the claim closed with its receipt.
+
+    A skipped return changes only the status; a processed one its analysis
+    (:func:`merge_processed`, with the canonical ``ledger`` as its
+    observations), its processed_date (the batch stamp) and its scoring
+    generation. Either way the claim is closed with the receipt of the
+    exact return (``result_payload_sha256``).
+    """
+    receipt = payload_sha256(member.ret)
+    if member.status.startswith("skipped_"):
+        result = MergeResult(dict(member.talk), "status_only")
+        warnings: list[dict[str, str]] = []
+    else:
+        result = _merge_analysis(member, ledger, catalog, stamp)
+        warnings = [*_date_advisory(member, stamp), *result.warnings]
+    talk = result.talk
+    talk["status"] = member.status
+    talk["_queue_claim"] = tracking.persist_write.complete_claim(
+        member.claim,
+        released_at=stamp,
+        result_status=member.status,
+        result_payload_sha256=receipt,
+    )
+    result.merged.update({"status", "_queue_claim"})
+    return Merged(member, talk, _row(member, result, receipt, warnings))
+
+
+def _merge_analysis(
+    member: Member, ledger: Ledger | None, catalog: Catalog, stamp: str
+) -> MergeResult:
+    observations = ledger.observations if ledger is not None else None
+    result = merge_processed(
+        member.talk, member.ret, version=member.version, observations=observations
+    )
+    legacy = result.talk.get("pattern_observations")
+    if ledger is not None:
+        stamp_metadata(ledger, result.talk)
+    elif isinstance(legacy, dict):  # a replay return (v1-v3) persisted as returned
+        infer_groups(catalog, legacy)  # only where exactly one group qualifies
+    result.talk["processed_date"] = stamp
+    result.merged.add("processed_date")
+    _generation(result, member, catalog)
+    return result
+
+
+def _date_advisory(member: Member, stamp: str) -> list[dict[str, str]]:
+    """A date-only processed_date is advisory: the batch stamp is what is recorded.
+
+    (A timestamp other than the stamp was refused by the gate: ``processed_date_mismatch``.)
+    """
+    value = member.ret.get("processed_date")
+    if not isinstance(value, str):
+        return []
+    if "T" in value and tracking.persist_write.canonical_timestamp(value) is not None:
+        return []
+    return [
+        {
+            "code": "processed_date_advisory",
+            "message": f"the return's date-only processed_date {value!r} is advisory; "
+            f"the batch stamp {stamp} is recorded",
+            "path": f"{member.path}.processed_date",
+        }
+    ]
+
+
+def _row(
+    member: Member, result: MergeResult, receipt: str, warnings: list[dict[str, str]]
+) -> dict[str, Any]:
+    """The member's row of the report: what changed, and the scoring it now has."""
+    talk = result.talk
+    nested = talk.get("pattern_observations")
+    current = member.generation["status"] == scoring_generation.CURRENT
+    return {
+        "cleared_fields": sorted(result.cleared),
+        "filename": member.filename,
+        "merge_contract": result.contract,
+        "merged_fields": sorted(result.merged),
+        "opportunity_coverage_identity": nested.get("opportunity_coverage_identity")
+        if current and isinstance(nested, dict)
+        else None,
+        "pattern_score": talk.get("pattern_score")
+        if not member.status.startswith("skipped_")
+        else None,
+        "pattern_scoring_generation": member.generation,
+        "result_payload_sha256": receipt,
+        "return_schema_version": member.version,
+        "status": member.status,
+        "talk_schema_version": talk.get("schema_version", 1),
+        "warnings": warnings,
+    }
+
+
+def _generation(result: MergeResult, member: Member, catalog: Catalog) -> None:
+    """The talk's scoring generation: current (schema 5, fingerprinted) or replay-only."""
+    talk = result.talk
+    generation = member.generation
+    talk["pattern_scoring_generation_status"] = generation["status"]
+    talk["pattern_scoring_generation_reasons"] = list(generation["reasons"])
+    result.merged.update(
+        {"pattern_scoring_generation_status", "pattern_scoring_generation_reasons"}
+    )
+    if generation["status"] == scoring_generation.CURRENT:
+        talk["schema_version"] = CURRENT_TALK_SCHEMA
+        talk["pattern_scoring_schema_version"] = CURRENT_SCORING_SCHEMA
+        talk["pattern_catalog_fingerprint"] = catalog.fingerprint
+        result.merged.update(
+            {"schema_version", "pattern_scoring_schema_version", "pattern_catalog_fingerprint"}
+        )
+        return
+    for name in ("pattern_scoring_schema_version", "pattern_catalog_fingerprint"):
+        if name in talk:
+            del talk[name]  # mutually exclusive with legacy_unbaselineable
+            result.merged.add(name)
+    if talk.get("schema_version") == CURRENT_TALK_SCHEMA:
+        talk["schema_version"] = 4  # only a current v5 result is talk schema 5
+        result.merged.add("schema_version")
+    result.warnings.append(
+        {
+            "code": "legacy_unbaselineable",
+            "message": "replay-only result: excluded from current baselines ("
+            + ", ".join(generation["reasons"])
+            + ")",
+            "path": member.path,
+        }
+    )
