@@ -216,3 +216,44 @@ def test_status_normalize_and_site_agree_on_evidence_replaced_after_persist(
         c["filename"] for c in normalize.json["changes"] if c["path"].endswith('["status"]')
     }
     assert requeued == {first["filename"]}
+
+
+def test_a_current_manifest_vouches_for_its_recording_once(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """An analysed talk cites its downloaded recording (delivery_video): the video owner's
+    reader re-checks it against the manifest's source receipt, so the evidence-identity
+    check takes that digest instead of hashing the recording a second time; replaced, the
+    manifest is stale and the identity is reported from the recording's own bytes."""
+    from rvault_tracking_db import evidence_identity
+    from rvault_tracking_db.api import OwnerReaders, talk_evidence
+
+    root, _ = extract(tmp_path)
+    recording = root / "slides-rebuild" / VIDEO_ID / f"{VIDEO_ID}.mp4"
+    row = {"source": "delivery_video", "time_ranges": [[0, 3.0]], "duration_seconds": 3.0,
+           "coverage_complete": True, "absence_capability_complete": False,
+           "absence_capability_reason": "bare_delivery_video", "artifact_root": "vault",
+           "artifact_path": recording.relative_to(root).as_posix(),
+           "artifact_sha256": _identity(recording)["sha256"]}  # fmt: skip
+    ledger = {"source_inspection": [row]}
+    talk = {"schema_version": 5, "filename": "2024-03-01-video.md", "status": "processed",
+            "youtube_id": VIDEO_ID, "pattern_observations": ledger}  # fmt: skip
+    hashed: list[int] = []
+    digest = evidence_identity.hashlib.file_digest
+
+    def counting(handle: Any, name: str) -> Any:
+        hashed.append(handle.fileno())
+        return digest(handle, name)
+
+    monkeypatch.setattr(evidence_identity.hashlib, "file_digest", counting)
+    roots = SourceRoots(root)
+    summary = talk_evidence(talk, roots, None, OwnerReaders.installed())
+    assert summary.manifest.status == "current" and summary.stale_identities == ()
+    assert hashed == []  # the video owner's check stood for it
+
+    recording.write_bytes(recording.read_bytes() + b"\0")
+    summary = talk_evidence(talk, roots, None, OwnerReaders.installed())
+    assert summary.manifest.status == "stale"
+    [stale] = summary.stale_identities
+    assert (stale.identity.path, stale.code) == (row["artifact_path"], "evidence_changed")
+    assert stale.actual_sha256 == _identity(recording)["sha256"] and len(hashed) == 1

@@ -30,6 +30,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from rvault_contracts.canonical import is_sha256_hex
+from rvault_contracts.strict_json import StrictJSONError, loads_strict
+
 from rvault_tracking_db import owner_readers
 from rvault_tracking_db.capabilities import (
     ROOT_PPTX,
@@ -109,6 +112,9 @@ class ManifestEvidence:
     codes: tuple[str, ...] = ()
     slide_region_path: str | None = None
     slide_region_sha256: str | None = None
+    recording: tuple[str, str] | None = field(default=None, compare=False)
+    """A current v4 manifest's recording (vault path, SHA-256): the video owner re-checked
+    those bytes in this read (size, then SHA-256), so nothing else hashes them again."""
 
 
 @dataclass(frozen=True)
@@ -206,7 +212,26 @@ def _manifest(talk: Mapping[str, Any], vault_root: Path, api: Any) -> ManifestEv
         tuple(report.codes),
         region,
         report.pdf_sha256.get(region) if region is not None else None,
+        _verified_recording(vault_root, relative) if report.status == "current" else None,
     )
+
+
+def _verified_recording(vault_root: Path, relative: str) -> tuple[str, str] | None:
+    """The ``source_receipt`` recording a current manifest binds (its owner just checked it).
+
+    Only the receipt's path and digest are read, from the bytes at the
+    manifest path (no link followed); the owner's reader decided the rest.
+    """
+    data = _file_bytes(vault_root, relative)
+    try:
+        document = loads_strict(data) if data is not None else None
+    except StrictJSONError:
+        return None
+    receipt = document.get("source_receipt") if isinstance(document, Mapping) else None
+    if not isinstance(receipt, Mapping):
+        return None
+    path, digest = receipt.get("vault_path"), receipt.get("sha256")
+    return (path, digest) if isinstance(path, str) and is_sha256_hex(digest) else None
 
 
 def _slides_trust(
@@ -382,6 +407,9 @@ def _current_digests(
         digests[(ROOT_VAULT, path)] = report.transcript_sha256
     if summary.slides is not None and summary.slides.sha256 is not None:
         digests[(ROOT_VAULT, summary.slides.path)] = summary.slides.sha256
+    if summary.manifest.recording is not None:
+        path, digest = summary.manifest.recording
+        digests[(ROOT_VAULT, path)] = digest
     media = talk_local_media(talk) if summary.media is not None else None
     if media is not None and summary.media is not None and summary.media.state == "current":
         digests[(ROOT_VAULT, str(media.get("path")))] = str(media["sha256"])
