@@ -112,7 +112,8 @@ class VerifiedArtifacts:
 
     @cached_property
     def transcript(self) -> TranscriptEvidence:
-
+        """The transcript bytes, bound to the owner's quality receipt and, when current,
+        its timing receipt (whose segments place a timed quote)."""
         relative = self.found.transcript_path
         if relative is None:
             raise EvidenceRefusal(
@@ -130,9 +131,23 @@ class VerifiedArtifacts:
             raise EvidenceRefusal(
                 "transcript_not_utf8", f"{relative} is not UTF-8", self.path
             ) from None
-        digest = sha256_bytes(data)
-        absolute = self.vault_root / relative
-        timing, quality = owner_readings(absolute, data, self.talk)
+        timing, quality = owner_readings(self.vault_root / relative, data, self.talk)
+        quality_identity = self._quality(relative, quality)
+        timing_identity, segments, duration = self._timing(relative, timing)
+        from rvault_returns_persistence.artifacts import count_lines
+
+        return TranscriptEvidence(
+            identity=Identity(VAULT, relative, sha256_bytes(data)),
+            text=NormalizedText(text),
+            line_count=count_lines(data),
+            quality=quality_identity,
+            timing=timing_identity,
+            segments=segments,
+            timing_duration=duration,
+        )
+
+    def _quality(self, relative: str, quality: Any) -> Identity:
+        """The hash-current quality receipt beside the transcript (current evidence needs it)."""
         if not quality.usable:
             raise EvidenceRefusal(
                 "transcript_quality_receipt_unusable",
@@ -151,30 +166,22 @@ class VerifiedArtifacts:
             "quality receipt",
             self.path,
         )
-        timing_identity = None
-        segments: tuple[tuple[str, float, float], ...] = ()
-        duration = None
-        if timing.usable and timing.receipt is not None:
-            timing_rel = str(Path(relative).with_name(Path(relative).stem + ".segments.json"))
-            timing_bytes = _read(
-                self.vault_root, timing_rel, "timing_receipt_unusable", "timing receipt", self.path
-            )
-            timing_identity = Identity(VAULT, timing_rel, sha256_bytes(timing_bytes))
-            segments = tuple((s.text, s.start_seconds, s.end_seconds) for s in timing.segments)
-            value = timing.receipt.provenance.get("duration_seconds")
-            duration = float(value) if is_number(value) and value > 0 else None
-        normalized = NormalizedText(text)
-        from rvault_returns_persistence.artifacts import count_lines
+        return Identity(VAULT, quality_rel, sha256_bytes(quality_bytes))
 
-        return TranscriptEvidence(
-            identity=Identity(VAULT, relative, digest),
-            text=normalized,
-            line_count=count_lines(data),
-            quality=Identity(VAULT, quality_rel, sha256_bytes(quality_bytes)),
-            timing=timing_identity,
-            segments=segments,
-            timing_duration=duration,
+    def _timing(
+        self, relative: str, timing: Any
+    ) -> tuple[Identity | None, tuple[tuple[str, float, float], ...], float | None]:
+        """The current timing receipt's identity, segments and duration (none when unusable)."""
+        if not timing.usable or timing.receipt is None:
+            return None, (), None
+        timing_rel = str(Path(relative).with_name(Path(relative).stem + ".segments.json"))
+        timing_bytes = _read(
+            self.vault_root, timing_rel, "timing_receipt_unusable", "timing receipt", self.path
         )
+        segments = tuple((s.text, s.start_seconds, s.end_seconds) for s in timing.segments)
+        value = timing.receipt.provenance.get("duration_seconds")
+        duration = float(value) if is_number(value) and value > 0 else None
+        return Identity(VAULT, timing_rel, sha256_bytes(timing_bytes)), segments, duration
 
     # ------------------------------------------------------------------ slides
 
