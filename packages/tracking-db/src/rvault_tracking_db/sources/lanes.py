@@ -229,15 +229,12 @@ def _check_artifact(lane: Lane, value: str, roots: SourceRoots, where: str) -> N
     )
 
 
-def _lane_change(talks: _Talks, change: SourceChange, roots: SourceRoots) -> dict[str, Any]:
+def _check_value(
+    talks: _Talks, change: SourceChange, talk: dict[str, Any], value: Any, roots: SourceRoots
+) -> None:
+    """The new value passes its lane's own rules (the artifact checker first)."""
     lane = LANES[change.kind]
-    position = _find(talks, change)
-    talk = talks.items[position]
-    exists = lane.field in talk
-    before = talk.get(lane.field)
-    _check_expectation(change, exists, before, lane.field)
     deleting = "delete" in change.body
-    value = None if deleting else change.body["value"]
     vpath = json_path(change.path, "value")
     if not deleting and lane.capability is not None:
         _check_artifact(lane, value, roots, vpath)
@@ -248,20 +245,7 @@ def _lane_change(talks: _Talks, change: SourceChange, roots: SourceRoots) -> dic
     if change.kind == SET_TALK_STATUS:
         check_status_value(talk, value, roots, vpath)
     if change.kind in DERIVED and not deleting:
-        rejections = talk.get("source_rejections")
-        source_type = "video" if change.kind == SET_VIDEO_URL else "slides"
-        matched = match_rejection(
-            source_type, value, rejections if isinstance(rejections, list) else None
-        )
-        if matched:
-            raise Refusal(
-                "rejected_source",
-                f"{value} is rejected by this talk's source_rejections",
-                vpath,
-                rejection=dict(matched.record),
-                match=matched.method,
-                hint="a rejected source never becomes a capability; register a different one",
-            )
+        _check_not_rejected(change, talk, value, vpath)
     if change.kind == SET_SOURCE_RELATION and not deleting:
         target = value["target_filename"]
         if target == change.body["filename"] or target not in talks.index:
@@ -270,23 +254,36 @@ def _lane_change(talks: _Talks, change: SourceChange, roots: SourceRoots) -> dic
                 f"target_filename {target!r} is not another talk of this database",
                 json_path(vpath, "target_filename"),
             )
-    updated = talks.talk(position)
-    if deleting:
-        updated.pop(lane.field, None)
-    else:
-        updated[lane.field] = copy.deepcopy(value)
-    receipt: dict[str, Any] = {
-        "kind": change.kind,
-        "filename": change.body["filename"],
-        "field": lane.field,
-        "before_exists": exists,
-        "after_exists": not deleting,
-        "changed": exists == deleting or not json_equal(before, value),
-    }
-    if exists:
-        receipt["before"] = before
-    if not deleting:
-        receipt["after"] = value
+
+
+def _check_not_rejected(change: SourceChange, talk: dict[str, Any], value: Any, vpath: str) -> None:
+    """A video or slides URL the talk's source_rejections name never becomes a capability."""
+    rejections = talk.get("source_rejections")
+    source_type = "video" if change.kind == SET_VIDEO_URL else "slides"
+    matched = match_rejection(
+        source_type, value, rejections if isinstance(rejections, list) else None
+    )
+    if matched:
+        raise Refusal(
+            "rejected_source",
+            f"{value} is rejected by this talk's source_rejections",
+            vpath,
+            rejection=dict(matched.record),
+            match=matched.method,
+            hint="a rejected source never becomes a capability; register a different one",
+        )
+
+
+def _derive(
+    change: SourceChange,
+    talk: dict[str, Any],
+    updated: dict[str, Any],
+    value: Any,
+    roots: SourceRoots,
+) -> dict[str, Any]:
+    """Set the fields a lane derives (ids, slides identity, transcript_source) on ``updated``;
+    returns those that moved."""
+    deleting = "delete" in change.body
     derived_fields: dict[str, Any] = {}
     if change.kind in DERIVED:
         name, parser = DERIVED[change.kind]
@@ -303,6 +300,46 @@ def _lane_change(talks: _Talks, change: SourceChange, roots: SourceRoots) -> dic
     if change.kind == REGISTER_TRANSCRIPT and "transcript_source" in change.body:
         updated["transcript_source"] = change.body["transcript_source"]
         derived_fields["transcript_source"] = change.body["transcript_source"]
+    return derived_fields
+
+
+def _receipt(change: SourceChange, exists: bool, before: Any, value: Any) -> dict[str, Any]:
+    """What the change did to its field (and the fields derived from it)."""
+    lane = LANES[change.kind]
+    deleting = "delete" in change.body
+    receipt: dict[str, Any] = {
+        "kind": change.kind,
+        "filename": change.body["filename"],
+        "field": lane.field,
+        "before_exists": exists,
+        "after_exists": not deleting,
+        "changed": exists == deleting or not json_equal(before, value),
+    }
+    if exists:
+        receipt["before"] = before
+    if not deleting:
+        receipt["after"] = value
+    return receipt
+
+
+def _lane_change(talks: _Talks, change: SourceChange, roots: SourceRoots) -> dict[str, Any]:
+    """One lane change: expectation, value checks, the write and its derivations, receipt."""
+    lane = LANES[change.kind]
+    position = _find(talks, change)
+    talk = talks.items[position]
+    exists = lane.field in talk
+    before = talk.get(lane.field)
+    _check_expectation(change, exists, before, lane.field)
+    deleting = "delete" in change.body
+    value = None if deleting else change.body["value"]
+    _check_value(talks, change, talk, value, roots)
+    updated = talks.talk(position)
+    if deleting:
+        updated.pop(lane.field, None)
+    else:
+        updated[lane.field] = copy.deepcopy(value)
+    receipt = _receipt(change, exists, before, value)
+    derived_fields = _derive(change, talk, updated, value, roots)
     if derived_fields:
         receipt["derived"] = derived_fields
         receipt["changed"] = receipt["changed"] or any(
