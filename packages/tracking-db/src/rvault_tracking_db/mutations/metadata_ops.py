@@ -52,12 +52,8 @@ def _check_value(name: str, value: Any, path: str) -> None:
         raise PlanRefusal("invalid_value", "youtube_id must be an 11-character YouTube id", path)
 
 
-def apply_reviewed(database: dict[str, Any], mutation: Mutation) -> dict[str, Any]:
-    body = mutation.body
-    filename = body["filename"]
-    talks = database.get("talks")
-    if not isinstance(talks, list):
-        raise PlanRefusal("missing_field", "the database has no talks array", '$["talks"]')
+def _editable_talk(talks: list[Any], filename: str, mutation: Mutation) -> int:
+    """The position of the named talk, refused when it is absent or under a live claim."""
     index = next(
         (i for i, t in enumerate(talks) if isinstance(t, dict) and t.get("filename") == filename),
         None,
@@ -76,49 +72,68 @@ def apply_reviewed(database: dict[str, Any], mutation: Mutation) -> dict[str, An
             f"{filename} is under an active queue claim",
             f'$["talks"][{index}]["_queue_claim"]',
         )
+    return index
+
+
+def _check_expectation(talk: dict[str, Any], name: str, expect: Any, cpath: str) -> None:
+    """The field holds what the reviewer saw (or is absent, for the missing marker)."""
+    exists = name in talk
+    if is_missing_marker(expect):
+        if exists:
+            raise PlanRefusal("expectation_failed", f"{name} is present", child(cpath, "expect"))
+    elif not exists or not json_equal(expect, talk[name]):
+        raise PlanRefusal(
+            "expectation_failed",
+            f"{name} does not equal the expectation",
+            child(cpath, "expect"),
+        )
+
+
+def _apply_field(
+    talk: dict[str, Any], name: str, field_change: dict[str, Any], cpath: str
+) -> dict[str, Any]:
+    """Check and write one reviewed field on ``talk``; returns its receipt."""
+    if name not in WRITABLE_FIELDS:
+        raise PlanRefusal("field_not_writable", f"{name} is not a reviewed-metadata field", cpath)
+    _check_value(name, field_change["value"], child(cpath, "value"))
+    _check_expectation(talk, name, field_change["expect"], cpath)
+    exists = name in talk
+    before = talk.get(name)
+    after = field_change["value"]
+    talk[name] = after
+    receipt: dict[str, Any] = {
+        "field": name,
+        "classification": (
+            "metadata_only" if name in METADATA_ONLY_FIELDS else "analysis_invalidating"
+        ),
+        "before_exists": exists,
+        "after": after,
+        "changed": not exists or not json_equal(before, after),
+    }
+    if exists:
+        receipt["before"] = before
+    return receipt
+
+
+def apply_reviewed(database: dict[str, Any], mutation: Mutation) -> dict[str, Any]:
+    """Every reviewed field of one talk, then its analysis invalidated if one really moved."""
+    body = mutation.body
+    filename = body["filename"]
+    talks = database.get("talks")
+    if not isinstance(talks, list):
+        raise PlanRefusal("missing_field", "the database has no talks array", '$["talks"]')
+    index = _editable_talk(talks, filename, mutation)
     talk = dict(talks[index])
     fpath = child(mutation.path, "fields")
-    receipts: list[dict[str, Any]] = []
-    invalidated: list[str] = []
-    for name, field_change in body["fields"].items():
-        cpath = child(fpath, name)
-        if name not in WRITABLE_FIELDS:
-            raise PlanRefusal(
-                "field_not_writable", f"{name} is not a reviewed-metadata field", cpath
-            )
-        _check_value(name, field_change["value"], child(cpath, "value"))
-        exists = name in talk
-        expect = field_change["expect"]
-        if is_missing_marker(expect):
-            if exists:
-                raise PlanRefusal(
-                    "expectation_failed", f"{name} is present", child(cpath, "expect")
-                )
-        elif not exists or not json_equal(expect, talk[name]):
-            raise PlanRefusal(
-                "expectation_failed",
-                f"{name} does not equal the expectation",
-                child(cpath, "expect"),
-            )
-        before = talk.get(name)
-        after = field_change["value"]
-        changed = not exists or not json_equal(before, after)
-        talk[name] = after
-        classification = (
-            "metadata_only" if name in METADATA_ONLY_FIELDS else "analysis_invalidating"
-        )
-        if changed and classification == "analysis_invalidating":
-            invalidated.append(name)
-        receipt: dict[str, Any] = {
-            "field": name,
-            "classification": classification,
-            "before_exists": exists,
-            "after": after,
-            "changed": changed,
-        }
-        if exists:
-            receipt["before"] = before
-        receipts.append(receipt)
+    receipts = [
+        _apply_field(talk, name, field_change, child(fpath, name))
+        for name, field_change in body["fields"].items()
+    ]
+    invalidated = [
+        r["field"]
+        for r in receipts
+        if r["changed"] and r["classification"] == "analysis_invalidating"
+    ]
     transition = invalidate_analysis(talk, invalidated, REPROCESS_REASON, f'$["talks"][{index}]')
     updated = list(talks)
     updated[index] = talk
