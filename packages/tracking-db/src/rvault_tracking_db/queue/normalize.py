@@ -56,6 +56,34 @@ class NormalizeOutcome:
     changed: list[int] = field(default_factory=list)
 
 
+@dataclass
+class _Edit:
+    """One talk being normalized: its stored record, the copy that changes, and the outcome
+    every change and review item of it is reported to."""
+
+    talk: Mapping[str, Any]
+    updated: dict[str, Any]
+    path: str
+    filename: str
+    outcome: NormalizeOutcome
+
+    def change(self, name: str, after: Any) -> None:
+        """Report ``name`` moving to ``after`` and set it on the copy."""
+        self.outcome.changes.append(
+            {
+                "filename": self.filename,
+                "path": jp(self.path, name),
+                "before_exists": name in self.talk,
+                "before": self.talk.get(name),
+                "after": after,
+            }
+        )
+        self.updated[name] = after
+
+    def review(self, path: str, code: str) -> None:
+        self.outcome.review.append({"filename": self.filename, "path": path, "code": code})
+
+
 def plan_normalize(
     database: Mapping[str, Any],
     roots: SourceRoots,
@@ -69,63 +97,13 @@ def plan_normalize(
         if not isinstance(talk, Mapping):
             continue
         filename = str(talk.get("filename"))
-        path = jp("$", "talks", position)
         if live_claim(talk) is not None:
             outcome.skipped.append({"filename": filename, "reason": "live_claim"})
             continue
-        resolution = resolve(talk, roots)
-        capabilities = resolution.capabilities
-        updated = dict(talk)
-        if talk.get("source_capabilities") != capabilities:
-            outcome.changes.append(
-                {
-                    "filename": filename,
-                    "path": jp(path, "source_capabilities"),
-                    "before_exists": "source_capabilities" in talk,
-                    "before": talk.get("source_capabilities"),
-                    "after": capabilities,
-                }
-            )
-            updated["source_capabilities"] = capabilities
-        status = talk.get("status")
-        if status in LEGACY_NO_SOURCE_STATUSES:
-            if not capabilities:
-                outcome.changes.append(
-                    {
-                        "filename": filename,
-                        "path": jp(path, "status"),
-                        "before_exists": True,
-                        "before": status,
-                        "after": SKIPPED_NO_SOURCES,
-                    }
-                )
-                updated["status"] = SKIPPED_NO_SOURCES
-            else:
-                outcome.review.append(
-                    {
-                        "filename": filename,
-                        "path": jp(path, "status"),
-                        "code": "legacy_status_has_sources",
-                    }
-                )
-        elif status == SKIPPED_NO_SOURCES and capabilities:
-            outcome.review.append(
-                {
-                    "filename": filename,
-                    "path": jp(path, "status"),
-                    "code": "skipped_no_sources_has_capabilities",
-                }
-            )
-        for finding in resolution.findings:
-            outcome.review.append(
-                {"filename": filename, "path": jp(path, finding.field), "code": finding.code}
-            )
-        issues = (trouble or {}).get(position, ())
-        reason = requeue_reason(issues)
-        if reason is not None:
-            _requeue(talk, updated, path, filename, (issues, reason), outcome)
-        if updated != talk:
-            new_talks[position] = updated
+        edit = _Edit(talk, dict(talk), jp("$", "talks", position), filename, outcome)
+        _normalize_talk(edit, roots, (trouble or {}).get(position, ()))
+        if edit.updated != talk:
+            new_talks[position] = edit.updated
             outcome.changed.append(position)
     if outcome.changes:
         new_database = dict(database)
@@ -134,32 +112,45 @@ def plan_normalize(
     return outcome
 
 
-def _requeue(
-    talk: Mapping[str, Any],
-    updated: dict[str, Any],
-    path: str,
-    filename: str,
-    trouble: tuple[Sequence[Issue], str],
-    outcome: NormalizeOutcome,
-) -> None:
-    """An analysed talk whose analysis is unusable is reprocessed (``trouble``: the talk's
-    issues and the reason they give); any talk is listed for review."""
-    issues, reason = trouble
+def _normalize_talk(edit: _Edit, roots: SourceRoots, issues: Sequence[Issue]) -> None:
+    """Capabilities re-derived, the legacy status mapped, findings listed, then a requeue
+    when the read's warnings make the analysis unusable."""
+    resolution = resolve(edit.talk, roots)
+    capabilities = resolution.capabilities
+    if edit.talk.get("source_capabilities") != capabilities:
+        edit.change("source_capabilities", capabilities)
+    _normalize_status(edit, bool(capabilities))
+    for finding in resolution.findings:
+        edit.review(jp(edit.path, finding.field), finding.code)
+    reason = requeue_reason(issues)
+    if reason is not None:
+        _requeue(edit, issues, reason)
+
+
+def _normalize_status(edit: _Edit, has_sources: bool) -> None:
+    """A legacy no-source status becomes ``skipped_no_sources`` unless sources exist now,
+    which (like a skipped talk that has them) is for review."""
+    status = edit.talk.get("status")
+    where = jp(edit.path, "status")
+    if status in LEGACY_NO_SOURCE_STATUSES:
+        if not has_sources:
+            edit.change("status", SKIPPED_NO_SOURCES)
+        else:
+            edit.review(where, "legacy_status_has_sources")
+    elif status == SKIPPED_NO_SOURCES and has_sources:
+        edit.review(where, "skipped_no_sources_has_capabilities")
+
+
+def _requeue(edit: _Edit, issues: Sequence[Issue], reason: str) -> None:
+    """An analysed talk whose analysis is unusable is reprocessed (``reason``: what the
+    talk's issues give); any talk is listed for review."""
     for issue in issues:
-        outcome.review.append({"filename": filename, "path": issue.path, "code": issue.code})
-    transition = invalidate_analysis(updated, ["pattern_observations"], reason, path)
+        edit.review(issue.path, issue.code)
+    transition = invalidate_analysis(edit.updated, ["pattern_observations"], reason, edit.path)
     if transition is None:
         return
     for name in ("status", "reprocess_reason", "reprocess_generation"):
-        outcome.changes.append(
-            {
-                "filename": filename,
-                "path": jp(path, name),
-                "before_exists": name in talk,
-                "before": talk.get(name),
-                "after": updated[name],
-            }
-        )
+        edit.change(name, edit.updated[name])
 
 
 def identity_trouble(database: Mapping[str, Any], roots: SourceRoots) -> dict[int, list[Issue]]:
