@@ -44,6 +44,8 @@ DEDICATED = {
     "suggestion_polarity_conflict",
     # test_persist.py: the same batch persisted a second time
     "return_already_persisted",
+    # test_delivery_video_audio_only.py: a real audio-only recording attached as local media
+    "delivery_video_unavailable",
 }
 
 

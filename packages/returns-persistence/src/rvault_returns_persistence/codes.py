@@ -41,6 +41,14 @@ CODES = declare(
     refusal("database_requires_migration"),
     refusal("database_unreadable"),
     refusal("database_version_unsupported"),
+    refusal(
+        "delivery_video_unavailable",
+        "the talk has no video (no youtube_id or video_url, no attached recording with a "
+        "video stream): drop delivery_video from evidence_sources, source_inspection and the "
+        "citations (rvault-returns scaffold lists the talk's sources), or attach the filmed "
+        "recording with rvault-db attach-media DB --talk FILENAME PATH",
+        also=ISSUE,
+    ),
     refusal("feedback_input_missing"),
     refusal("feedback_no_input"),
     refusal("member_not_found"),

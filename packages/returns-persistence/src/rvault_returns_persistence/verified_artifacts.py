@@ -23,6 +23,8 @@ from rvault_contracts.strict_json import StrictJSONError, is_number, loads_stric
 from rvault_contracts.writer import WriterError, read_snapshot
 
 from rvault_returns_persistence.artifacts import TalkArtifacts, _regular_file, owner_readings
+from rvault_returns_persistence.codes import HINTS
+from rvault_returns_persistence.delivery_video import missing_video
 from rvault_returns_persistence.quote_locator import NormalizedText
 from rvault_returns_persistence.refusals import HintedRefusal
 
@@ -305,8 +307,18 @@ class VerifiedArtifacts:
         The downloaded delivery video (``slides-rebuild/{id}/{id}.mp4``) with the duration
         its transcript owner verified, else the current timing receipt itself (a timed
         artifact whose owner-bound provenance carries the duration). A URL or an unbound
-        ``source_identity`` duration cannot verify a timestamp.
+        ``source_identity`` duration cannot verify a timestamp, and a timing receipt stands
+        in only for a video that exists: a talk with none (an audio-only recording, nothing
+        named) is ``delivery_video_unavailable`` (:mod:`.delivery_video`).
         """
+        missing = missing_video(self.vault_root, self.talk, self.found)
+        if missing is not None:
+            raise EvidenceRefusal(
+                "delivery_video_unavailable",
+                f"no delivery_video to bind: {missing}",
+                self.path,
+                hint=HINTS["delivery_video_unavailable"],
+            )
         duration = self.found.video_duration
         relative = self.found.video_path
         if relative is not None and duration is not None and self._receipt_duration():

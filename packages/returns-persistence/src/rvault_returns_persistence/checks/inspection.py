@@ -16,6 +16,7 @@ from rvault_contracts.strict_json import is_number
 from rvault_contracts.strict_json import json_path as child
 
 from rvault_returns_persistence.context import ReturnContext
+from rvault_returns_persistence.delivery_video import missing_video
 from rvault_returns_persistence.vocabulary import (
     COMPARISON,
     ENGINE_INSPECTION_FIELDS,
@@ -212,9 +213,25 @@ def _check_receipt(ctx: ReturnContext, r_path: str, record: Any, result: Inspect
         _check_comparison_record(ctx, r_path, record, result)
     elif source in result.ranges:
         ctx.add("inspection_duplicate_source", r_path, f"{source} has more than one receipt")
-    elif RANGE_KEY[source] in record:
+    elif RANGE_KEY[source] in record and _source_exists(ctx, r_path, source):
         _check_receipt_ranges(ctx, child(r_path, RANGE_KEY[source]), source, record, result)
     return source
+
+
+def _source_exists(ctx: ReturnContext, r_path: str, source: str) -> bool:
+    """A delivery_video receipt needs a video to have been watched (``delivery_video``).
+
+    Without one the transcript's timing receipt would bound the ranges, so an
+    audio-only recording would count as delivery video; the receipt is refused
+    and the source stays uninspected (its citations and detections are refused too).
+    """
+    if source != "delivery_video":
+        return True
+    reason = missing_video(ctx.vault_root, ctx.talk, ctx.artifacts)
+    if reason is None:
+        return True
+    ctx.add("delivery_video_unavailable", r_path, f"no delivery_video to inspect: {reason}")
+    return False
 
 
 def _check_receipt_ranges(
