@@ -16,11 +16,11 @@ from typing import Any
 
 from rvault_contracts.canonical import sha256_bytes
 from rvault_contracts.cli import Refusal
-from rvault_contracts.writer import FaultHook, WriterError, read_snapshot
+from rvault_contracts.writer import BundleReport, FaultHook, WriterError, read_snapshot
 from rvault_returns_persistence.api import ReturnsFileWording, read_returns_file
 
 from rvault_analysis_writer import markdown, replacement
-from rvault_analysis_writer.authorize import AuthorizedTalk, authorize
+from rvault_analysis_writer.authorize import Authorization, AuthorizedTalk, authorize
 from rvault_analysis_writer.evidence_bytes import EvidenceCheck
 from rvault_analysis_writer.placement import check_output_directory
 from rvault_analysis_writer.talk_view import TalkView, build_view
@@ -100,6 +100,54 @@ def _check_database_unchanged(path: Path, read_sha256: str) -> None:
         )
 
 
+def _written(
+    auth: Authorization,
+    bodies: dict[str, bytes],
+    plan: replacement.Plan,
+    report: BundleReport | None,
+    directory: Path,
+) -> list[dict[str, Any]]:
+    """One row per rendered talk: its bytes, what they replaced, and how durably."""
+    written = []
+    for member in auth.talks:
+        if not member.rendered:
+            continue
+        name = member.filename
+        prior = plan.expected[name]
+        file_report = report.files[name] if report is not None else None
+        written.append(
+            {
+                "bytes": len(bodies[name]),
+                "durability_state": file_report.durability_state if file_report else "unchanged",
+                "filename": name,
+                "path": str(directory / name),
+                "pattern_scoring_generation_status": member.talk.get(
+                    "pattern_scoring_generation_status"
+                ),
+                "previous_kind": prior.kind,
+                "previous_sha256": sha256_bytes(prior.data) if prior.data is not None else None,
+                "result_payload_sha256": member.receipt,
+                "sha256": sha256_bytes(bodies[name]),
+                "warnings": list(file_report.warnings) if file_report else [],
+            }
+        )
+    return written
+
+
+def _skipped(auth: Authorization) -> list[dict[str, Any]]:
+    """The batch members whose result renders no analysis."""
+    return [
+        {
+            "filename": m.filename,
+            "reason": "skipped_result_not_rendered",
+            "result_payload_sha256": m.receipt,
+            "result_status": m.ret["status"],
+        }
+        for m in auth.talks
+        if not m.rendered
+    ]
+
+
 def write_analyses(
     request: WriteRequest, progress: Callable[[str], None] | None = None
 ) -> dict[str, Any]:
@@ -120,39 +168,7 @@ def write_analyses(
     if progress is not None:
         progress(f"replacing {len(names)} analyses in {request.output_directory}")
     report = replacement.commit(plan, bodies, request.fault) if names else None
-    written = []
-    for member in auth.talks:
-        if not member.rendered:
-            continue
-        name = member.filename
-        prior = plan.expected[name]
-        file_report = report.files[name] if report is not None else None
-        written.append(
-            {
-                "bytes": len(bodies[name]),
-                "durability_state": file_report.durability_state if file_report else "unchanged",
-                "filename": name,
-                "path": str(request.output_directory / name),
-                "pattern_scoring_generation_status": member.talk.get(
-                    "pattern_scoring_generation_status"
-                ),
-                "previous_kind": prior.kind,
-                "previous_sha256": sha256_bytes(prior.data) if prior.data is not None else None,
-                "result_payload_sha256": member.receipt,
-                "sha256": sha256_bytes(bodies[name]),
-                "warnings": list(file_report.warnings) if file_report else [],
-            }
-        )
-    skipped = [
-        {
-            "filename": m.filename,
-            "reason": "skipped_result_not_rendered",
-            "result_payload_sha256": m.receipt,
-            "result_status": m.ret["status"],
-        }
-        for m in auth.talks
-        if not m.rendered
-    ]
+    written = _written(auth, bodies, plan, report, request.output_directory)
     return {
         "batch": {
             "batch_id": auth.batch_id,
@@ -169,7 +185,7 @@ def write_analyses(
         "output_directory_created": plan.create and report is not None,
         "rendering_contract": markdown.RENDERING_CONTRACT,
         "schema_version": REPORT_VERSION,
-        "skipped": skipped,
+        "skipped": _skipped(auth),
         "stale_evidence": [s.to_dict() for s in stale],
         "warnings": [
             *(report.warnings if report is not None else []),
