@@ -11,7 +11,8 @@ rows into independent tasks:
   instead of replacing it, so a rerun after a lost registration is cheap);
 * ``deck`` when the catalogued deck is not extracted or the pptx owner says
   it must be regenerated (the rule behind status's ``extract_deck``);
-* ``slides`` when a recording exists and no manifest does.
+* ``slides`` when a recording that shows the delivery exists and no manifest
+  does.
 
 A talk under a live claim, analysed, otherwise not claimable, awaiting a
 torn bundle's recovery, or whose attached recording was replaced (its
@@ -20,8 +21,12 @@ next action; so is a talk whose artifacts are current, which
 makes a rerun resume where the last batch stopped. A talk's recording is the
 attached recording (``local_media``, ``rvault-db attach-media``), else the
 contract download path ``slides-rebuild/{youtube_id}/{youtube_id}.mp4``,
-which the batch attaches in its transaction. Slides need a YouTube ID: the
-manifest's contract path and every reader of it are keyed by it.
+which the batch attaches in its transaction. Slides are extracted only from a
+recording with a video stream: the attached one when tracking-db's
+``recording_shows_video`` says so, else the contract download; an audio-only
+recording (a WAV attached beside a YouTube talk) shows nothing to extract.
+They are keyed like every reader of the manifest keys them
+(``talk_video_key``: the YouTube ID, else the attached recording's stem).
 """
 
 from __future__ import annotations
@@ -160,7 +165,7 @@ def _plan_talk(
     tasks = [
         _transcript_task(row, talk, video_id, recording, media),
         _deck_task(row, config),
-        _slides_task(row, video_id, recording),
+        _slides_task(row, db_api.talk_video_key(talk), _filmed(vault_root, media, video_id)),
     ]
     found = [t for t in tasks if t is not None and not _deck_planned(plan, t)]
     if not found:
@@ -181,6 +186,20 @@ def _recording(vault_root: Path, video_id: str | None) -> str | None:
     relative = f"slides-rebuild/{video_id}/{video_id}.mp4"
     path = vault_root / relative
     return relative if path.is_file() and not path.is_symlink() else None
+
+
+def _filmed(vault_root: Path, media: Mapping[str, Any] | None, video_id: str | None) -> str | None:
+    """The recording slides are extracted from: one that shows the delivery.
+
+    The attached recording when it has a video stream (the db-local-media v2
+    ``streams``, a v1 record probed), else the contract download of the
+    YouTube video. An audio-only attached recording is still the transcript's
+    source, never the slides': it has no frame to extract, while the talk's
+    video may well be on disk.
+    """
+    if media is not None and db_api.recording_shows_video(vault_root, media):
+        return str(media["path"])
+    return _recording(vault_root, video_id)
 
 
 def _transcript_task(
@@ -232,6 +251,7 @@ def _deck_task(row: Mapping[str, Any], config: Mapping[str, Any]) -> Task | None
 def _slides_task(
     row: Mapping[str, Any], video_id: str | None, recording: str | None
 ) -> Task | None:
+    """``video_id`` is the talk's video key (the manifest's name), ``recording`` a filmed one."""
     if recording is None or video_id is None or row["video"]["status"] != "missing":
         return None
     args = {"video_id": video_id, "recording": recording, "outdir": f"slides-rebuild/{video_id}"}
