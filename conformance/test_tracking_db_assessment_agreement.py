@@ -30,14 +30,14 @@ from rvault_tracking_db.assessment.records import (
     assess_source_rejection,
     assess_thumbnail,
 )
-from rvault_tracking_db.assessment.talks import _deep_claim_checker, assess_talk
+from rvault_tracking_db.assessment.talks import assess_talk, deep_claim_checker
 
 
 def _record(assess: Callable[..., Any]) -> Callable[[Any, int], bool]:
     def check(document: Any, version: int) -> bool:
         issues = Collector()
         if assess is assess_talk:
-            assess(document, "$", issues, missing_version=1, claim_checker=_deep_claim_checker())
+            assess(document, "$", issues, missing_version=1, claim_checker=deep_claim_checker())
         elif assess is assess_config:
             assess(document, "$", issues, missing_version=1, database_parent=None)
         else:

@@ -11,6 +11,7 @@ import argparse
 from rvault_contracts import cli as contract_cli
 
 from rvault_returns_persistence.__about__ import __version__
+from rvault_returns_persistence.codes import HINTS
 
 PROG = "rvault-returns"
 
@@ -72,4 +73,4 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return contract_cli.console_main(build_parser, argv)
+    return contract_cli.console_main(build_parser, argv, HINTS)

@@ -28,10 +28,9 @@ from typing import Any
 from rvault_contracts.issues import Collector, Issue
 
 from rvault_tracking_db.assessment import Assessment, assess_database
-from rvault_tracking_db.assessment.model import child
 from rvault_tracking_db.assessment.root import RECORD_ARRAYS
 from rvault_tracking_db.assessment.storage_path import database_parent
-from rvault_tracking_db.assessment.talks import _deep_claim_checker, assess_talk
+from rvault_tracking_db.assessment.talks import assess_talks, deep_claim_checker
 from rvault_tracking_db.decoding import NotProven, collector_paused, stream_database
 from rvault_tracking_db.reader import (
     VerifiedRead,
@@ -89,7 +88,7 @@ def _streamed_assessment(data: bytes, parent: str | None) -> Assessment | None:
 
 
 def _talk_issues(talks: Iterator[Any], root_version: int | None) -> list[Issue]:
-    """Each talk's findings as the owner's talk loop reports them, plus duplicates.
+    """Each talk's findings from the owner's own talk loop, plus duplicates.
 
     Every talk is read (and so proven), even when the root is unusable.
     """
@@ -99,18 +98,5 @@ def _talk_issues(talks: Iterator[Any], root_version: int | None) -> list[Issue]:
             pass
         return issues.items
     missing = 1 if root_version == 0 else None
-    checker = _deep_claim_checker()
-    seen: set[str] = set()
-    for index, talk in enumerate(talks):
-        path = f'$["talks"][{index}]'
-        assess_talk(talk, path, issues, missing_version=missing, claim_checker=checker)
-        filename = talk.get("filename") if isinstance(talk, dict) else None
-        if isinstance(filename, str):
-            if filename in seen:
-                issues.add(
-                    "duplicate_talk_filename",
-                    child(path, "filename"),
-                    f"talk filename {filename!r} appears more than once",
-                )
-            seen.add(filename)
+    assess_talks(talks, issues, missing, deep_claim_checker())
     return issues.items

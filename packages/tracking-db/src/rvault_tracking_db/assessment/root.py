@@ -24,7 +24,7 @@ from rvault_tracking_db.assessment.records import (
     assess_resource,
     assess_thumbnail,
 )
-from rvault_tracking_db.assessment.talks import ClaimChecker, _deep_claim_checker, assess_talk
+from rvault_tracking_db.assessment.talks import ClaimChecker, assess_talks, deep_claim_checker
 
 ROOT_VERSIONS = (1,)
 CURRENT_ROOT_VERSION = 1
@@ -71,7 +71,7 @@ def assess_database(
     """
     checker: ClaimChecker | None
     if claim_checker is True:
-        checker = _deep_claim_checker()
+        checker = deep_claim_checker()
     elif claim_checker is False:
         checker = None
     else:
@@ -105,7 +105,7 @@ def assess_database(
     talks = document.get("talks")
     if "talks" in document:
         if isinstance(talks, list):
-            _assess_talks(talks, issues, missing, checker, _clean_talks(derived_from, version))
+            assess_talks(talks, issues, missing, checker, _clean_talks(derived_from, version))
         else:
             issues.add(checks.WRONG_TYPE, '$["talks"]', "talks must be an array")
     for key, assess in RECORD_ARRAYS.items():
@@ -141,26 +141,3 @@ def _clean_talks(
         if matched := _TALK_PATH.match(issue.path):
             flagged.add(int(matched.group(1)))
     return {i: talk for i, talk in enumerate(talks) if i not in flagged}
-
-
-def _assess_talks(
-    talks: list[Any],
-    issues: Collector,
-    missing: int | None,
-    checker: ClaimChecker | None,
-    clean: dict[int, Any],
-) -> None:
-    seen: set[str] = set()
-    for index, talk in enumerate(talks):
-        path = f'$["talks"][{index}]'
-        if index not in clean or clean[index] is not talk:
-            assess_talk(talk, path, issues, missing_version=missing, claim_checker=checker)
-        filename = talk.get("filename") if isinstance(talk, dict) else None
-        if isinstance(filename, str):
-            if filename in seen:
-                issues.add(
-                    "duplicate_talk_filename",
-                    child(path, "filename"),
-                    f"talk filename {filename!r} appears more than once",
-                )
-            seen.add(filename)

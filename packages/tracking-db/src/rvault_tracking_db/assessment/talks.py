@@ -12,7 +12,7 @@ whose version has a registered contract (v2) is also validated against it
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from rvault_contracts.issues import Collector
@@ -48,11 +48,41 @@ _NULLABLE_STRINGS = shapes.typed(TALK, CURRENT_TALK_VERSION, "string", "null")
 ClaimChecker = Callable[..., list[Any]]
 
 
-def _deep_claim_checker() -> ClaimChecker:
+def deep_claim_checker() -> ClaimChecker:
     """The queue owner's claim validator, imported on use (the queue imports this package)."""
     from rvault_tracking_db.queue.claims import claim_issues
 
     return claim_issues
+
+
+def assess_talks(
+    talks: Iterable[Any],
+    issues: Collector,
+    missing: int | None,
+    checker: ClaimChecker | None,
+    clean: Mapping[int, Any] | None = None,
+) -> None:
+    """Every talk's findings in order, plus duplicate filenames: the one talk loop.
+
+    ``talks`` may be a stream (the streamed read hands talks over one at a
+    time and drops them), so only filenames are kept. ``clean`` maps an index
+    to a talk already assessed without issues there: that very object is not
+    walked again.
+    """
+    seen: set[str] = set()
+    for index, talk in enumerate(talks):
+        path = f'$["talks"][{index}]'
+        if clean is None or index not in clean or clean[index] is not talk:
+            assess_talk(talk, path, issues, missing_version=missing, claim_checker=checker)
+        filename = talk.get("filename") if isinstance(talk, dict) else None
+        if isinstance(filename, str):
+            if filename in seen:
+                issues.add(
+                    "duplicate_talk_filename",
+                    child(path, "filename"),
+                    f"talk filename {filename!r} appears more than once",
+                )
+            seen.add(filename)
 
 
 def assess_talk(
