@@ -1,13 +1,8 @@
 """The refusal, error and issue codes of ``rvault-pptx``, each with its next action.
 
-A refusal's ``hint`` here is the default next action: ``console_main`` registers
-:data:`HINTS` and ``rvault_contracts.cli.emit`` prints it when the call site
-names none. A refusal declared without a hint is one whose call sites always
-name their own. The README's code table is generated from :data:`CODES`
-(``tools/refusal_codes.py --write``); ``tools/tests/test_refusal_codes.py``
-fails on a code the source emits but this module does not declare. The codes
-every tool shares are declared once, in ``rvault_contracts.codes``; one here
-gives a shared code this tool's own hint.
+How a declaration is used (default hints, the README table, the guard tests):
+``rvault_contracts.codes``. A code shared by every tool is declared there; one
+repeated here gives it this tool's own hint.
 """
 
 from __future__ import annotations
