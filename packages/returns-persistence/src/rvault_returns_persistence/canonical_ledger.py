@@ -30,8 +30,8 @@ from rvault_returns_persistence.checks.inspection import (
 from rvault_returns_persistence.checks.protocol import expected_reason
 from rvault_returns_persistence.context import return_context
 from rvault_returns_persistence.database import Snapshot
+from rvault_returns_persistence.persist_gate import Member
 from rvault_returns_persistence.quote_locator import near_miss, segment_span
-from rvault_returns_persistence.validator import Member
 from rvault_returns_persistence.verified_artifacts import EvidenceRefusal, VerifiedArtifacts
 from rvault_returns_persistence.vocabulary import COMPARISON, RANGE_KEY
 

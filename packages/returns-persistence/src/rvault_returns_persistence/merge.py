@@ -26,7 +26,7 @@ from rvault_returns_persistence import scoring_generation
 from rvault_returns_persistence.canonical_ledger import Ledger, stamp_metadata
 from rvault_returns_persistence.catalog import Catalog
 from rvault_returns_persistence.legacy_comparison import infer_groups
-from rvault_returns_persistence.validator import Member
+from rvault_returns_persistence.persist_gate import Member
 from rvault_returns_persistence.vocabulary import CLEARABLE_TOP_LEVEL, VERBATIM_LANES
 
 # structured_data scalars the talk record also carries at top level (queryable copies).

@@ -11,7 +11,7 @@ step one function of the module named for it:
 1. **read** (:func:`database.read_for_persist`): the owner read of the
    database (its snapshot binds the final install; with ``apply`` the bytes
    must be the reviewed ``expected_sha256``), a current root, the vault;
-2. **validate** (:func:`validator.validate_for_persist`): the validate
+2. **validate** (:func:`persist_gate.validate_for_persist`): the validate
    command's full rules over the batch, including the batch gate (exact live
    membership, generations, one epoch and baseline), plus the facts only
    persistence knows: no member of the batch is already closed (a lifecycle
@@ -47,7 +47,7 @@ from rvault_returns_persistence.catalog import Catalog, load_catalog
 from rvault_returns_persistence.database import Snapshot, database_error, read_for_persist
 from rvault_returns_persistence.install import Installed, install
 from rvault_returns_persistence.merge import Merged, merge_member
-from rvault_returns_persistence.validator import Member, validate_for_persist
+from rvault_returns_persistence.persist_gate import Member, validate_for_persist
 
 REPORT_VERSION = 2
 DEFAULT_HINT = "nothing was written; fix what the error names and persist the whole batch again"
