@@ -13,7 +13,10 @@ stale and missing; recording current and replaced. The status runs as the
 installed command, the site's reader in process, and every lane is compared.
 A second vault, persisted by the installed ``rvault-returns persist``, has a
 transcript re-fetched after its analysis: status, normalize and the site name
-the same stale evidence identities.
+the same stale evidence identities. A third vault persists a talk whose deck
+(python-pptx) was extracted by ``rvault-pptx extract`` and recorded by
+``rvault-db record-deck``; the deck edited afterwards makes the cited
+extraction stale for status, ``rvault-analysis write`` and the site alike.
 """
 
 from __future__ import annotations
@@ -24,11 +27,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from _persist_producer import persisted_vault
+from _persist_producer import CLAIMED_AT, NAMES, RUN_DATE, owner_transcript, persisted_vault
+from _queue_producer import claim
+from _returns_producer import completed_return
 from _support import pending_talk, write_current_database
 from _video_producer import VIDEO_ID, extract
 from rvault_analysis_writer.site.evidence import read_talk_evidence
-from rvault_testkit.plugin import run_cli
+from rvault_returns_persistence.catalog import load_catalog
+from rvault_testkit.plugin import run_cli, run_cli_applied
 from rvault_testkit.tracking_db.samples import example_pptx, example_pptx_failed
 from rvault_tracking_db.api import SourceRoots, deck_catalog, deck_record
 from rvault_video_extraction import api as video_api
@@ -216,6 +222,88 @@ def test_status_normalize_and_site_agree_on_evidence_replaced_after_persist(
         c["filename"] for c in normalize.json["changes"] if c["path"].endswith('["status"]')
     }
     assert requeued == {first["filename"]}
+
+
+def _deck_vault(root: Path) -> tuple[Path, Path]:
+    """(database, deck): the first talk's deck, a real python-pptx
+    deck extracted by the installed ``rvault-pptx extract`` and recorded by ``rvault-db
+    record-deck``, so the scaffold and the installed persist cite the extraction."""
+    from pptx import Presentation
+
+    vault = root / "vault"
+    talks = []
+    for name in NAMES:
+        path = owner_transcript(vault, name.removesuffix(".md"))
+        talks.append({"schema_version": 5, "filename": name, "status": "pending",
+                      "transcript_path": path})  # fmt: skip
+    deck, extraction = vault / "decks" / "talk.pptx", vault / "pptx-extractions" / "talk.json"
+    deck.parent.mkdir()
+    extraction.parent.mkdir()
+    made = Presentation()
+    for n in (1, 2):
+        made.slides.add_slide(made.slide_layouts[1]).shapes.title.text = f"Step {n}"
+    made.save(str(deck))
+    result = run_cli("rvault-pptx", "extract", "decks/talk.pptx", "--no-ocr", "--out",
+                     extraction, "--source-root", ".", cwd=vault)  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    talks[0]["pptx_path"] = "decks/talk.pptx"
+    db = write_current_database(vault, talks)
+    recorded = run_cli_applied("rvault-db", "record-deck", db, extraction)
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    claim(db, CLAIMED_AT, extra=("--catalog-fingerprint", load_catalog().fingerprint))
+    returns = [completed_return(db, name) for name in NAMES]
+    for n, ret in enumerate(returns, start=3):
+        for lane in ("patterns_detected", "applicability_assessments"):
+            for row in ret["pattern_observations"][lane]:
+                for citation in row["evidence_citations"]:
+                    citation["quote"] = f"in part {n} of the talk"
+    (root / "returns.json").write_text(json.dumps(returns), encoding="utf-8")
+    persisted = run_cli_applied("rvault-returns", "persist", db, root / "returns.json",
+                                "--run-date", RUN_DATE)  # fmt: skip
+    assert persisted.returncode == 0, persisted.stdout + persisted.stderr
+    return db, deck
+
+
+def test_status_write_and_site_agree_on_a_deck_edited_after_its_extraction(
+    tmp_path: Path,
+) -> None:
+    """The extraction's bytes are unchanged, the deck it describes is not: status flags the
+    cited extraction's digest, and ``write`` (given the database's deck catalog, as the
+    site is) and the site report the same digest for the same talk, and no other."""
+    from pptx import Presentation
+
+    db, deck = _deck_vault(tmp_path)
+    document = json.loads(db.read_text(encoding="utf-8"))
+    first = next(t for t in document["talks"] if t["filename"] == NAMES[0])
+    [cited] = [r for r in first["pattern_observations"]["source_inspection"]
+               if r["source"] == "native_deck"]  # fmt: skip
+    outdir = db.parent / "analyses"
+    outdir.mkdir()
+    write = ("rvault-analysis", "write", tmp_path / "returns.json", outdir, "--db", db)
+    before = run_cli(*write)
+    assert before.returncode == 0 and before.json["stale_evidence"] == [], before.stdout
+
+    edited = Presentation(str(deck))
+    edited.slides[1].shapes.title.text = "Step 2, rewritten after the extraction"
+    edited.save(str(deck))
+    status = run_cli("rvault-db", "status", db, "--format", "json")
+    assert status.returncode == 0, status.stdout + status.stderr
+    flagged = {
+        (row["filename"], _at(document, issue["path"]))
+        for row in status.json["talks"]
+        for issue in row["evidence_issues"]
+        if issue["code"] == "evidence_identity_stale"
+    }
+    written = run_cli(*write)
+    assert written.returncode == 0, written.stdout + written.stderr
+    site = run_cli("rvault-analysis", "site", db.parent / "report", "--db", db)
+    assert site.returncode == 0, site.stdout + site.stderr
+    for report in (written.json, site.json):
+        reported = {(s["filename"], s["recorded_sha256"]) for s in report["stale_evidence"]}
+        assert reported == flagged == {(NAMES[0], cited["artifact_sha256"])}
+        assert {s["path"] for s in report["stale_evidence"]} == {cited["artifact_path"]}
+    [warning] = [w for w in written.json["warnings"] if cited["artifact_path"] in w]
+    assert "made from decks/talk.pptx, which has other bytes now" in warning
 
 
 def test_a_current_manifest_vouches_for_its_recording_once(

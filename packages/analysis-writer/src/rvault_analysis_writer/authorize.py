@@ -54,6 +54,9 @@ class Authorization:
     database_sha256: str
     catalog_fingerprint: str
     catalog_source: str
+    database: Mapping[str, Any]
+    """The owner read the batch was authorized against (its sha256 above): ``write`` takes
+    the source roots and deck catalog for its evidence check from this same snapshot."""
 
 
 def _refuse(code: str, message: str, path: str | None, hint: str, **context: Any) -> Refusal:
@@ -429,4 +432,5 @@ def authorize(
         database_sha,
         catalog.fingerprint,
         "default" if catalog_dir is None else "custom",
+        database,
     )

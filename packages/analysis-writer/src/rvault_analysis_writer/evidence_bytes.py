@@ -23,7 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rvault_tracking_db.api import IdentityCheck, SourceRoots, deck_record, owner_receipts
+from rvault_tracking_db.api import (
+    IdentityCheck,
+    SourceRoots,
+    deck_catalog,
+    deck_record,
+    owner_receipts,
+)
 
 VAULT = "vault"
 CHANGED = "evidence_changed"
@@ -38,6 +44,9 @@ class StaleEvidence:
     recorded_sha256: str
     actual_sha256: str | None
     code: str
+    made_from: str | None = None
+    """The deck the cited extraction was made from, when the deck was edited after it
+    (the extraction's own bytes still match): said in the warning, not a report field."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -50,10 +59,18 @@ class StaleEvidence:
         }
 
     def message(self) -> str:
-        now = "is gone or unreadable" if self.code == MISSING else "has other bytes now"
+        if self.made_from is not None:
+            now = (
+                f"is unchanged, but it was made from {self.made_from}, which has other bytes "
+                "now, so it no longer describes the deck"
+            )
+        elif self.code == MISSING:
+            now = "is gone or unreadable"
+        else:
+            now = "has other bytes now"
         return (
-            f"{self.filename}: the {self.source} evidence {self.path} {now} than the persisted "
-            "analysis cites; re-run the talk (rvault-db queue normalize, claim, persist) or "
+            f"{self.filename}: the {self.source} evidence {self.path} the persisted analysis "
+            f"cites {now}; re-run the talk (rvault-db queue normalize, claim, persist) or "
             "restore the file"
         )
 
@@ -75,6 +92,13 @@ class EvidenceCheck:
     def __post_init__(self) -> None:
         self._check = IdentityCheck(self.roots or SourceRoots(self.vault_root))
 
+    @classmethod
+    def of_database(cls, vault_root: Path, database: Mapping[str, Any]) -> EvidenceCheck:
+        """The check ``write`` and ``site`` both run: the database's source roots and its
+        deck catalog, as ``rvault-db status`` reads them, so the three name the same talks."""
+        roots = SourceRoots.from_config(vault_root, database.get("config"))
+        return cls(vault_root, roots, deck_catalog(database))
+
     def stale(self, talk: Mapping[str, Any]) -> list[StaleEvidence]:
         record = deck_record(self.decks, talk) if self.decks is not None else None
         found = self._check.stale(talk, receipts=owner_receipts(talk, record))
@@ -86,6 +110,7 @@ class EvidenceCheck:
                 s.identity.sha256,
                 s.actual_sha256,
                 s.code,
+                s.made_from,
             )
             for s in found
             if self.roots is not None or s.identity.root == VAULT

@@ -160,7 +160,7 @@ def write_analyses(
     document = read_returns(request.returns_path)
     auth = authorize(document, database_path=request.database_path, catalog_dir=request.catalog_dir)
     bodies = render_batch(auth.talks, progress)
-    check = EvidenceCheck(request.database_path.parent)
+    check = EvidenceCheck.of_database(request.database_path.parent, auth.database)
     stale = [s for m in auth.talks if m.rendered for s in check.stale(m.talk)]
     names = sorted(bodies)
     plan = replacement.preflight(request.output_directory, names)

@@ -172,7 +172,7 @@ def _read(request: SiteRequest, progress: Callable[[str], None]) -> _Read:
     identity = identity_notes(database, vault_root)
     for name, notes in ledger_notes.items():
         identity[name] = notes + identity.get(name, ())
-    check = EvidenceCheck(vault_root, roots, decks)
+    check = EvidenceCheck.of_database(vault_root, database)
     stale = [
         s for talk in talks if talk.get("status") in ANALYSED_STATUSES for s in check.stale(talk)
     ]
