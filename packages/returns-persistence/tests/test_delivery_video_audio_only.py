@@ -95,6 +95,17 @@ def test_validate_refuses_delivery_video_from_an_audio_only_recording(
         if e["code"] == "delivery_video_unavailable"
     ]  # fmt: skip
     assert audio_only.media in unavailable["message"] and "audio only" in unavailable["message"]
+    # the citation names the refusal, not a receipt the worker never wrote
+    [cited] = [
+        e for r in result.json["returns"] for e in r["errors"]
+        if e["code"] == "citation_source_not_inspected"
+    ]  # fmt: skip
+    assert "no inspection receipt" not in cited["message"]
+    assert cited["message"].startswith(
+        "delivery_video cannot be cited: its inspection receipt was refused "
+        f"(delivery_video_unavailable at {unavailable['path']}: the talk names no video"
+    )
+    assert audio_only.media in cited["message"] and "audio only" in cited["message"]
 
 
 def test_persist_refuses_it_and_writes_nothing(

@@ -143,7 +143,7 @@ def _check_permitted(
         ctx.add(
             "citation_source_not_inspected",
             child(path, "source"),
-            f"{source} has no inspection receipt",
+            inspection.not_inspected(source),
         )
         ok = False
     return ok

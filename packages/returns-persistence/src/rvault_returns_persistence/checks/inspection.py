@@ -37,6 +37,19 @@ class Inspection:
     ranges: dict[str, list[list[Any]]] = field(default_factory=dict)
     complete: set[str] = field(default_factory=set)
     capable: set[str] = field(default_factory=set)  # complete and absence-capable
+    refused: dict[str, str] = field(default_factory=dict)  # source -> why its receipt was refused
+
+    def not_inspected(self, source: str) -> str:
+        """Why ``source`` counts as uninspected, for the issues of what cites it.
+
+        A receipt the worker wrote but persistence refused (a delivery_video of a
+        talk with no video) is named as refused, with the reason, so the speaker
+        is not sent looking for a receipt that is there.
+        """
+        reason = self.refused.get(source)
+        if reason is None:
+            return f"{source} has no inspection receipt"
+        return f"{source} cannot be cited: its inspection receipt was refused ({reason})"
 
 
 def is_source_group(used: Any) -> bool:
@@ -213,17 +226,18 @@ def _check_receipt(ctx: ReturnContext, r_path: str, record: Any, result: Inspect
         _check_comparison_record(ctx, r_path, record, result)
     elif source in result.ranges:
         ctx.add("inspection_duplicate_source", r_path, f"{source} has more than one receipt")
-    elif RANGE_KEY[source] in record and _source_exists(ctx, r_path, source):
+    elif RANGE_KEY[source] in record and _source_exists(ctx, r_path, source, result):
         _check_receipt_ranges(ctx, child(r_path, RANGE_KEY[source]), source, record, result)
     return source
 
 
-def _source_exists(ctx: ReturnContext, r_path: str, source: str) -> bool:
+def _source_exists(ctx: ReturnContext, r_path: str, source: str, result: Inspection) -> bool:
     """A delivery_video receipt needs a video to have been watched (``delivery_video``).
 
     Without one the transcript's timing receipt would bound the ranges, so an
     audio-only recording would count as delivery video; the receipt is refused
-    and the source stays uninspected (its citations and detections are refused too).
+    and the source stays uninspected (its citations and detections are refused too,
+    their issues naming this refusal: ``result.refused``).
     """
     if source != "delivery_video":
         return True
@@ -231,6 +245,7 @@ def _source_exists(ctx: ReturnContext, r_path: str, source: str) -> bool:
     if reason is None:
         return True
     ctx.add("delivery_video_unavailable", r_path, f"no delivery_video to inspect: {reason}")
+    result.refused[source] = f"delivery_video_unavailable at {r_path}: {reason}"
     return False
 
 
