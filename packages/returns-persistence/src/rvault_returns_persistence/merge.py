@@ -1,233 +1,96 @@
-"""Applying one validated return to its talk record.
+"""Step 4 of persist: one validated return applied to its talk record, its claim closed.
 
-Return versions 2-5 share the complete-snapshot contract: a supplied
-declared scalar or list replaces the prior value (an empty value is a real
-snapshot), each registered structured object and each verbatim lane is
-replaced whole so no child of an older run survives, the image-source
-distribution and its basis move as one group, ``structured_data.extensions``
-is the only recursively additive place, and an omitted field is untouched.
-Missing/v1 returns keep the historical additive contract (empty values are
-no-ops, objects merge recursively, lists gain new items). ``clear_fields``
-runs first and also clears the top-level copy of a promoted scalar. A
-skipped result changes only its status (and, elsewhere, its lease).
+Which rules a processed return's analysis is merged by depends on its
+version, and only this table says so (:data:`CONTRACTS`, as
+:mod:`.checks.protocol` does for validation): v2-v5 share the
+complete-snapshot contract of :mod:`.merge_current`, v1 keeps the additive
+contract of :mod:`.merge_legacy`; v4/v5 persist their canonical ledger, v2/v3
+their observations as returned. ``clear_fields`` runs first
+(:mod:`.merge_fields`). A skipped result changes only its status (and,
+elsewhere, its lease).
 """
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from rvault_contracts.canonical import payload_sha256
-from rvault_contracts.cli import Refusal
 from rvault_tracking_db import api as tracking
 
-from rvault_returns_persistence import scoring_generation
-from rvault_returns_persistence.canonical_ledger import Ledger, stamp_metadata
+from rvault_returns_persistence import merge_current, merge_legacy, scoring_generation
+from rvault_returns_persistence.canonical_ledger import Ledger
 from rvault_returns_persistence.catalog import Catalog
-from rvault_returns_persistence.legacy_comparison import infer_groups
-from rvault_returns_persistence.persist_gate import Member
-from rvault_returns_persistence.vocabulary import CLEARABLE_TOP_LEVEL, VERBATIM_LANES
-
-# structured_data scalars the talk record also carries at top level (queryable copies).
-PROMOTED: tuple[str, ...] = (
-    "audience_interaction_count",
-    "closing_type",
-    "co_presenter",
-    "co_presenters",
-    "delivery_language",
-    "illustration_style",
-    "narrative_arc_type",
-    "opening_type",
-    "slide_count",
-    "slide_design_style",
+from rvault_returns_persistence.merge_fields import (
+    MergeResult,
+    apply_clear_fields,
+    promote,
+    record_score,
 )
-IMAGE_GROUP = ("image_source_distribution", "image_source_distribution_basis")
-TOP_LEVEL_FIELDS = tuple(f for f in CLEARABLE_TOP_LEVEL if f != "adherence_comparison")
+from rvault_returns_persistence.persist_gate import Member
+
+Fields = Callable[[MergeResult, dict[str, Any]], None]
+Observations = Callable[[MergeResult, dict[str, Any], Ledger | None], None]
+Evidence = Callable[[MergeResult, Ledger | None, Catalog], None]
+Recorder = Callable[[MergeResult, Member, Catalog], None]
 
 
-@dataclass
-class MergeResult:
-    talk: dict[str, Any]
-    contract: str
-    merged: set[str] = field(default_factory=set)
-    cleared: list[str] = field(default_factory=list)
-    warnings: list[dict[str, str]] = field(default_factory=list)
+@dataclass(frozen=True)
+class MergeContract:
+    """How one return version's processed analysis reaches its talk, step by step."""
+
+    name: str  # the report's merge_contract
+    fields: Fields  # the return's content fields (after clear_fields)
+    observations: Observations  # its pattern_observations
+    evidence: Evidence  # after the merge: what the persisted evidence learns from it
 
 
-def _is_empty(value: Any) -> bool:
-    return value == "" or value == [] or value == {} or value is None
-
-
-def _additive(prior: Any, incoming: Any) -> Any:
-    """The legacy v1 merge of one value (empty incoming values never reach here)."""
-    if isinstance(prior, dict) and isinstance(incoming, dict):
-        out = dict(prior)
-        for key, value in incoming.items():
-            if _is_empty(value):
-                continue
-            out[key] = _additive(out.get(key), value)
-        return out
-    if isinstance(prior, list) and isinstance(incoming, list):
-        return prior + [copy.deepcopy(v) for v in incoming if v not in prior]
-    return copy.deepcopy(incoming)
-
-
-def apply_clear_fields(talk: dict[str, Any], paths: list[str]) -> list[str]:
-    """Delete each dotted path (validated analysis-owned); returns the paths that existed."""
-    cleared: list[str] = []
-    for dotted in paths:
-        head, _, rest = dotted.partition(".")
-        if not rest:
-            if head in talk:
-                del talk[head]
-                cleared.append(dotted)
-            continue
-        node: Any = talk.get(head)
-        parts = rest.split(".")
-        for part in parts[:-1]:
-            node = node.get(part) if isinstance(node, dict) else None
-        if isinstance(node, dict) and parts[-1] in node:
-            del node[parts[-1]]
-            cleared.append(dotted)
-        promoted = head == "structured_data" and len(parts) == 1 and parts[0] in PROMOTED
-        if promoted and parts[0] in talk:
-            del talk[parts[0]]  # the promoted copy goes with its source
-            if dotted not in cleared:
-                cleared.append(dotted)
-    return cleared
-
-
-def _container(talk: dict[str, Any], name: str) -> dict[str, Any]:
-    value = talk.get(name)
-    if not isinstance(value, dict):
-        value = {}  # a valid snapshot may repair a legacy non-object container
-    talk[name] = value
-    return value
-
-
-def _snapshot(result: MergeResult, ret: dict[str, Any]) -> None:
-    talk = result.talk
-    for name in TOP_LEVEL_FIELDS:
-        if name in ret:
-            talk[name] = copy.deepcopy(ret[name])
-            result.merged.add(name)
-    if "adherence_comparison" in talk and "adherence_comparison" not in ret:
-        del talk["adherence_comparison"]  # a stale comparison of a prior generation
-        result.merged.add("adherence_comparison")
-    elif "adherence_comparison" in ret:
-        talk["adherence_comparison"] = copy.deepcopy(ret["adherence_comparison"])
-        result.merged.add("adherence_comparison")
-    incoming = ret.get("structured_data")
-    if isinstance(incoming, dict) and incoming:
-        structured = _container(talk, "structured_data")
-        for key, value in incoming.items():
-            if key == "extensions":
-                structured[key] = _additive(structured.get(key, {}), value)
-            elif key in IMAGE_GROUP:
-                for member in IMAGE_GROUP:  # one dependent group
-                    if member in incoming:
-                        structured[member] = copy.deepcopy(incoming[member])
-                    else:
-                        structured.pop(member, None)
-            else:
-                structured[key] = copy.deepcopy(value)
-            result.merged.add(f"structured_data.{key}")
-    lanes = ret.get("verbatim_examples")
-    if isinstance(lanes, dict) and lanes:
-        verbatim = _container(talk, "verbatim_examples")
-        for lane, value in lanes.items():
-            verbatim[lane] = copy.deepcopy(value)
-            result.merged.add(f"verbatim_examples.{lane}")
-    stale = sorted(set(talk.get("verbatim_examples") or {}) - set(VERBATIM_LANES))
-    if isinstance(talk.get("verbatim_examples"), dict) and stale:
-        raise Refusal(
-            "verbatim_lane_stale",
-            f"the effective verbatim_examples would keep undeclared lanes {stale}",
-            "$.verbatim_examples",
-            hint="add " + ", ".join(f"verbatim_examples.{s}" for s in stale) + " to clear_fields",
-        )
-
-
-def _legacy(result: MergeResult, ret: dict[str, Any]) -> None:
-    talk = result.talk
-    for name in (*TOP_LEVEL_FIELDS, "adherence_comparison"):
-        if name in ret:
-            if _is_empty(ret[name]):
-                result.warnings.append(
-                    {
-                        "code": "legacy_empty_value_ignored",
-                        "message": f"a v1 return's empty {name} is a no-op (additive contract)",
-                        "path": f"$.{name}",
-                    }
-                )
-                continue
-            talk[name] = _additive(talk.get(name), ret[name])
-            result.merged.add(name)
-    for block in ("structured_data", "verbatim_examples"):
-        incoming = ret.get(block)
-        if isinstance(incoming, dict):
-            for key, value in incoming.items():
-                if _is_empty(value):
-                    continue
-                container = _container(talk, block)
-                container[key] = _additive(container.get(key), value)
-                result.merged.add(f"{block}.{key}")
-
-
-def _promote(result: MergeResult) -> None:
-    talk = result.talk
-    structured = talk.get("structured_data")
-    if not isinstance(structured, dict):
-        return
-    for name in PROMOTED:
-        if name in structured and talk.get(name) != structured[name]:
-            talk[name] = copy.deepcopy(structured[name])
-            result.merged.add(name)
+CURRENT = MergeContract(
+    "snapshot",
+    merge_current.snapshot_fields,
+    merge_current.ledger_observations,
+    merge_current.stamp_evidence,
+)
+_V2_V3 = MergeContract(
+    "snapshot",
+    merge_current.snapshot_fields,
+    merge_legacy.observations_as_returned,
+    merge_legacy.infer_comparison_groups,
+)
+CONTRACTS: dict[int, MergeContract] = {
+    1: MergeContract(
+        "legacy_additive",
+        merge_legacy.additive_fields,
+        merge_legacy.additive_observations,
+        merge_legacy.infer_comparison_groups,
+    ),
+    2: _V2_V3,
+    3: _V2_V3,
+    4: CURRENT,
+    5: CURRENT,
+}
+# How the talk records its scoring generation (a skipped return records none).
+RECORDERS: dict[str, Recorder] = {
+    scoring_generation.CURRENT: merge_current.record_current,
+    scoring_generation.LEGACY: merge_legacy.record_replay,
+}
 
 
 def merge_processed(
-    talk: dict[str, Any],
-    ret: dict[str, Any],
-    *,
-    version: int,
-    observations: dict[str, Any] | None,
+    talk: dict[str, Any], ret: dict[str, Any], contract: MergeContract, ledger: Ledger | None
 ) -> MergeResult:
     """The talk after ``clear_fields`` and the return's analysis content (no claim/stamps)."""
-    result = MergeResult(copy.deepcopy(talk), "legacy_additive" if version == 1 else "snapshot")
+    result = MergeResult(copy.deepcopy(talk), contract.name)
     clear = ret.get("clear_fields")
     if isinstance(clear, list):
         result.cleared = apply_clear_fields(result.talk, clear)
-    if version == 1:
-        _legacy(result, ret)
-        if isinstance(ret.get("pattern_observations"), dict):
-            prior = result.talk.get("pattern_observations")
-            result.talk["pattern_observations"] = _additive(
-                prior if isinstance(prior, dict) else {}, ret["pattern_observations"]
-            )
-            result.merged.add("pattern_observations")
-    else:
-        _snapshot(result, ret)
-        if observations is None and isinstance(ret.get("pattern_observations"), dict):
-            observations = copy.deepcopy(ret["pattern_observations"])  # v2/v3: as returned
-        if observations is not None:
-            result.talk["pattern_observations"] = observations
-            result.merged.add("pattern_observations")
-    _promote(result)
-    nested = result.talk.get("pattern_observations")
-    score = nested.get("pattern_score") if isinstance(nested, dict) else None
-    if isinstance(score, dict):
-        score = score.get("score")
-    if isinstance(score, int) and not isinstance(score, bool):
-        result.talk["pattern_score"] = score
-        result.merged.add("pattern_score")
+    contract.fields(result, ret)
+    contract.observations(result, ret, ledger)
+    promote(result)
+    record_score(result)
     return result
-
-
-# --------------------------------------------------------------------------- persist's merge step
-
-CURRENT_TALK_SCHEMA = 5
-CURRENT_SCORING_SCHEMA = 5
 
 
 @dataclass(frozen=True)
@@ -243,10 +106,10 @@ def merge_member(member: Member, ledger: Ledger | None, catalog: Catalog, stamp:
     """Step 4 of persist: the return applied to its talk, the claim closed with its receipt.
 
     A skipped return changes only the status; a processed one its analysis
-    (:func:`merge_processed`, with the canonical ``ledger`` as its
-    observations), its processed_date (the batch stamp) and its scoring
-    generation. Either way the claim is closed with the receipt of the
-    exact return (``result_payload_sha256``).
+    (:func:`merge_processed` by its version's contract, with the canonical
+    ``ledger`` as its observations where it has one), its processed_date (the
+    batch stamp) and its scoring generation. Either way the claim is closed
+    with the receipt of the exact return (``result_payload_sha256``).
     """
     receipt = payload_sha256(member.ret)
     if member.status.startswith("skipped_"):
@@ -270,15 +133,9 @@ def merge_member(member: Member, ledger: Ledger | None, catalog: Catalog, stamp:
 def _merge_analysis(
     member: Member, ledger: Ledger | None, catalog: Catalog, stamp: str
 ) -> MergeResult:
-    observations = ledger.observations if ledger is not None else None
-    result = merge_processed(
-        member.talk, member.ret, version=member.version, observations=observations
-    )
-    legacy = result.talk.get("pattern_observations")
-    if ledger is not None:
-        stamp_metadata(ledger, result.talk)
-    elif isinstance(legacy, dict):  # a replay return (v1-v3) persisted as returned
-        infer_groups(catalog, legacy)  # only where exactly one group qualifies
+    contract = CONTRACTS[member.version]
+    result = merge_processed(member.talk, member.ret, contract, ledger)
+    contract.evidence(result, ledger, catalog)
     result.talk["processed_date"] = stamp
     result.merged.add("processed_date")
     _generation(result, member, catalog)
@@ -334,34 +191,10 @@ def _row(
 
 def _generation(result: MergeResult, member: Member, catalog: Catalog) -> None:
     """The talk's scoring generation: current (schema 5, fingerprinted) or replay-only."""
-    talk = result.talk
     generation = member.generation
-    talk["pattern_scoring_generation_status"] = generation["status"]
-    talk["pattern_scoring_generation_reasons"] = list(generation["reasons"])
+    result.talk["pattern_scoring_generation_status"] = generation["status"]
+    result.talk["pattern_scoring_generation_reasons"] = list(generation["reasons"])
     result.merged.update(
         {"pattern_scoring_generation_status", "pattern_scoring_generation_reasons"}
     )
-    if generation["status"] == scoring_generation.CURRENT:
-        talk["schema_version"] = CURRENT_TALK_SCHEMA
-        talk["pattern_scoring_schema_version"] = CURRENT_SCORING_SCHEMA
-        talk["pattern_catalog_fingerprint"] = catalog.fingerprint
-        result.merged.update(
-            {"schema_version", "pattern_scoring_schema_version", "pattern_catalog_fingerprint"}
-        )
-        return
-    for name in ("pattern_scoring_schema_version", "pattern_catalog_fingerprint"):
-        if name in talk:
-            del talk[name]  # mutually exclusive with legacy_unbaselineable
-            result.merged.add(name)
-    if talk.get("schema_version") == CURRENT_TALK_SCHEMA:
-        talk["schema_version"] = 4  # only a current v5 result is talk schema 5
-        result.merged.add("schema_version")
-    result.warnings.append(
-        {
-            "code": "legacy_unbaselineable",
-            "message": "replay-only result: excluded from current baselines ("
-            + ", ".join(generation["reasons"])
-            + ")",
-            "path": member.path,
-        }
-    )
+    RECORDERS[generation["status"]](result, member, catalog)

@@ -2,33 +2,38 @@
 
 Only a valid fresh v5 processed return can feed current baselines. A valid
 older return is replay-only (``legacy_unbaselineable``) and carries exact,
-sorted machine reasons; skipped returns are ``not_applicable``.
+sorted machine reasons (:data:`VERSION_REASONS`, the replay ones from
+:mod:`.scoring_generation_legacy`); skipped returns are ``not_applicable``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from rvault_returns_persistence import scoring_generation_legacy as legacy
 from rvault_returns_persistence.catalog import Catalog
-from rvault_returns_persistence.legacy_comparison import ambiguity_reasons
 
 CURRENT = "current"
 LEGACY = "legacy_unbaselineable"
 NOT_APPLICABLE = "not_applicable"
 
+Reasons = Callable[[Any, int, Catalog | None], set[str]]
 
-def _has_uncited_detection(ret: dict[str, Any]) -> bool:
-    po = ret.get("pattern_observations")
-    if not isinstance(po, dict):
-        return False
-    for lane in ("patterns_detected", "antipatterns_detected"):
-        records = po.get(lane)
-        if not isinstance(records, list):  # an invalid return may hold anything here
-            continue
-        for record in records:
-            if isinstance(record, dict) and not record.get("evidence_citations"):
-                return True
-    return False
+
+def _current(ret: Any, version: int, catalog: Catalog | None) -> set[str]:
+    """A v5 return is current by its version (validity is judged apart)."""
+    return set()
+
+
+# Why a return of each known version is not current (besides failing validation).
+VERSION_REASONS: dict[int, Reasons] = {
+    1: legacy.reasons_v1_v3,
+    2: legacy.reasons_v1_v3,
+    3: legacy.reasons_v1_v3,
+    4: legacy.reasons_v4,
+    5: _current,
+}
 
 
 def generation(
@@ -41,16 +46,8 @@ def generation(
         reasons.add("return_validation_failed")
     if version is None:
         reasons.add("return_schema_version_unknown")
-    elif version < 5:
-        reasons.add(f"return_schema_v{version}_replay_only")
-        if version <= 3:
-            reasons.add("source_inspection_absent")
-            if isinstance(ret, dict) and _has_uncited_detection(ret):
-                reasons.add("legacy_uncited_detections")
-        if version == 4:
-            reasons.add("applicability_assessments_absent")
-        if catalog is not None:
-            reasons |= ambiguity_reasons(catalog, ret, version)
+    else:
+        reasons |= VERSION_REASONS[version](ret, version, catalog)
     if not reasons:
         return {"status": CURRENT, "reasons": []}
     return {"status": LEGACY, "reasons": sorted(reasons)}
