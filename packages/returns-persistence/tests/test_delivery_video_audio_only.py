@@ -106,6 +106,12 @@ def test_validate_refuses_delivery_video_from_an_audio_only_recording(
         f"(delivery_video_unavailable at {unavailable['path']}: the talk names no video"
     )
     assert audio_only.media in cited["message"] and "audio only" in cited["message"]
+    # and so does the detection that names it as its evidence source
+    [named] = [
+        e for r in result.json["returns"] for e in r["errors"]
+        if e["code"] == "evidence_source_not_inspected"
+    ]  # fmt: skip
+    assert named["message"] == cited["message"]
 
 
 def test_persist_refuses_it_and_writes_nothing(

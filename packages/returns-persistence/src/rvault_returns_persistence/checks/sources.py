@@ -130,7 +130,7 @@ def _check_single_source(
             "evidence_sources_used belongs only on source_comparison records",
         )
     if source not in inspection.inspected:
-        ctx.add("evidence_source_not_inspected", s_path, f"{source} has no inspection receipt")
+        ctx.add("evidence_source_not_inspected", s_path, inspection.not_inspected(source))
     elif not source_satisfies(entry_gate(entry, gate_kind), source, inspection.inspected):
         ctx.add(
             "evidence_source_gate_unsatisfied",
