@@ -11,9 +11,13 @@ a late SIGTERM used to end a command whose write had landed as killed (exit
 
 One command per tool, traced once; SIGTERM is then injected (``strace -e
 inject``) at a handful of syscalls: just after the handler is installed,
-in the middle of and at the end of start-up (the last file opened before
-the report) for *start-up*, and on the report's own ``write(1, ...)`` and
-the syscalls after it for *shutdown*. A bounded sample, not a sweep.
+inside each third-party C extension's initialisation (where a raised
+interrupt once crashed orjson: SIGSEGV, no JSON; the handler now defers it
+until the extension is whole), in the middle of and at the end of start-up
+(the last file opened before the report) for *start-up*, and on the
+report's own ``write(1, ...)`` and the syscalls after it for *shutdown*.
+That bounded sample runs in ``make test``; the full sweep over every traced
+syscall (marker ``sweep``, ``make test-full``) is the last test here.
 """
 
 from __future__ import annotations
@@ -153,17 +157,12 @@ def _every_point(lines: list[str]) -> list[tuple[str, int]]:
 
 
 @pytest.mark.sweep
-@pytest.mark.xfail(
-    strict=False,
-    reason="open (issue 25): the full sweep finds SIGTERM at some start-up syscalls ending the "
-    "process with SIGSEGV and no JSON (rvault-batch plan: newfstatat #1207, exit -11), "
-    "a signal arriving inside an extension module's import; the sampled test above passes",
-)
 @pytest.mark.parametrize("tool", list(_commands(Path("/"))))
 def test_sigterm_at_every_syscall_of_startup_and_shutdown(tool: str, tmp_path: Path) -> None:
     """The full sweep behind the sample above (make test-full): SIGTERM at every traced
     syscall after the handler is installed gives either the interrupted document (before
-    the report) or the unchanged report (after it), never a traceback or exit 143."""
+    the report, nothing written) or the unchanged report (after it), never a traceback, a
+    crash or exit 143. About 13,000 runs, 29 min on two workers (docs/reliability.md)."""
     argv = _commands(tmp_path)[tool]
     (tmp_path / "vault").mkdir()
     baseline_code, baseline_out, lines = _trace(argv, tmp_path)
@@ -179,5 +178,6 @@ def test_sigterm_at_every_syscall_of_startup_and_shutdown(tool: str, tmp_path: P
         document = json.loads(stopped.stdout)
         if stopped.returncode == EXIT_INTERRUPTED:
             assert document["error"]["code"] == "interrupted" and document["hint"], where
+            assert not (tmp_path / "vault" / "tracking-database.json").exists(), where
         else:
             assert (stopped.returncode, document) == (baseline_code, baseline), where
