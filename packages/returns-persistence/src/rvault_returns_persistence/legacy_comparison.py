@@ -17,8 +17,6 @@ from rvault_returns_persistence.catalog import Catalog
 from rvault_returns_persistence.gates import group_satisfies
 from rvault_returns_persistence.vocabulary import COMPARISON
 
-LEGACY_VERSIONS = (1, 2, 3)
-
 
 def _unnamed(ret: Any) -> Iterator[dict[str, Any]]:
     po = ret.get("pattern_observations") if isinstance(ret, dict) else None
@@ -47,10 +45,9 @@ def qualifying_groups(catalog: Catalog, record: dict[str, Any]) -> list[list[str
     return sorted(sorted(g) for g in entry.comparison_groups if group_satisfies(gate, g))
 
 
-def ambiguity_reasons(catalog: Catalog, ret: Any, version: int | None) -> set[str]:
-    """``comparison_group_ambiguous:<id>`` for each unnamed group that is not exactly one."""
-    if version not in LEGACY_VERSIONS:
-        return set()
+def ambiguity_reasons(catalog: Catalog, ret: Any) -> set[str]:
+    """``comparison_group_ambiguous:<id>`` for each unnamed group that is not exactly one
+    (asked only of v1-v3 returns: :mod:`.scoring_generation_legacy`)."""
     return {
         f"comparison_group_ambiguous:{record.get('pattern_id')}"
         for record in _unnamed(ret)

@@ -35,7 +35,7 @@ def reasons_v1_v3(ret: Any, version: int, catalog: Catalog | None) -> set[str]:
     if isinstance(ret, dict) and _has_uncited_detection(ret):
         reasons.add("legacy_uncited_detections")
     if catalog is not None:
-        reasons |= ambiguity_reasons(catalog, ret, version)
+        reasons |= ambiguity_reasons(catalog, ret)
     return reasons
 
 
