@@ -1,0 +1,59 @@
+"""``make test`` relies on ``--dist loadgroup``: a module marked ``xdist_group``
+(the demo, the speaker run) builds its costly module fixture once, on one
+worker. If the pinned pytest and pytest-xdist stop agreeing on how a group
+reaches the scheduler, the fixture silently runs once per worker and the
+suite slows by its cost; this runs a tiny grouped suite on two workers and
+asserts every grouped test ran on one.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+GROUPED = """
+import os
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.xdist_group("together")
+
+
+@pytest.mark.parametrize("n", range(8))
+def test_grouped(n):
+    out = Path(os.environ["GROUP_OUT"]) / f"{n}.txt"
+    out.write_text(os.environ["PYTEST_XDIST_WORKER"], encoding="utf-8")
+"""
+
+LOOSE = """
+import time
+
+import pytest
+
+
+@pytest.mark.parametrize("n", range(8))
+def test_loose(n):
+    time.sleep(0.05)
+"""
+
+
+def test_a_marked_module_runs_on_one_worker(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "test_grouped.py").write_text(GROUPED, encoding="utf-8")
+    (suite / "test_loose.py").write_text(LOOSE, encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-n", "2", "--dist", "loadgroup",
+         "-p", "no:cacheprovider", "--rootdir", str(suite), str(suite)],
+        capture_output=True, text=True, check=False, timeout=120, cwd=suite,
+        env={**os.environ, "GROUP_OUT": str(out)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    workers = {path.read_text(encoding="utf-8") for path in out.iterdir()}
+    assert len(list(out.iterdir())) == 8
+    assert len(workers) == 1, f"the grouped tests ran on {sorted(workers)}"
