@@ -169,3 +169,25 @@ def test_a_peak_between_samples_still_fails_closed(
     receipt = refused.value.context["worker_failure"]
     assert receipt["supervisor_reason_code"] == "rss_limit"
     assert receipt["observed_peak_rss_bytes"] > 1024 * 1024
+
+
+def test_a_large_caller_does_not_count_against_its_worker(picture_deck: Path) -> None:
+    """The worker is forked, so its RSS includes every resident page it shares with the
+    caller. A large in-process caller (a test runner late in a suite, a batch worker)
+    must not make an ordinary deck breach the limit: the limit bounds what the worker
+    adds (make test saw 'process tree reached 625 MiB' on a deck that needs far less)."""
+    from rvault_pptx_evidence import worker
+    from rvault_pptx_evidence.limits import PPTX_EXTRACT, with_overrides
+
+    limit = 192 * 1024 * 1024
+    ballast = bytearray(b"\x01") * (256 * 1024 * 1024)  # written, so resident, and inherited
+    try:
+        run = worker.run_isolated(
+            picture_deck, "deck.pptx", ocr_mode="disabled",
+            limits=with_overrides(PPTX_EXTRACT, max_rss_bytes=limit),
+        )  # fmt: skip
+    finally:
+        del ballast
+    assert run.document["slide_count"] == 2
+    # the worker really was that large, shared pages included; only its growth was judged
+    assert run.sampled_peak_rss_bytes == 0 or run.sampled_peak_rss_bytes > limit

@@ -75,6 +75,10 @@ class _Watch:
     """What the supervisor observed while the worker ran."""
 
     peak_rss: int = 0
+    inherited_rss: int = 0
+    """The worker's RSS at fork, before it ran: pages it shares with the caller, which
+    its RSS keeps counting, so the limit bounds what the worker adds, not the caller's
+    own size (an in-process caller such as a test runner or a batch worker is large)."""
     diagnostics: bytearray = field(default_factory=bytearray)
     diagnostic_bytes: int = 0
     descendants: set[int] = field(default_factory=set)
@@ -303,7 +307,7 @@ def _supervise(
                     f"the worker exceeded {limits.worker_wall_seconds:g} s and was killed",
                 )
             rss = _sample_rss(psutil, process, watch)
-            if rss is not None and rss > limits.max_rss_bytes:
+            if rss is not None and rss - watch.inherited_rss > limits.max_rss_bytes:
                 raise _Breach(
                     REASON_RSS,
                     f"the worker's process tree reached {rss // (1024 * 1024)} MiB RSS"
@@ -397,17 +401,34 @@ def _containment() -> Any:
     return psutil
 
 
-def _spawn(job: _Job) -> tuple[int, int, int]:
-    """Fork the worker; the supervisor keeps the read ends of its payload and stderr pipes."""
+def _spawn(job: _Job, psutil: Any) -> tuple[int, int, int]:
+    """Fork the worker; the supervisor keeps the read ends of its payload and stderr pipes.
+
+    The child waits on a start pipe until its RSS at fork is taken (what it shares
+    with the caller, :attr:`_Watch.inherited_rss`), so the limit judges only what
+    it adds, whatever the caller's own size.
+    """
     read_fd, write_fd = os.pipe()
     diag_read, diag_write = os.pipe()
+    start_read, start_write = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child, which leaves through os._exit
         os.close(read_fd)
         os.close(diag_read)
+        os.close(start_write)
+        if os.read(start_read, 1) != b"\0":
+            os._exit(1)  # EOF: the supervisor was interrupted before it started us
+        os.close(start_read)
         _run_child(write_fd, diag_write, job.path, job.request, job.limits)
+    os.close(start_read)
     os.close(write_fd)
     os.close(diag_write)
+    try:
+        with contextlib.suppress(psutil.Error):
+            job.watch.inherited_rss = psutil.Process(pid).memory_info().rss
+        os.write(start_write, b"\0")
+    finally:
+        os.close(start_write)
     return pid, read_fd, diag_read
 
 
@@ -441,7 +462,10 @@ def _reap(job: _Job, pid: int) -> int:
     # sample; the kernel's own high-water mark of the worker cannot, so a limit
     # passed between samples still fails closed.
     limits = job.limits
-    if usage is not None and usage.ru_maxrss * 1024 > limits.max_rss_bytes:
+    if (
+        usage is not None
+        and usage.ru_maxrss * 1024 - job.watch.inherited_rss > limits.max_rss_bytes
+    ):
         job.watch.peak_rss = max(job.watch.peak_rss, usage.ru_maxrss * 1024)
         raise job.fail(
             _BREACH_CODES[REASON_RSS],
@@ -475,7 +499,7 @@ def run_operation(
     if generation is not None:
         request["file_generation"] = list(generation)
     job = _Job(path, request, limits)
-    pid, read_fd, diag_read = _spawn(job)
+    pid, read_fd, diag_read = _spawn(job, psutil)
     raw = _collect(job, pid, read_fd, diag_read, psutil)
     status = _reap(job, pid)
     worker_rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
