@@ -131,7 +131,9 @@ def test_an_unreachable_scheduler_is_refused_and_nothing_changes(
     archive: Archive, batch: Callable, snapshot_tree: Callable
 ) -> None:
     before = snapshot_tree(archive.vault)
-    result = batch("run", archive.vault, "--scheduler", "tcp://127.0.0.1:1")
+    result = batch(
+        "run", archive.vault, "--scheduler", "tcp://127.0.0.1:1", "--connect-timeout", "1"
+    )
     assert result.returncode == 2
     error = result.json["error"]
     assert error["code"] == "scheduler_unreachable" and "dask scheduler" in result.json["hint"]

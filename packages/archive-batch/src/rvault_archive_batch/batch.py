@@ -25,6 +25,8 @@ class RunRequest:
     workers: int
     retries: int
     max_talks: int | None = None
+    connect_timeout: float = 10.0
+    """Seconds to try reaching ``scheduler`` before refusing ``scheduler_unreachable``."""
 
 
 def run_batch(request: RunRequest) -> dict[str, Any]:
@@ -42,7 +44,9 @@ def run_batch(request: RunRequest) -> dict[str, Any]:
         from rvault_archive_batch.execution import execute
         from rvault_archive_batch.registration import register
 
-        with open_cluster(request.scheduler, request.workers, request.retries) as opened:
+        with open_cluster(
+            request.scheduler, request.workers, request.retries, request.connect_timeout
+        ) as opened:
             cluster = opened.description
             progress(f"rvault-batch: {cluster['workers']} worker(s) at {cluster['scheduler']}")
             outcomes = execute(opened, plan, request.retries)

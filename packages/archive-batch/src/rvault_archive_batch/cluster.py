@@ -30,8 +30,6 @@ from distributed import Client, LocalCluster, WorkerPlugin
 from distributed.system import MEMORY_LIMIT
 from rvault_contracts.cli import Refusal
 
-CONNECT_TIMEOUT_S = 10
-
 
 @dataclass(frozen=True)
 class Cluster:
@@ -80,10 +78,12 @@ class ShareCores(WorkerPlugin):
 
 
 @contextmanager
-def open_cluster(scheduler: str | None, workers: int, retries: int) -> Iterator[Cluster]:
+def open_cluster(
+    scheduler: str | None, workers: int, retries: int, connect_timeout: float = 10.0
+) -> Iterator[Cluster]:
     if scheduler is not None:
         try:
-            client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
+            client = Client(scheduler, timeout=connect_timeout)
         except OSError as exc:
             raise Refusal(
                 "scheduler_unreachable",

@@ -1,4 +1,4 @@
-"""``rvault-batch run VAULT [--scheduler ADDRESS] [--workers N] [--retries N]``."""
+"""``rvault-batch run VAULT [--scheduler ADDRESS [--connect-timeout S]] [--workers N]``."""
 
 from __future__ import annotations
 
@@ -41,6 +41,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         default=DEFAULT_RETRIES,
         help=f"retries of a transient failure or lost worker per task (default {DEFAULT_RETRIES})",
     )
+    parser.add_argument(
+        "--connect-timeout",
+        type=positive,
+        default=10,
+        metavar="SECONDS",
+        help="how long to try reaching --scheduler before refusing (default 10)",
+    )
     add_max_talks(parser)
     parser.set_defaults(handler=run)
 
@@ -48,6 +55,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def run(args: argparse.Namespace) -> int:
     from rvault_archive_batch.batch import RunRequest, run_batch
 
-    request = RunRequest(args.vault, args.scheduler, args.workers, args.retries, args.max_talks)
+    request = RunRequest(
+        args.vault,
+        args.scheduler,
+        args.workers,
+        args.retries,
+        args.max_talks,
+        connect_timeout=args.connect_timeout,
+    )
     contract_cli.emit(run_batch(request))
     return contract_cli.EXIT_OK
