@@ -9,17 +9,24 @@ PYTEST_ARGS ?= -n auto --dist loadgroup
 TEST_SELECT ?= -m "not sweep"
 VAULT ?= demo-vault
 
-.PHONY: bootstrap test test-full reliability soak lint imports demo bench bench-startup clean
+.PHONY: bootstrap bytecode test test-full reliability soak lint imports demo bench bench-startup clean
 
 bootstrap:
 	@bash tools/bootstrap.sh
 
-test: bootstrap
+# The suite spawns thousands of console scripts. With PYTHONDONTWRITEBYTECODE set
+# (as in our CI image) none of them can cache our modules' bytecode, so each one
+# compiled every module it imported. Compiled here once (only what changed) and
+# read by all: a clean clone's make test 5 min 27 s -> 5 min 18 s.
+bytecode: bootstrap
+	@$(PY) -m compileall -q -j 0 contracts/src packages/*/src testkit/src
+
+test: bytecode
 	$(VENV)/bin/ruff check .
 	$(PY) tools/check_imports.py
 	$(PY) -m pytest $(PYTEST_ARGS) $(TEST_SELECT)
 
-test-full: bootstrap
+test-full: bytecode
 	$(VENV)/bin/ruff check .
 	$(PY) tools/check_imports.py
 	RVAULT_RELIABILITY=sample $(PY) -m pytest $(PYTEST_ARGS)
@@ -28,10 +35,10 @@ test-full: bootstrap
 # of each writer killed once, one signal each). The deeper tiers: make reliability
 # (sample), make soak; CI's reliability workflow runs make test-full on every push
 # to main and make soak nightly; see docs/reliability.md.
-reliability: bootstrap
+reliability: bytecode
 	RVAULT_RELIABILITY=sample $(PY) -m pytest reliability $(PYTEST_ARGS)
 
-soak: bootstrap
+soak: bytecode
 	RVAULT_SOAK=1 $(PY) -m pytest reliability $(PYTEST_ARGS)
 
 lint: bootstrap
@@ -40,7 +47,7 @@ lint: bootstrap
 imports: bootstrap
 	$(PY) tools/check_imports.py
 
-demo: bootstrap
+demo: bytecode
 	$(PY) tools/demo.py --vault $(VAULT)
 
 bench: bootstrap
