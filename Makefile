@@ -17,7 +17,8 @@ bootstrap:
 # The suite spawns thousands of console scripts. With PYTHONDONTWRITEBYTECODE set
 # (as in our CI image) none of them can cache our modules' bytecode, so each one
 # compiled every module it imported. Compiled here once (only what changed) and
-# read by all: a clean clone's make test 5 min 27 s -> 5 min 18 s.
+# read by all (a clean clone's make test: 5 min 24-26 s with it, 5 min 27 s-6 min
+# without; within run-to-run noise, but no process compiles what another did).
 bytecode: bootstrap
 	@$(PY) -m compileall -q -j 0 contracts/src packages/*/src testkit/src
 
