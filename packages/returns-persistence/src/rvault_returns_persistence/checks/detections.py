@@ -128,20 +128,36 @@ def _detected_entry(
     detected: dict[str, str],
 ) -> CatalogEntry | None:
     """The catalog entry a detection names, once (None: unknown or already detected)."""
-    pid = record.get("pattern_id")
-    entry = ctx.catalog.get(pid)
+    entry = _named_entry(ctx, r_path, record, detected, "pattern_duplicate", "already detected")
     if entry is None:
-        pattern_unknown(ctx, r_path, pid)
         return None
-    if pid in detected:
-        ctx.add("pattern_duplicate", child(r_path, "pattern_id"), f"{pid} is already detected")
-        return None
+    pid = entry.id
     if entry.type != polarity:
         ctx.add(
             "pattern_polarity_mismatch",
             child(r_path, "pattern_id"),
             f"{pid} is an {entry.type}, not a {polarity}",
         )
+    return entry
+
+
+def _named_entry(
+    ctx: ReturnContext,
+    r_path: str,
+    record: dict[str, Any],
+    seen: dict[str, str],
+    duplicate_code: str,
+    duplicate_text: str,
+) -> CatalogEntry | None:
+    """The catalog entry a record's pattern_id names, the first time it is named."""
+    pid = record.get("pattern_id")
+    entry = ctx.catalog.get(pid)
+    if entry is None:
+        pattern_unknown(ctx, r_path, pid)
+        return None
+    if pid in seen:
+        ctx.add(duplicate_code, child(r_path, "pattern_id"), f"{pid} is {duplicate_text}")
+        return None
     return entry
 
 
@@ -207,14 +223,10 @@ def _assessed_entry(
     results: dict[str, str],
 ) -> CatalogEntry | None:
     """The entry an assessment may judge: known, once, conditional, nondetected, gate complete."""
-    pid = record.get("pattern_id")
-    entry = ctx.catalog.get(pid)
+    entry = _named_entry(ctx, r_path, record, results, "applicability_duplicate", "assessed twice")
     if entry is None:
-        pattern_unknown(ctx, r_path, pid)
         return None
-    if pid in results:
-        ctx.add("applicability_duplicate", child(r_path, "pattern_id"), f"{pid} is assessed twice")
-        return None
+    pid = entry.id
     if (
         not entry.observable
         or entry.pending_owner_review

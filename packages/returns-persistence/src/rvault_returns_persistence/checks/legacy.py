@@ -41,12 +41,11 @@ from rvault_returns_persistence.checks.patterns import (
     check_untrusted_static,
     observations_block,
 )
-from rvault_returns_persistence.checks.sources import check_evidence_text
+from rvault_returns_persistence.checks.sources import check_evidence_text, known_source
 from rvault_returns_persistence.checks.structured import structured_object, verbatim_object
 from rvault_returns_persistence.context import ReturnContext
 from rvault_returns_persistence.vocabulary import (
     COMPARISON,
-    EVIDENCE_SOURCE_NAMES,
     NOT_EVALUABLE_REASONS,
     REQUIRED_PROCESSED,
 )
@@ -123,13 +122,7 @@ def _unreceipted_evidence(
     gate_kind: str,
 ) -> None:
     """v2/v3 evidence: a known source and an explanation; citations, if any, an array."""
-    source = record.get("evidence_source")
-    if source not in EVIDENCE_SOURCE_NAMES:
-        ctx.add(
-            "evidence_source_unknown",
-            child(r_path, "evidence_source"),
-            f"{source!r} is not an evidence source",
-        )
+    if known_source(ctx, r_path, record) is None:
         return
     check_evidence_text(ctx, r_path, record)
     if not isinstance(record.get("evidence_citations", []), list):

@@ -43,13 +43,8 @@ def check_sourced_record(
     quote: QuoteRule,
 ) -> None:
     """evidence_source gate, comparison proof and citations of a detection or assessment."""
-    source = record.get("evidence_source")
-    if source not in EVIDENCE_SOURCE_NAMES:
-        ctx.add(
-            "evidence_source_unknown",
-            child(r_path, "evidence_source"),
-            f"{source!r} is not an evidence source",
-        )
+    source = known_source(ctx, r_path, record)
+    if source is None:
         return
     group: frozenset[str] | None = None
     if source == COMPARISON:
@@ -58,6 +53,19 @@ def check_sourced_record(
         _check_single_source(ctx, r_path, record, entry, inspection, gate_kind)
     check_evidence_text(ctx, r_path, record)
     _check_proof(ctx, r_path, record, entry, inspection, group, quote)
+
+
+def known_source(ctx: ReturnContext, r_path: str, record: dict[str, Any]) -> str | None:
+    """The record's evidence_source when it names one (every return version's first rule)."""
+    source = record.get("evidence_source")
+    if source not in EVIDENCE_SOURCE_NAMES:
+        ctx.add(
+            "evidence_source_unknown",
+            child(r_path, "evidence_source"),
+            f"{source!r} is not an evidence source",
+        )
+        return None
+    return source
 
 
 def check_evidence_text(ctx: ReturnContext, r_path: str, record: dict[str, Any]) -> None:
