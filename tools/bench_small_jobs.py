@@ -27,7 +27,8 @@ not ours (its validator reads its own return schema against its markdown
 catalog), so it refuses our return at the first pattern id it does not know:
 its row is only a lower bound of what a full validation costs it (``>=``).
 
-Usage: ``.venv/bin/python tools/bench_small_jobs.py [--runs N] [--peer DIR]``.
+Usage: ``.venv/bin/python tools/bench_small_jobs.py [--runs N] [--peer DIR] [--only SUBSTRING]``
+(``--only vtt`` runs the two VTT jobs alone).
 """
 
 from __future__ import annotations
@@ -154,23 +155,30 @@ def vtt_jobs(root: Path, peer: Path | None) -> list[Job]:
     return jobs
 
 
-def all_jobs(root: Path, peer: Path | None) -> list[Job]:
-    jobs = vtt_jobs(root, peer)
-    database, batch = returns_vault(root / "returns")
-    ours = [str(BIN / "rvault-returns"), "validate", str(batch), "--db", str(database)]
-    theirs = None if peer is None else [sys.executable, str(peer / "validate-returns.py")]
-    jobs.append(Job("validate one return, 20 talks", ours, theirs and [*theirs, str(batch)], True))
-    database = status_vault(root / "status")
-    ours = [str(BIN / "rvault-db"), "status", str(database), "--format", "json"]
-    theirs = None
-    if peer is not None:
-        script = str(peer / "render-vault-status.py")
-        theirs = [sys.executable, script, str(database), "--generated-at", GENERATED_AT]
-    jobs.append(Job("rvault-db status, 20 talks", ours, theirs))
+def all_jobs(root: Path, peer: Path | None, only: str = "") -> list[Job]:
+    """Every job whose label contains ``only``; inputs are built only for those."""
+    jobs = [job for job in vtt_jobs(root, peer) if only in job.label]
+    label = "validate one return, 20 talks"
+    if only in label:
+        database, batch = returns_vault(root / "returns")
+        ours = [str(BIN / "rvault-returns"), "validate", str(batch), "--db", str(database)]
+        theirs = None if peer is None else [sys.executable, str(peer / "validate-returns.py")]
+        jobs.append(Job(label, ours, theirs and [*theirs, str(batch)], True))
+    label = "rvault-db status, 20 talks"
+    if only in label:
+        database = status_vault(root / "status")
+        ours = [str(BIN / "rvault-db"), "status", str(database), "--format", "json"]
+        theirs = None
+        if peer is not None:
+            script = str(peer / "render-vault-status.py")
+            theirs = [sys.executable, script, str(database), "--generated-at", GENERATED_AT]
+        jobs.append(Job(label, ours, theirs))
     # The floor under every job: our start-up, and the interpreter both sides share.
-    jobs.append(Job("start-up: rvault-db --version", [str(BIN / "rvault-db"), "--version"]))
-    jobs.append(Job("start-up: python -c pass", [sys.executable, "-c", "pass"]))
-    return jobs
+    floor = [
+        Job("start-up: rvault-db --version", [str(BIN / "rvault-db"), "--version"]),
+        Job("start-up: python -c pass", [sys.executable, "-c", "pass"]),
+    ]
+    return jobs + [job for job in floor if only in job.label]
 
 
 def report(rows: list[tuple[Job, Timing, Timing | None]], runs: int) -> None:
@@ -196,12 +204,15 @@ def main(argv: list[str]) -> int:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     options.add_argument("--runs", type=int, default=7)
     options.add_argument("--peer", type=Path, help="a checkout of jbaruch/speaker-toolkit")
+    options.add_argument(
+        "--only", default="", metavar="SUBSTRING", help="run only the jobs whose label has it"
+    )
     args = options.parse_args(argv)
     peer = None if args.peer is None else args.peer.resolve() / PEER_SCRIPTS
     if peer is not None and not (peer / "vtt-cleanup.py").is_file():
         options.error(f"--peer: no {PEER_SCRIPTS}/vtt-cleanup.py under {args.peer}")
     with tempfile.TemporaryDirectory(prefix="rvault-small-jobs-") as tmp:
-        rows = [(job, *measured(job, args.runs)) for job in all_jobs(Path(tmp), peer)]
+        rows = [(job, *measured(job, args.runs)) for job in all_jobs(Path(tmp), peer, args.only)]
     report(rows, args.runs)
     return 0
 
