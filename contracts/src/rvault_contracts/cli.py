@@ -18,11 +18,21 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, NoReturn, Protocol, TextIO
 
 from rvault_contracts import extension_imports, hints
-from rvault_contracts.canonical import artifact_bytes
 from rvault_contracts.errors import Refusal, failure_document
+
+# typing is 2 ms of every console script's start-up; the annotations only name it
+# (``from __future__ import annotations``), so it is imported for type checkers alone.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, NoReturn, Protocol, TextIO
+
+    class Command(Protocol):
+        """A subcommand module: ``register`` adds its parser and sets ``handler``."""
+
+        def register(self, subparsers: Any) -> None: ...
+
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -37,6 +47,8 @@ def emit(document: dict[str, Any], stream: TextIO | None = None) -> None:
     A failure document without a ``hint`` gets its code's default here
     (:mod:`rvault_contracts.hints`), the one place every refusal passes.
     """
+    from rvault_contracts.canonical import artifact_bytes  # json and hashlib: not for --help
+
     out = stream if stream is not None else sys.stdout
     if stream is None:
         _report_is_final()
@@ -382,12 +394,6 @@ EXIT_EPILOG = (
     "130 interrupted (Ctrl-C, SIGTERM or SIGHUP before the report; nothing changed "
     "beyond the landed_writes it lists)."
 )
-
-
-class Command(Protocol):
-    """A subcommand module: ``register`` adds its parser and sets ``handler``."""
-
-    def register(self, subparsers: Any) -> None: ...
 
 
 def build_parser(

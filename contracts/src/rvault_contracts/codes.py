@@ -29,6 +29,7 @@ from typing import Final, Literal
 
 __all__ = [
     "ERROR",
+    "HINTS",
     "ISSUE",
     "KINDS",
     "REFUSAL",
@@ -246,3 +247,7 @@ SHARED: Final = declare(
     error("utf8_bom", "re-save the file as UTF-8 without a byte-order mark"),
 )
 """The codes ``rvault_contracts`` emits in every tool, each with its default hint."""
+
+HINTS: Final[dict[str, str]] = SHARED.hints()
+"""code -> default hint of :data:`SHARED` (``hints.DEFAULT_HINTS`` reads it when a refusal
+first needs one)."""

@@ -10,7 +10,9 @@ path)`` in an exception of its own.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing is not loaded at start-up: the annotations alone name Any
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Refusal", "failure_document"]
 

@@ -27,7 +27,10 @@ import importlib.machinery
 import signal
 import threading
 from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not loaded at start-up: the annotations alone name Any
+if TYPE_CHECKING:
+    from typing import Any
 
 _GUARD_MARK = "_rvault_interrupt_guard"
 _depth = 0

@@ -11,26 +11,57 @@ up by code at the one place a document reaches stdout (``cli.emit``) covers a
 code however it travelled there: raised directly, or raised as an owner's
 coded error and re-raised as a refusal. ``tools/tests/test_refusal_hints.py``
 fails on a declared refusal code without a hint whose call site names none.
+
+Only a failure document needs a hint, so the tables are :class:`LazyHints`:
+a console script's ``--version``, ``--help`` and a command that succeeds never
+import the declarations (``dataclasses`` and a few hundred ``Code`` values,
+about a third of a console script's start-up).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import importlib
+from collections.abc import Iterator, Mapping
 
-from rvault_contracts.codes import SHARED
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+class LazyHints(Mapping[str, str]):
+    """The code -> hint table ``module.HINTS``, imported on its first lookup."""
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+        self._table: Mapping[str, str] | None = None
+
+    def _loaded(self) -> Mapping[str, str]:
+        if self._table is None:
+            self._table = importlib.import_module(self.module).HINTS
+        return self._table
+
+    def __getitem__(self, code: str) -> str:
+        return self._loaded()[code]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
+
 
 # The codes every tool shares, with their hints, are declared in ``rvault_contracts.codes``.
-DEFAULT_HINTS: dict[str, str] = SHARED.hints()
+DEFAULT_HINTS: Mapping[str, str] = LazyHints("rvault_contracts.codes")
 
-_registered: dict[str, str] = {}
+_registered: Mapping[str, str] = {}
 
 
 def register(hints: Mapping[str, str]) -> None:
     """Make ``hints`` the running owner's code -> hint table (its console script calls this
-    before parsing; a later tool run in the same process replaces it)."""
-    _registered.clear()
-    _registered.update(hints)
+    before parsing; a later tool run in the same process replaces it). Kept as given, so a
+    :class:`LazyHints` is imported only when a refusal needs it."""
+    global _registered
+    _registered = hints
 
 
 def hint_for(code: str) -> str | None:

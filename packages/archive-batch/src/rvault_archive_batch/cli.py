@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 
 from rvault_contracts import cli as contract_cli
+from rvault_contracts.hints import LazyHints
 
 from rvault_archive_batch.__about__ import __version__
-from rvault_archive_batch.codes import HINTS
+
+# Read when a refusal first needs a hint; --version and --help never import the codes.
+HINTS = LazyHints("rvault_archive_batch.codes")
 
 PROG = "rvault-batch"
 

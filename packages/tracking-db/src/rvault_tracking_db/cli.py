@@ -9,10 +9,13 @@ from __future__ import annotations
 import argparse
 
 from rvault_contracts import cli as contract_cli
+from rvault_contracts.hints import LazyHints
 
 from rvault_tracking_db.__about__ import __version__
-from rvault_tracking_db.codes import HINTS
 from rvault_tracking_db.collector import collector_paused
+
+# Read when a refusal first needs a hint; --version and --help never import the codes.
+HINTS = LazyHints("rvault_tracking_db.codes")
 
 PROG = "rvault-db"
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 import argparse
 
 from rvault_contracts import cli as contract_cli
+from rvault_contracts.hints import LazyHints
 
 from rvault_transcript.__about__ import __version__
-from rvault_transcript.codes import HINTS
+
+# Read when a refusal first needs a hint; --version and --help never import the codes.
+HINTS = LazyHints("rvault_transcript.codes")
 
 PROG = "rvault-transcript"
 
