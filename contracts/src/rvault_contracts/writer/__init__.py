@@ -32,81 +32,94 @@ The protocol lives in small modules: ``values`` (refusal, generations,
 reports), ``fs`` (descriptor-anchored helpers), ``snapshot``, ``lock``,
 ``staging``, ``backup``, ``journal`` (a bundle's intent journal and its
 settlement), ``transaction`` (the one skeleton every writer runs, with a
-strategy for what differs), ``install``, ``bundle`` and ``entries``. This
-package re-exports every public name, and the private ones tests reach.
+strategy for what differs), ``install``, ``bundle``, ``entries`` and
+``pending`` (whether a bundle awaits recovery). This package re-exports every
+public name, and the private ones tests reach, each loaded from its module on
+first use.
 """
 
 from __future__ import annotations
 
-import os  # tests patch ``writer.os`` (the module itself)
+import importlib
+import os  # noqa: F401 - tests patch ``writer.os`` (the module itself)
 import sys
 import types
 from typing import Any
 
-from rvault_contracts.writer import fs
-from rvault_contracts.writer.bundle import (
-    install_bundle,
-    pending_bundle,
-    recover_bundle,
-    settle_pending_bundle,
-)
-from rvault_contracts.writer.entries import ENTRY_KINDS, EntrySnapshot, read_entry, replace_entries
-from rvault_contracts.writer.fs import _COMPARE_CHUNK, _stream_equal, _write_all
-from rvault_contracts.writer.install import install
-from rvault_contracts.writer.lock import WriterLock, lock_path_for, writer_lock
-from rvault_contracts.writer.snapshot import _read_current, read_snapshot
-from rvault_contracts.writer.values import (
-    DURABILITY_STATES,
-    SNAPSHOT_READ_ATTEMPTS,
-    STAGED_VERIFY_ATTEMPTS,
-    BundleReport,
-    FaultHook,
-    FileGeneration,
-    RemovedFile,
-    Snapshot,
-    StagedCandidateConflictError,
-    WriteReport,
-    WriterError,
-)
+#: Each re-exported name and the submodule that defines it. They are loaded on
+#: first use (PEP 562): a reader that only asks :func:`read_snapshot` or
+#: :func:`pending_bundle` (``rvault-db status``, the owners' readers) imports
+#: ``values``, ``fs``, ``snapshot`` or ``pending`` and never the transaction,
+#: staging, lock, backup and entries modules (with ``concurrent.futures`` and
+#: ``logging``), about 12 ms of every such command's start.
+_EXPORTS = {
+    "install_bundle": "bundle",
+    "recover_bundle": "bundle",
+    "settle_pending_bundle": "bundle",
+    "pending_bundle": "pending",
+    "ENTRY_KINDS": "entries",
+    "EntrySnapshot": "entries",
+    "read_entry": "entries",
+    "replace_entries": "entries",
+    "_COMPARE_CHUNK": "fs",
+    "_stream_equal": "fs",
+    "_write_all": "fs",
+    "install": "install",
+    "WriterLock": "lock",
+    "lock_path_for": "lock",
+    "writer_lock": "lock",
+    "_read_current": "snapshot",
+    "read_snapshot": "snapshot",
+    "DURABILITY_STATES": "values",
+    "SNAPSHOT_READ_ATTEMPTS": "values",
+    "STAGED_VERIFY_ATTEMPTS": "values",
+    "BundleReport": "values",
+    "FaultHook": "values",
+    "FileGeneration": "values",
+    "RemovedFile": "values",
+    "Snapshot": "values",
+    "StagedCandidateConflictError": "values",
+    "WriteReport": "values",
+    "WriterError": "values",
+}
+_SUBMODULES = frozenset(
+    {"backup", "bundle", "entries", "fs", "journal", "lock", "pending", "snapshot", "staging",
+     "transaction", "values"}
+)  # fmt: skip
+# ``install`` names the function, as it always did, not its module.
 
-__all__ = [
-    "DURABILITY_STATES",
-    "ENTRY_KINDS",
-    "SNAPSHOT_READ_ATTEMPTS",
-    "STAGED_VERIFY_ATTEMPTS",
-    "BundleReport",
-    "EntrySnapshot",
-    "FaultHook",
-    "FileGeneration",
-    "RemovedFile",
-    "Snapshot",
-    "StagedCandidateConflictError",
-    "WriteReport",
-    "WriterError",
-    "WriterLock",
-    "install",
-    "install_bundle",
-    "lock_path_for",
-    "pending_bundle",
-    "read_entry",
-    "read_snapshot",
-    "recover_bundle",
-    "replace_entries",
-    "settle_pending_bundle",
-    "writer_lock",
-]
+__all__ = sorted(name for name in _EXPORTS if not name.startswith("_"))
+
+
+def __getattr__(name: str) -> Any:
+    """Load a re-exported name (or a submodule) from its module on first access."""
+    module = _EXPORTS.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+        globals()[name] = value
+        return value
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS, *_SUBMODULES})
+
 
 #: Helpers the writer steps look up on :mod:`.fs` at call time. Replacing one
 #: on this package (a test injecting a full disk or a racing edit) replaces it
 #: there too, so the fault reaches every step as it did in the single module.
 _FS_SEAMS = frozenset({"_stream_equal", "_write_all"})
-_ = (_COMPARE_CHUNK, _read_current, _stream_equal, _write_all, os)  # re-exported for tests
 
 
 class _WriterPackage(types.ModuleType):
     def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, types.ModuleType) and name in _EXPORTS:
+            # the import system binds a loaded submodule here: ``install`` stays the function
+            value = getattr(value, name)
         if name in _FS_SEAMS:
-            setattr(fs, name, value)
+            setattr(importlib.import_module(f"{__name__}.fs"), name, value)
         super().__setattr__(name, value)
 
 

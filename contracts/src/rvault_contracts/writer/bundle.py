@@ -1,8 +1,9 @@
 """``install_bundle``: several files of one directory as one transaction.
 
 Also the bundle's recovery entry points (:func:`recover_bundle`,
-:func:`pending_bundle`, :func:`settle_pending_bundle`) for tools and readers
-that meet a journal an interrupted writer left.
+:func:`settle_pending_bundle`, and :func:`.pending.pending_bundle`, which
+lives in its own light module for readers) for tools and readers that meet
+a journal an interrupted writer left.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from rvault_contracts.writer.fs import (
     _stat_name,
     _to_bytes,
 )
-from rvault_contracts.writer.journal import _journal_name, _remove_journal, _settle_journal
+from rvault_contracts.writer.journal import _remove_journal, _settle_journal
 from rvault_contracts.writer.lock import WriterLock, _acquire
+from rvault_contracts.writer.pending import _journal_name, pending_bundle
 from rvault_contracts.writer.snapshot import _compare_input, _Current, _read_current
 from rvault_contracts.writer.transaction import Transaction
 from rvault_contracts.writer.values import (
@@ -365,25 +367,6 @@ def recover_bundle(
     finally:
         if lock is None:
             held.release()
-
-
-def pending_bundle(lock_target: str | os.PathLike[str]) -> Path | None:
-    """The journal of an interrupted bundle transaction locked on ``lock_target``, if any.
-
-    For readers: a bundle torn by a kill between its renames holds a mix of
-    old and new files until the journal is settled, so its digests disagree
-    for a reason that is neither tampering nor staleness. A reader reports
-    such a bundle as *recovery pending* (naming what settles it) instead of a
-    hash mismatch. Only ``lstat``: no lock is taken, nothing is created, a
-    symbolic link is never followed.
-    """
-    target = Path(lock_target)
-    journal = target.parent / _journal_name(target)
-    try:
-        os.lstat(journal)
-    except OSError:
-        return None
-    return journal
 
 
 def settle_pending_bundle(

@@ -27,8 +27,9 @@ from rvault_contracts.writer.fs import (
     _stat_name,
     _to_bytes,
 )
-from rvault_contracts.writer.journal import _journal_name, _remove_journal, _settle_journal
+from rvault_contracts.writer.journal import _remove_journal, _settle_journal
 from rvault_contracts.writer.lock import WriterLock
+from rvault_contracts.writer.pending import _journal_name
 from rvault_contracts.writer.snapshot import _read_current
 from rvault_contracts.writer.transaction import Transaction
 from rvault_contracts.writer.values import (

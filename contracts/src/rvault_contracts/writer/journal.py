@@ -6,7 +6,6 @@ import os
 import stat
 from collections.abc import Mapping
 from contextlib import suppress
-from pathlib import Path
 from typing import Any
 
 from rvault_contracts.canonical import artifact_bytes
@@ -35,10 +34,6 @@ from rvault_contracts.writer.values import WriterError
 #   stays, so no later run can guess.
 
 BUNDLE_JOURNAL_VERSION = 1
-
-
-def _journal_name(lock_target: Path) -> str:
-    return f".{lock_target.name}.bundle-journal"
 
 
 def _state_at(dir_fd: int, name: str, shown: str) -> str:

@@ -22,7 +22,8 @@ from rvault_contracts.writer.fs import (
     _os_error,
     _stat_name,
 )
-from rvault_contracts.writer.journal import _journal_name, _settle_journal
+from rvault_contracts.writer.journal import _settle_journal
+from rvault_contracts.writer.pending import _journal_name
 from rvault_contracts.writer.values import WriterError
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
@@ -55,19 +55,64 @@ READER_UNAVAILABLE = "reader_unavailable"
 VIDEO_EXTRACTED = "video_extracted"
 
 
-@dataclass(frozen=True)
-class OwnerReaders:
-    """The other owners' public ``api`` modules the summary asks (None: not installed)."""
+_LOADERS: dict[str, Callable[[], ModuleType | None]] = {
+    "transcript": owner_readers.transcript_api,
+    "video": owner_readers.video_api,
+    "pptx": owner_readers.pptx_api,
+}
 
-    transcript: ModuleType | None
-    video: ModuleType | None
-    pptx: ModuleType | None
+
+class OwnerReaders:
+    """The other owners' public ``api`` modules the summary asks (None: not installed).
+
+    ``OwnerReaders(transcript, video, pptx)`` uses the modules given;
+    :meth:`installed` imports each installed reader the first time a talk
+    asks it, so a vault without transcripts, manifests or catalogued decks
+    on disk never loads their readers (``rvault-db status`` is a small job:
+    its imports are most of its time).
+    """
+
+    __slots__ = ("_loaded",)
+
+    def __init__(
+        self, transcript: ModuleType | None, video: ModuleType | None, pptx: ModuleType | None
+    ) -> None:
+        self._loaded: dict[str, ModuleType | None] = {
+            "transcript": transcript,
+            "video": video,
+            "pptx": pptx,
+        }
 
     @classmethod
     def installed(cls) -> OwnerReaders:
-        return cls(
-            owner_readers.transcript_api(), owner_readers.video_api(), owner_readers.pptx_api()
-        )
+        """The installed readers, each imported on first use."""
+        readers = cls(None, None, None)
+        readers._loaded.clear()
+        return readers
+
+    def _reader(self, name: str) -> ModuleType | None:
+        if name not in self._loaded:
+            self._loaded[name] = _LOADERS[name]()
+        return self._loaded[name]
+
+    @property
+    def transcript(self) -> ModuleType | None:
+        return self._reader("transcript")
+
+    @property
+    def video(self) -> ModuleType | None:
+        return self._reader("video")
+
+    @property
+    def pptx(self) -> ModuleType | None:
+        return self._reader("pptx")
+
+    def available(self, name: str) -> bool:
+        """Whether reader ``name`` (``transcript``, ``video``, ``pptx``) is there, without
+        importing one no talk has asked: its loaded value, else whether it is installed."""
+        if name in self._loaded:
+            return self._loaded[name] is not None
+        return owner_readers.installed(name)
 
 
 @dataclass(frozen=True)
@@ -174,7 +219,10 @@ def deck_record(
 
 
 def _transcript(
-    talk: Mapping[str, Any], capabilities: list[dict[str, Any]], vault_root: Path, api: Any
+    talk: Mapping[str, Any],
+    capabilities: list[dict[str, Any]],
+    vault_root: Path,
+    readers: OwnerReaders,
 ) -> TranscriptEvidence:
     """The declared transcript when it is readable, else the first readable one."""
     paths = [c["path"] for c in capabilities if c["capability"] == "local_transcript"]
@@ -183,6 +231,7 @@ def _transcript(
     path = path or (paths[0] if paths else None)
     if path is None:
         return TranscriptEvidence(None, "missing", None, None)
+    api = readers.transcript
     if api is None:
         return TranscriptEvidence(path, READER_UNAVAILABLE, None, None)
     owner = api.OwnerContext(**transcript_owner(talk).kwargs())
@@ -190,11 +239,12 @@ def _transcript(
     return TranscriptEvidence(path, report.state, report.quality.code, report.timing.code, report)
 
 
-def _manifest(talk: Mapping[str, Any], vault_root: Path, api: Any) -> ManifestEvidence:
+def _manifest(talk: Mapping[str, Any], vault_root: Path, readers: OwnerReaders) -> ManifestEvidence:
     """The video owner's verdict on whatever is at the manifest path; nothing there is missing."""
     video = talk_video_key(talk)
     if video is None:
         return ManifestEvidence(None, "missing", False)
+    api = readers.video
     if api is None:
         return ManifestEvidence(None, READER_UNAVAILABLE, False)
     relative = api.manifest_path(video)
@@ -341,7 +391,7 @@ def _deck(
     capabilities: list[dict[str, Any]],
     record: Mapping[str, Any] | None,
     roots: SourceRoots,
-    api: Any,
+    readers: OwnerReaders,
 ) -> DeckEvidence:
     decks = [c["path"] for c in capabilities if c["capability"] == "local_pptx"]
     readable = decks[0] if decks else None
@@ -349,7 +399,8 @@ def _deck(
     if not isinstance(path, str) or not path:
         return DeckEvidence(None, readable, "none", None, None)
     verdict, digests = None, {}
-    if record is not None and api:
+    api = None if record is None else readers.pptx  # imported only for a catalogued deck
+    if record is not None and api is not None:
         verdict, digests = _evidence_class(record, roots, api)
     return DeckEvidence(
         path,
@@ -376,12 +427,12 @@ def talk_evidence(
     resolution = resolve(talk, roots)
     capabilities = resolution.capabilities
     vault_root = roots.vault_root
-    manifest = _manifest(talk, vault_root, readers.video)
+    manifest = _manifest(talk, vault_root, readers)
     summary = TalkEvidence(
         capabilities=capabilities,
         findings=tuple(f.to_dict() for f in resolution.findings),
-        transcript=_transcript(talk, capabilities, vault_root, readers.transcript),
-        deck=_deck(talk, capabilities, record, roots, readers.pptx),
+        transcript=_transcript(talk, capabilities, vault_root, readers),
+        deck=_deck(talk, capabilities, record, roots, readers),
         manifest=manifest,
         slides=_slides(talk, capabilities, vault_root, manifest),
         media=_media(talk, vault_root),

@@ -286,9 +286,9 @@ def build_status(result: ReadResult) -> dict[str, Any]:
         "sha256": result.sha256,
         "root_schema_version": result.assessment.root_version,
         "readers": {
-            "transcript": readers.transcript is not None,
-            "video_manifest": readers.video is not None,
-            "deck_evidence": readers.pptx is not None,
+            "transcript": readers.available("transcript"),
+            "video_manifest": readers.available("video"),
+            "deck_evidence": readers.available("pptx"),
         },
         "totals": {
             "talks": len(rows),
