@@ -26,27 +26,34 @@ class QuoteMatch:
 
 
 class NormalizedText:
-    """The normalized transcript with, per token, its offset and its 1-based line."""
+    """The normalized transcript with, per line that has a token, its offset and 1-based number.
+
+    Built line by line (``" ".join(line.split())``), not token by token: a
+    long transcript has ten times more tokens than lines, and every
+    validation of a talk builds this once.
+    """
 
     def __init__(self, text: str) -> None:
-        tokens: list[str] = []
+        parts: list[str] = []
         offsets: list[int] = []
         lines: list[int] = []
         position = 0
         for number, line in enumerate(text.split("\n"), start=1):
-            for token in line.split():
-                if tokens:
-                    position += 1  # the single separating space
-                tokens.append(token)
-                offsets.append(position)
-                lines.append(number)
-                position += len(token)
-        self.text = " ".join(tokens)
+            normalized = " ".join(line.split())
+            if not normalized:
+                continue
+            if parts:
+                position += 1  # the single separating space
+            parts.append(normalized)
+            offsets.append(position)
+            lines.append(number)
+            position += len(normalized)
+        self.text = " ".join(parts)
         self._offsets = offsets
         self._lines = lines
 
     def line_at(self, offset: int) -> int:
-        """The line of the token holding ``offset`` (a separator belongs to the token before)."""
+        """The line holding ``offset`` (a separator belongs to the line before)."""
         index = bisect.bisect_right(self._offsets, offset) - 1
         return self._lines[max(index, 0)]
 

@@ -26,9 +26,8 @@ snapshot semantics.
 
 from __future__ import annotations
 
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rvault_contracts.strict_json import is_integer as is_int
 from rvault_contracts.strict_json import json_path as child
@@ -49,6 +48,9 @@ CITED_LANES = ("patterns_detected", "antipatterns_detected", "applicability_asse
 # Authored visual summaries: judgments of what the slides show. slide_count is native
 # structure (the deck's own count), so it needs no rendered page.
 VISUAL_SUMMARY_FIELDS = tuple(f for f in AUTHORED_SLIDE_FIELDS if f != "slide_count")
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 
 def carries_audit(ret: Any) -> bool:
@@ -84,7 +86,11 @@ class Recomputations:
     """
 
     def __init__(self, workers: int) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
+        self._pool: ThreadPoolExecutor | None = None
+        if workers > 1:  # a pool only for a batch with audits: most validations hold none
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(max_workers=workers)
         self._runs: dict[Path, Future[dict[str, Any]]] = {}
 
     def start(self, deck: Path) -> None:
