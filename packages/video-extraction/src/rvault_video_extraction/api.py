@@ -8,22 +8,41 @@ include the byte re-check of a v4 manifest (status ``stale``).
 their recorded size and SHA-256; no schema, no PDF parsing) for a reader
 that only needs to know whether the evidence is still the extracted bytes.
 Nothing here imports OpenCV, NumPy, PyAV or yt-dlp; the PDF probe imports
-pypdf only when it runs.
+pypdf only when it runs. The manifest validator and the byte re-check load
+on first use (PEP 562): a caller that only probes a slide PDF
+(``rvault-returns validate`` counting its pages) does not import them.
 """
 
 from __future__ import annotations
 
-from rvault_video_extraction.freshness import STALE_CODES, SourceCheck, check_sources
-from rvault_video_extraction.manifest_validation import (
-    ARTIFACT_ID,
-    CURRENT_VERSION,
-    ManifestReport,
-    read_manifest,
-    validate_manifest,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from rvault_video_extraction.pdf_probe import PdfProbe, PdfProbeError, probe_pdf
 from rvault_video_extraction.vault_paths import manifest_path, path_text_issues
 from rvault_video_extraction.versioning import PIPELINE_VERSION, SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from rvault_video_extraction.freshness import STALE_CODES, SourceCheck, check_sources
+    from rvault_video_extraction.manifest_validation import (
+        ARTIFACT_ID,
+        CURRENT_VERSION,
+        ManifestReport,
+        read_manifest,
+        validate_manifest,
+    )
+
+#: The names loaded on first use, and the module that defines each.
+_LAZY = {
+    "STALE_CODES": "freshness",
+    "SourceCheck": "freshness",
+    "check_sources": "freshness",
+    "ARTIFACT_ID": "manifest_validation",
+    "CURRENT_VERSION": "manifest_validation",
+    "ManifestReport": "manifest_validation",
+    "read_manifest": "manifest_validation",
+    "validate_manifest": "manifest_validation",
+}
 
 __all__ = [
     "ARTIFACT_ID",
@@ -42,3 +61,17 @@ __all__ = [
     "read_manifest",
     "validate_manifest",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a lazily exported name from its module on first access (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"rvault_video_extraction.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
