@@ -20,12 +20,14 @@ reads the database.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rvault_tracking_db import apply_protocol as apply_protocol  # dry run / --apply: persist
-from rvault_tracking_db import persist_write as persist_write  # owner write: rvault-returns persist
+if TYPE_CHECKING:
+    from rvault_tracking_db import apply_protocol as apply_protocol  # dry run / --apply: persist
+    from rvault_tracking_db import persist_write as persist_write  # rvault-returns persist
 from rvault_tracking_db.capabilities import (
     LOCAL_CAPABILITIES,
     REMOTE_CAPABILITIES,
@@ -122,6 +124,19 @@ __all__ = [
     "transcript_owner",
     "youtube_id",
 ]
+
+
+#: The owner write modules, loaded on first use (PEP 562): a reader of this
+#: api (``rvault-returns validate``, the site) never imports the writer
+#: protocol; ``rvault-returns persist`` asks ``api.apply_protocol`` and
+#: ``api.persist_write`` and gets the modules.
+_WRITE_MODULES = frozenset({"apply_protocol", "persist_write"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WRITE_MODULES:
+        return importlib.import_module(f"rvault_tracking_db.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def active_claim(talk: Mapping[str, Any]) -> Mapping[str, Any] | None:
