@@ -8,7 +8,6 @@ exact: a suggestion is only ever shown, never used.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 CUTOFF = 0.6
@@ -16,6 +15,8 @@ CUTOFF = 0.6
 
 def closest(word: str, candidates: Iterable[object], n: int = 3) -> list[str]:
     """Up to ``n`` of ``candidates`` (strings only) closest to ``word``, best first."""
+    import difflib  # only a refusal asks: a valid run never loads it
+
     names = sorted({c for c in candidates if isinstance(c, str)})
     return difflib.get_close_matches(word, names, n=n, cutoff=CUTOFF)
 
