@@ -188,7 +188,7 @@ def identity_findings(database: Mapping[str, Any], vault_root: Path) -> dict[str
     active, and the deck binding's stored proof. No artifact is opened; the full
     gate is ``rvault-db preflight``.
     """
-    from rvault_tracking_db.preflight.run import identity_by_talk
+    from rvault_tracking_db.preflight.talk_checks import identity_by_talk
 
     talks = database.get("talks") or []
     return {

@@ -47,7 +47,6 @@ from rvault_tracking_db.evidence_identity import (
     is_analysed,
     owner_receipts,
 )
-from rvault_tracking_db.media_probe import check_recording
 from rvault_tracking_db.slides_identity import check_slides, measure_pdf, slides_identity
 from rvault_tracking_db.talk_media import talk_local_media, talk_video_key, transcript_owner
 
@@ -332,6 +331,10 @@ def _media(talk: Mapping[str, Any], vault_root: Path) -> MediaEvidence | None:
     media = talk_local_media(talk)
     if media is None:
         return MediaEvidence(None, "invalid")
+    # Imported here: the recording's module carries the ffprobe measurement (subprocess),
+    # which a vault without attached recordings never needs.
+    from rvault_tracking_db.media_probe import check_recording
+
     code = check_recording(vault_root, media)
     return MediaEvidence(media.get("path"), "current" if code is None else code)
 

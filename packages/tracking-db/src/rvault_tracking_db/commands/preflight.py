@@ -37,7 +37,7 @@ def register(subparsers: Any) -> None:
 def handle(args: argparse.Namespace) -> int:
     from rvault_contracts import cli as contract_cli
 
-    from rvault_tracking_db.preflight import PreflightRequest, run_preflight
+    from rvault_tracking_db.preflight.run import PreflightRequest, run_preflight
 
     report = run_preflight(PreflightRequest(args.target, args.capture))
     contract_cli.emit(report)

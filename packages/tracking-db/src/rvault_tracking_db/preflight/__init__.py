@@ -7,8 +7,7 @@ identities that collide, a completed talk whose claimed artifact is absent,
 an invalid root assertion) and warnings (evidence absent, a comparison that
 cannot be made, a pending talk without its artifact yet). Nothing is fetched
 and nothing is written.
+
+The command runs :func:`.run.run_preflight`; ``status`` and the site use the
+light view of :mod:`.talk_checks` alone (this package imports neither).
 """
-
-from rvault_tracking_db.preflight.run import PreflightRequest, run_preflight
-
-__all__ = ["PreflightRequest", "run_preflight"]

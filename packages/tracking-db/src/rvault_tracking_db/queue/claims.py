@@ -19,7 +19,6 @@ from rvault_contracts.canonical import is_sha256_hex
 from rvault_contracts.issues import Issue
 
 from rvault_tracking_db.assessment import shapes
-from rvault_tracking_db.queue.baseline import baseline_issues
 from rvault_tracking_db.queue.issues import is_int, is_nonempty_str, jp
 from rvault_tracking_db.queue.timestamps import parse_aware
 
@@ -215,6 +214,10 @@ def _return_issues(
                 f"claim v{version} requires return schema {expected_return}",
             )
         )
+    # Imported here: only a stored v3+ claim carries a baseline; ``status`` of a vault
+    # without one (and ``live_claim``'s callers) never load the baseline rules.
+    from rvault_tracking_db.queue.baseline import baseline_issues
+
     baseline = claim["adherence_baseline"]
     nested = baseline_issues(baseline, path=jp(path, "adherence_baseline"))
     issues.extend(nested)
