@@ -49,6 +49,7 @@ __all__ = [
     "fast_accepts",
     "fast_path_safe",
     "fast_validator",
+    "json_shaped",
     "rust_pattern",
 ]
 
@@ -56,18 +57,26 @@ _PACKAGE = Path(__file__).parent
 
 #: Keywords on which the two validators' agreement is pinned by tests. A
 #: schema using any other (``format``, which jsonschema-rs only annotates,
-#: ``unevaluatedProperties``, ...) or a ``$ref`` out of its own document gets
-#: no fast path: python-jsonschema checks it all.
+#: ``unevaluatedProperties``, ``patternProperties``, whose keys are regexes,
+#: ...) gets no fast path: python-jsonschema checks it all. A ``$ref`` may
+#: leave its document only for a registered contract (``urn:rvault:...``)
+#: that is itself within these keywords (:func:`fast_validator`).
 FAST_KEYWORDS = frozenset(
     {
-        "$comment", "$defs", "$id", "$ref", "$schema", "additionalProperties", "allOf", "const",
-        "dependentRequired", "description", "else", "enum", "exclusiveMinimum", "if",
-        "items", "maxItems", "minItems", "minLength", "minimum", "not", "pattern",
-        "properties", "required", "then", "type", "uniqueItems",
+        "$comment", "$defs", "$id", "$ref", "$schema", "additionalProperties", "allOf", "anyOf",
+        "const", "contains", "dependentRequired", "description", "else", "enum",
+        "exclusiveMinimum", "if", "items", "maxItems", "maxLength", "maxProperties", "maximum",
+        "minItems", "minLength", "minProperties", "minimum", "not", "oneOf", "pattern",
+        "prefixItems", "properties", "propertyNames", "required", "then", "title", "type",
+        "uniqueItems",
     }
 )  # fmt: skip
-_SUBSCHEMA = ("additionalProperties", "else", "if", "items", "not", "then")
+_SUBSCHEMA = (
+    "additionalProperties", "contains", "else", "if", "items", "not", "propertyNames", "then"
+)  # fmt: skip
+_SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 _SUBSCHEMA_MAPS = ("$defs", "properties")
+_CONTRACT_ID = re.compile(r"urn:rvault:([a-z0-9-]+):v([0-9]+)")
 
 
 #: What ``\\s`` matches in the contracts' reading (Python's ``re`` on ``str``):
@@ -149,8 +158,9 @@ def _translated(schema: Any) -> Any:
     for key in _SUBSCHEMA:
         if key in schema:
             out[key] = _translated(schema[key])
-    if "allOf" in schema:
-        out["allOf"] = [_translated(sub) for sub in schema["allOf"]]
+    for key in _SUBSCHEMA_LISTS:
+        if key in schema:
+            out[key] = [_translated(sub) for sub in schema[key]]
     for key in _SUBSCHEMA_MAPS:
         if key in schema:
             out[key] = {name: _translated(sub) for name, sub in schema[key].items()}
@@ -172,41 +182,126 @@ class _EcmaPattern:
             raise ValueError(f"{instance!r} does not match {self._regex.pattern!r}")
 
 
-def fast_path_safe(schema: Any) -> bool:
+def fast_path_safe(schema: Any, refs: set[str] | None = None) -> bool:
     """True when every keyword of ``schema`` (recursively) is in :data:`FAST_KEYWORDS`
-    and every ``$ref`` stays inside the document."""
+    and every ``$ref`` stays inside the document.
+
+    Given ``refs``, a ``$ref`` may also name a registered contract
+    (``urn:rvault:<artifact>:v<N>``, with or without a fragment): its document
+    is added to ``refs``, for the caller to judge in turn.
+    """
     if isinstance(schema, bool):
         return True
     if not isinstance(schema, dict) or not set(schema) <= FAST_KEYWORDS:
         return False
-    if not str(schema.get("$ref", "#")).startswith("#"):
+    ref = schema.get("$ref", "#")
+    if not isinstance(ref, str):
         return False
+    if not ref.startswith("#"):
+        document = ref.partition("#")[0]
+        if refs is None or not _CONTRACT_ID.fullmatch(document):
+            return False
+        refs.add(document)
     return (
-        all(fast_path_safe(schema[k]) for k in _SUBSCHEMA if k in schema)
-        and all(fast_path_safe(sub) for sub in schema.get("allOf", ()))
-        and all(fast_path_safe(sub) for k in _SUBSCHEMA_MAPS for sub in schema.get(k, {}).values())
+        all(fast_path_safe(schema[k], refs) for k in _SUBSCHEMA if k in schema)
+        and all(fast_path_safe(sub, refs) for k in _SUBSCHEMA_LISTS for sub in schema.get(k, ()))
+        and all(
+            fast_path_safe(sub, refs) for k in _SUBSCHEMA_MAPS for sub in schema.get(k, {}).values()
+        )
     )
 
 
 @cache
+def _registry() -> dict[str, Any]:
+    artifacts: dict[str, Any] = json.loads((_PACKAGE / "registry.json").read_text("utf-8"))[
+        "artifacts"
+    ]
+    return artifacts
+
+
+@cache
 def _schema(artifact: str, version: int) -> dict[str, Any]:
-    registry = json.loads((_PACKAGE / "registry.json").read_text("utf-8"))["artifacts"]
-    relative = registry[artifact]["versions"][str(version)]
-    return json.loads((_PACKAGE / "schemas" / relative).read_text("utf-8"))
+    relative = _registry()[artifact]["versions"][str(version)]
+    schema: dict[str, Any] = json.loads((_PACKAGE / "schemas" / relative).read_text("utf-8"))
+    return schema
+
+
+def _registered(uri: str) -> dict[str, Any] | None:
+    """The registered schema whose ``$id`` is ``uri``, or ``None``."""
+    match = _CONTRACT_ID.fullmatch(uri)
+    if match is None or match[2] not in _registry().get(match[1], {}).get("versions", {}):
+        return None
+    schema = _schema(match[1], int(match[2]))
+    return schema if schema.get("$id") == uri else None
+
+
+def _fast_closure(artifact: str, version: int) -> list[dict[str, Any]] | None:
+    """The contract's schema and every registered one it reaches by ``$ref``,
+    or ``None`` when any of them is not fast-path safe."""
+    root = _schema(artifact, version)
+    found = {str(root.get("$id")): root}
+    pending = [root]
+    while pending:
+        refs: set[str] = set()
+        if not fast_path_safe(pending.pop(), refs):
+            return None
+        for uri in sorted(refs - found.keys()):
+            target = _registered(uri)
+            if target is None:
+                return None
+            found[uri] = target
+            pending.append(target)
+    return list(found.values())
 
 
 @cache
 def fast_validator(artifact: str, version: int) -> Any:
     """A jsonschema-rs validator of one contract, or ``None`` where it may not decide."""
-    schema = _schema(artifact, version)
-    if not fast_path_safe(schema):
+    closure = _fast_closure(artifact, version)
+    if closure is None:
         return None
+    root, *referenced = closure
     try:
+        resources = [(schema["$id"], _translated(schema)) for schema in referenced]
         return jsonschema_rs.Draft202012Validator(
-            _translated(schema), keywords={_ECMA_KEYWORD: _EcmaPattern}
+            _translated(root),
+            registry=jsonschema_rs.Registry(resources) if resources else None,
+            keywords={_ECMA_KEYWORD: _EcmaPattern},
         )
     except Exception:  # noqa: BLE001 (a pattern Rust cannot compile: no fast path)
         return None
+
+
+_SCALARS = frozenset({str, int, bool, type(None)})
+
+
+def json_shaped(document: Any) -> bool:
+    """True when ``document`` holds only what a JSON parser returns.
+
+    That is dicts with ``str`` keys, lists, strings, integers, finite floats,
+    booleans and ``None``, each of exactly that type. jsonschema-rs reads a
+    tuple as an array, an ``Enum`` member as its value and infinity as a number
+    under any ``maximum``, where python-jsonschema refuses each; a document
+    built in Python (a receipt, a report) may hold them, so its acceptance
+    counts only in this shape. A parsed document (strict JSON refuses NaN and
+    Infinity) always has it.
+    """
+    stack = [document]
+    while stack:
+        value = stack.pop()
+        kind = type(value)
+        if kind is dict:
+            if not all(type(key) is str for key in value):
+                return False
+            stack.extend(value.values())
+        elif kind is list:
+            stack.extend(value)
+        elif kind is float:
+            if value - value != 0:  # infinity or NaN
+                return False
+        elif kind not in _SCALARS:
+            return False
+    return True
 
 
 def fast_accepts(artifact: str, version: int, document: Any) -> bool:

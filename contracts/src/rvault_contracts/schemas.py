@@ -7,10 +7,16 @@ data, and refer to each other by ``$id`` (``urn:rvault:<artifact>:v<N>``), so
 consumers never reach for files by relative path.
 
 python-jsonschema and referencing (about a third of a small job's start-up)
-are imported when a document is first validated, not when this module is:
+are imported when a document is first refused, not when this module is:
 many commands import an owner module that can validate yet, on their usual
 path, never do (``rvault-db status`` reads the registry only through
-owners' fast paths).
+owners' fast paths). A document is first offered to jsonschema-rs
+(:mod:`rvault_contracts.fast_accept`), which may accept it on a schema whose
+keywords the two agree on (71 of the 74 registered versions); only when it
+does not (a violation, or a schema it may not decide) does python-jsonschema
+load, decide and word every issue. So a valid document costs microseconds and
+none of python-jsonschema's import (~50-120 ms) or validator build, and a
+refusal is exactly what python-jsonschema alone reported before.
 """
 
 from __future__ import annotations
@@ -157,15 +163,39 @@ def _json_path(error: ValidationError) -> str:
     return json_path("$", *error.absolute_path)
 
 
+def fast_accepts(artifact: str, version: int, document: Any) -> bool:
+    """True when jsonschema-rs accepts ``document`` (never a refusal: ``False`` is no verdict).
+
+    Only a document shaped as JSON parsing returns it counts (see
+    :func:`~rvault_contracts.fast_accept.json_shaped`); the shape is checked
+    after the acceptance, so a refused document costs no walk.
+    """
+    from rvault_contracts import fast_accept
+
+    return fast_accept.fast_accepts(artifact, version, document) and fast_accept.json_shaped(
+        document
+    )
+
+
+def validation_errors(artifact: str, version: int, document: Any) -> Iterator[ValidationError]:
+    """python-jsonschema's errors of ``document``; none, without loading it, when
+    jsonschema-rs accepts the document (:func:`fast_accepts`)."""
+    if fast_accepts(artifact, version, document):
+        return iter(())
+    return validator(artifact, version).iter_errors(document)
+
+
 def schema_issues(artifact: str, version: int, document: Any) -> list[Issue]:
     """Every schema violation, sorted by path, for field-by-field reports.
 
     Each is the one shared :class:`~rvault_contracts.issues.Issue` (code
     ``schema_violation``, ``validator`` the failed keyword), so an owner adds
-    schema findings to its own checks' collector unchanged.
+    schema findings to its own checks' collector unchanged. A valid document
+    is usually accepted by jsonschema-rs without python-jsonschema
+    (:func:`validation_errors`); every issue is python-jsonschema's.
     """
     errors = sorted(
-        validator(artifact, version).iter_errors(document),
+        validation_errors(artifact, version, document),
         key=lambda e: (_json_path(e), e.validator, e.message),
     )
     return [
@@ -175,4 +205,6 @@ def schema_issues(artifact: str, version: int, document: Any) -> list[Issue]:
 
 
 def is_valid(artifact: str, version: int, document: Any) -> bool:
-    return validator(artifact, version).is_valid(document)
+    return fast_accepts(artifact, version, document) or validator(artifact, version).is_valid(
+        document
+    )
