@@ -26,7 +26,9 @@ from rvault_contracts.writer import (
     writer_lock,
 )
 
-from rvault_transcript.api import quality_path_for, timing_path_for
+# The names come from sidecars, not the consumers' api: the import's path
+# (vtt-cleanup) then loads neither api nor the fetch-result checks.
+from rvault_transcript.sidecars import quality_path_for, timing_path_for
 
 
 @dataclass(frozen=True)

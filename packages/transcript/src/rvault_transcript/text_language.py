@@ -7,13 +7,25 @@ mixed text gets each language's share
 (:class:`~rvault_transcript.language.Detection`). Used by the VTT import
 (against the file's ``Language:`` header and ``*.xx.vtt`` name), for caption
 tracks (against the track's code) and for existing transcripts.
+
+Most of a VTT import's time is lingua's, so it uses every core without
+changing what lingua computes: the trigram models of the text's script (the
+ones lingua's rules load for such a text, one by one, on the first window)
+are loaded first by lingua's own parallel preload, and the windows are then
+classified by ``compute_language_confidence_values_in_parallel``, which runs
+the same per-window computation on lingua's thread pool and returns the
+rankings in window order. lingua holds the GIL throughout, so a Python
+thread could not overlap it with other work.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from rvault_transcript.language import (
@@ -34,6 +46,12 @@ WINDOW_CHARS = 200
 MIN_TEXT_CHARS = 60
 # A window whose best language has less confidence than this is not counted.
 MIN_CONFIDENCE = 0.5
+# The scripts of which lingua has several languages (so its rules load their
+# trigram models rather than naming the language from the alphabet), as the
+# first word of their letters' Unicode names; and how many windows, spread
+# over the text, are looked at to tell which of them a text is written in.
+PRELOADED_SCRIPTS = ("LATIN", "CYRILLIC", "ARABIC", "DEVANAGARI")
+SCRIPT_SAMPLE_WINDOWS = 16
 
 _HEADER = re.compile(r"^Language:[ \t]*(\S+)[ \t]*$", re.MULTILINE)
 _NAME = re.compile(r"\.([A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*)\.vtt$", re.IGNORECASE)
@@ -76,6 +94,15 @@ def _detector() -> Any:
     return LanguageDetectorBuilder.from_all_languages().with_low_accuracy_mode().build()
 
 
+def visible_chars(text: str) -> int:
+    """How many characters of ``text`` are not whitespace (``str.isspace``).
+
+    ``str.split()`` splits on exactly the characters ``str.isspace`` names, so
+    this counts in C what a per-character loop counted in Python.
+    """
+    return len("".join(text.split()))
+
+
 def text_windows(lines: Iterable[str]) -> list[str]:
     """Consecutive lines joined into windows of at least WINDOW_CHARS non-space characters."""
     windows: list[str] = []
@@ -83,7 +110,7 @@ def text_windows(lines: Iterable[str]) -> list[str]:
     size = 0
     for line in lines:
         current.append(line)
-        size += sum(1 for ch in line if not ch.isspace())
+        size += visible_chars(line)
         if size >= WINDOW_CHARS:
             windows.append(" ".join(current))
             current, size = [], 0
@@ -95,18 +122,67 @@ def text_windows(lines: Iterable[str]) -> list[str]:
     return windows
 
 
+def window_scripts(windows: Sequence[str]) -> set[str]:
+    """The :data:`PRELOADED_SCRIPTS` that have the most letters of some sampled window."""
+    step = max(1, len(windows) // SCRIPT_SAMPLE_WINDOWS)
+    scripts = set()
+    for window in windows[::step]:
+        counts = Counter(
+            unicodedata.name(ch, "?").split(" ", 1)[0] for ch in window if ch.isalpha()
+        )
+        if counts:
+            scripts.add(counts.most_common(1)[0][0])
+    return scripts.intersection(PRELOADED_SCRIPTS)
+
+
+@cache
+def _preload(script: str) -> None:
+    """Load the trigram models of every language written in ``script``, on every core.
+
+    lingua keeps its models in process-wide maps shared by all detectors, so
+    the all-languages detector finds them loaded; a model a window needs and
+    this did not load is still loaded on first use, so what is computed never
+    depends on it (only the time: one preload by the detector's rules costs
+    the same CPU, serially, on the first window).
+    """
+    from lingua import Language, LanguageDetectorBuilder
+
+    languages = getattr(Language, f"all_with_{script.lower()}_script")()
+    builder = LanguageDetectorBuilder.from_languages(*languages).with_low_accuracy_mode()
+    builder.with_preloaded_language_models().build()
+
+
+_parallel_pid: int | None = None
+
+
+def _rankings(windows: list[str]) -> list[Any]:
+    """lingua's confidence ranking of each window, in order, on its thread pool.
+
+    A forked child of a process that already started the pool has none (its
+    threads are not forked), so there the windows are classified one by one.
+    """
+    global _parallel_pid
+    detector = _detector()
+    if _parallel_pid not in (None, os.getpid()):
+        return [detector.compute_language_confidence_values(window) for window in windows]
+    _parallel_pid = os.getpid()
+    for script in sorted(window_scripts(windows)):
+        _preload(script)
+    rankings: list[Any] = detector.compute_language_confidence_values_in_parallel(windows)
+    return rankings
+
+
 def detect_text_languages(lines: Iterable[str]) -> Detection | None:
     """Each window's most confident language, weighted by its characters; None when undecided."""
     windows = text_windows(lines)
-    if sum(sum(1 for ch in w if not ch.isspace()) for w in windows) < MIN_TEXT_CHARS:
+    sizes = [visible_chars(window) for window in windows]
+    if sum(sizes) < MIN_TEXT_CHARS:
         return None
-    detector = _detector()
     weights = []
-    for window in windows:
-        ranked = detector.compute_language_confidence_values(window)
+    for size, ranked in zip(sizes, _rankings(windows), strict=True):
         if ranked and ranked[0].value >= MIN_CONFIDENCE:
             code = ranked[0].language.iso_code_639_1.name.lower()
-            weights.append((code, float(sum(1 for ch in window if not ch.isspace()))))
+            weights.append((code, float(size)))
     return shares_from(weights, TEXT_DETECTOR)
 
 

@@ -1,4 +1,4 @@
-"""Caption files and espeak-ng speech in English, German and Spanish.
+"""Caption files and espeak-ng speech in English, German and Spanish (and Russian text).
 
 The language checks need text and audio whose language is known by
 construction: ten ordinary talk sentences per language, cycled into caption
@@ -53,6 +53,19 @@ SENTENCES: dict[str, tuple[str, ...]] = {
         "Jede Folie braucht einen Grund, der über eine Seite Notizen hinausgeht.",
         "Zum Schluss kehren Sie zur Geschichte vom Anfang zurück und beenden sie.",
         "Fragen aus dem Publikum sind ein Geschenk, also lassen Sie Zeit dafür.",
+    ),
+    # Cyrillic script: lingua loads another script's models for these lines.
+    "ru": (
+        "Доброе утро и спасибо всем, что пришли сегодня на эту сессию.",
+        "Я хочу рассказать, как докладчик готовит начало своего выступления.",
+        "Первая минута решает, будет ли публика слушать дальше или нет.",
+        "Многие докладчики начинают с извинений и теряют свой лучший момент.",
+        "Короткая история из вашей собственной работы гораздо сильнее как начало.",
+        "После истории скажите людям, что они смогут сделать после доклада.",
+        "Середина доклада должна следовать одной ясной линии рассуждений.",
+        "Каждому слайду нужна причина существовать, кроме страницы заметок.",
+        "В конце вернитесь к истории из начала и закончите её.",
+        "Вопросы из зала это подарок, поэтому оставьте на них время.",
     ),
 }
 
