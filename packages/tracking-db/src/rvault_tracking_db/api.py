@@ -28,6 +28,20 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rvault_tracking_db import apply_protocol as apply_protocol  # dry run / --apply: persist
     from rvault_tracking_db import persist_write as persist_write  # rvault-returns persist
+    from rvault_tracking_db.evidence import (
+        OwnerReaders,
+        TalkEvidence,
+        deck_catalog,
+        deck_record,
+        talk_evidence,
+    )
+    from rvault_tracking_db.evidence_identity import (
+        EVIDENCE_IDENTITY_STALE,
+        IdentityCheck,
+        StaleIdentity,
+        is_analysed,
+        owner_receipts,
+    )
 from rvault_tracking_db.capabilities import (
     LOCAL_CAPABILITIES,
     REMOTE_CAPABILITIES,
@@ -35,20 +49,6 @@ from rvault_tracking_db.capabilities import (
     SourceRoots,
     resolve,
     source_capabilities,
-)
-from rvault_tracking_db.evidence import (
-    OwnerReaders,
-    TalkEvidence,
-    deck_catalog,
-    deck_record,
-    talk_evidence,
-)
-from rvault_tracking_db.evidence_identity import (
-    EVIDENCE_IDENTITY_STALE,
-    IdentityCheck,
-    StaleIdentity,
-    is_analysed,
-    owner_receipts,
 )
 from rvault_tracking_db.ids import google_drive_id, youtube_id
 from rvault_tracking_db.media_probe import check_recording, recording_shows_video
@@ -131,12 +131,34 @@ __all__ = [
 #: protocol; ``rvault-returns persist`` asks ``api.apply_protocol`` and
 #: ``api.persist_write`` and gets the modules.
 _WRITE_MODULES = frozenset({"apply_protocol", "persist_write"})
+#: The evidence summary and identity names, and the module that defines each,
+#: also loaded on first use: ``rvault-returns validate`` asks none of them.
+_LAZY = {
+    **dict.fromkeys(
+        ("OwnerReaders", "TalkEvidence", "deck_catalog", "deck_record", "talk_evidence"),
+        "evidence",
+    ),
+    **dict.fromkeys(
+        ("EVIDENCE_IDENTITY_STALE", "IdentityCheck", "StaleIdentity", "is_analysed"),
+        "evidence_identity",
+    ),
+    "owner_receipts": "evidence_identity",
+}
 
 
 def __getattr__(name: str) -> Any:
     if name in _WRITE_MODULES:
         return importlib.import_module(f"rvault_tracking_db.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"rvault_tracking_db.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WRITE_MODULES, *_LAZY})
 
 
 def active_claim(talk: Mapping[str, Any]) -> Mapping[str, Any] | None:
