@@ -1,16 +1,27 @@
-"""A small real vault built with the owner tools, once per test session and worker.
+"""A small real vault built with the owner tools, once per test process, copied per caller.
 
 Not a test module. Every artifact is produced by the owner's console script
 exactly as the demo does (tools/demo.py): the database is initialized and
 filled from the embedded shownotes sample, a transcript bundle comes from the
 sample VTT, a deck is generated with python-pptx and extracted, and a short
 screencast generated with OpenCV is extracted into PDFs and a manifest.
+
+A build runs six owner commands and renders a video (2-3 s, more under load),
+and about a dozen tests start from one, so each test process (xdist worker)
+builds each kind once into a template and every caller gets a copy
+(``_copied``). Two of the tools record absolute paths (the database's
+shownotes source, the video manifest's files); the copy rewrites exactly those
+to where it lands, as a build there would have written them, and refuses if
+the template path shows up in any other file.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import shutil
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +106,48 @@ def video_argv(vault: Path, video: Path) -> list[str]:
     )
 
 
+#: kind -> the template's root folder (its vault is ``root / "vault"``), per test process.
+_TEMPLATES: dict[str, Path] = {}
+
+
+def _copied(kind: str, builder: Callable[[Path], Path], vault: Path) -> Path:
+    """``builder``'s vault, built once per process, copied to ``vault`` (must not exist).
+
+    The template's siblings of its vault (a deck, a plan, ``returns.json``)
+    land beside ``vault`` as they would beside a fresh build. Every occurrence
+    of the template's vault path (JSON files only) becomes ``vault``'s.
+    """
+    if kind not in _TEMPLATES:
+        root = Path(tempfile.mkdtemp(prefix=f"rvault-reliability-{kind}-"))
+        atexit.register(shutil.rmtree, root, ignore_errors=True)
+        builder(root / "vault")
+        _TEMPLATES[kind] = root
+    root = _TEMPLATES[kind]
+    old = json.dumps(str(root / "vault"))[1:-1].encode()
+    new = json.dumps(str(vault))[1:-1].encode()
+    vault.parent.mkdir(parents=True, exist_ok=True)
+    for entry in root.iterdir():
+        target = vault if entry.name == "vault" else vault.parent / entry.name
+        if entry.is_dir():
+            shutil.copytree(entry, target, symlinks=True)
+        else:
+            shutil.copy2(entry, target)
+        for path in [target] if target.is_file() else target.rglob("*"):
+            if path.is_symlink() or not path.is_file():
+                continue
+            data = path.read_bytes()
+            if old in data:
+                assert path.suffix == ".json", f"{path} records the template's path"
+                path.write_bytes(data.replace(old, new))
+    return vault
+
+
 def build(vault: Path) -> Path:
+    """The base vault in ``vault`` (must not exist), as ``_build`` makes it there."""
+    return _copied("base", _build, vault)
+
+
+def _build(vault: Path) -> Path:
     """Build the base vault in ``vault`` (must not exist) and return it."""
     shutil.copytree(SAMPLE, vault)
     plan = vault.parent / "init-plan.json"
@@ -132,6 +184,12 @@ def build(vault: Path) -> Path:
 
 def returns_vault(vault: Path, *, persisted: bool) -> Path:
     """The conformance suite's real batch (transcripts, claim, completed returns)."""
+    if persisted:
+        return _returns_vault(vault, persisted=True)  # copied by _persist_producer itself
+    return _copied("returns", lambda v: _returns_vault(v, persisted=False), vault)
+
+
+def _returns_vault(vault: Path, *, persisted: bool) -> Path:
     import sys
 
     sys.path.insert(0, str(ROOT / "conformance"))
