@@ -54,7 +54,7 @@ demo: bytecode
 bench: bootstrap
 	$(PY) tools/bench.py
 
-bench-startup: bootstrap
+bench-startup: bytecode
 	$(PY) tools/bench_startup.py
 
 clean:

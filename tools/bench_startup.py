@@ -2,11 +2,14 @@
 
 Not a test (timings depend on the machine and its load, printed with the
 figures); ``tools/tests/test_startup_imports.py`` guards *what* each path
-imports. For each tool: the median wall time of ``SCRIPT --version`` and
+imports. For each tool: the median wall and CPU time of ``SCRIPT --version`` and
 ``SCRIPT --help`` over N runs (a fresh interpreter each, as a user starts
 it), the import time of its ``cli`` module as ``-X importtime`` reports it
-(cumulative microseconds) and the number of modules ``--version`` leaves
-loaded; then the same for each subcommand module a small job imports.
+(cumulative microseconds) and the number of modules importing it loads, and
+how much CPU ``--version`` costs beyond a bare interpreter (``python -c
+pass``, the floor no console script can go under); then the same import
+figures for each subcommand module a small job imports. ``make
+bench-startup`` byte-compiles our sources first, as an install does.
 Usage: ``.venv/bin/python tools/bench_startup.py [--runs N]``.
 """
 
@@ -78,13 +81,20 @@ def main(argv: list[str]) -> int:
     wall, cpu = wall_ms([sys.executable, "-c", "pass"], runs)
     print(f"load average {os.getloadavg()[0]:.1f}; runs {runs}; medians in ms (wall / CPU)")
     print(f"bare python: {wall:.0f} / {cpu:.0f}")
-    header = ("script", "--version", "--help", "cli import", "modules")
-    print(f"{header[0]:<18} {header[1]:>11} {header[2]:>11} {header[3]:>11} {header[4]:>8}")
+    header = ("script", "--version", "--help", "CPU over bare", "cli import", "modules")
+    print(
+        f"{header[0]:<18} {header[1]:>11} {header[2]:>11} {header[3]:>14} {header[4]:>11} "
+        f"{header[5]:>8}"
+    )
     for script, module in TOOLS.items():
-        version = "{:.0f} / {:.0f}".format(*wall_ms([str(BIN / script), "--version"], runs))
-        shown = "{:.0f} / {:.0f}".format(*wall_ms([str(BIN / script), "--help"], runs))
+        version = wall_ms([str(BIN / script), "--version"], runs)
+        shown = wall_ms([str(BIN / script), "--help"], runs)
         total, count = import_us(module)
-        print(f"{script:<18} {version:>11} {shown:>11} {total / 1000:>11.1f} {count:>8}")
+        print(
+            f"{script:<18} {'{:.0f} / {:.0f}'.format(*version):>11} "
+            f"{'{:.0f} / {:.0f}'.format(*shown):>11} {version[1] - cpu:>14.0f} "
+            f"{total / 1000:>11.1f} {count:>8}"
+        )
     print(f"\n{'small job module':<46} {'import ms':>10} {'modules':>8}")
     for module in SMALL_JOB_MODULES:
         total, count = import_us(module)

@@ -405,7 +405,7 @@ def build_parser(
     required ``COMMAND``: a bare invocation is the same ``usage_error``
     document in every tool (``run`` maps argparse's exit 2 onto it).
     """
-    parser = argparse.ArgumentParser(prog=prog, description=description, epilog=EXIT_EPILOG)
+    parser = _Parser(prog=prog, description=description, epilog=EXIT_EPILOG)
     parser.add_argument("--version", action="version", version=f"%(prog)s {version}")
     subparsers = parser.add_subparsers(
         title="commands",
@@ -442,17 +442,67 @@ def lazy_handler(module: str, name: str) -> Handler:
     return handler
 
 
-class _DeferredParser(argparse.ArgumentParser):
-    """A subcommand parser whose arguments are added the first time it is used.
+def _help_columns() -> int:
+    """The terminal width argparse's help formatter asks ``shutil.get_terminal_size`` for.
+
+    The same rule ($COLUMNS, else the terminal on stdout, else 80) without
+    importing shutil, which brings zlib, bz2 and lzma: 2 ms of every console
+    script's start-up, and argparse makes a formatter for every argument added.
+    """
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser with its help formatter as wide as argparse makes it (see above)."""
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        return self.formatter_class(prog=self.prog, width=_help_columns() - 2)
+
+
+class _DeferredParser(_Parser):
+    """A subcommand parser built, and its arguments added, the first time it is used.
 
     argparse asks a subparser for nothing until its command is on the command
     line (``parse_known_args``) or its own help is printed; the top level's
     ``--help`` lists only the name and one-line help the parent already holds.
+    So a :class:`LazyCommand`'s parser (``deferred=True``) keeps its options
+    until then: building an ``ArgumentParser`` looks its default texts up in
+    gettext's catalogs on disk, and ``rvault-db`` declares eighteen commands of
+    which one runs. Any other use of a deferred parser builds it first.
     """
 
     _populate: Callable[[], None] | None = None
+    _options: dict[str, Any] | None = None
+
+    def __init__(self, *, deferred: bool = False, **options: Any) -> None:
+        if deferred:
+            self._options = options
+        else:
+            super().__init__(**options)
+
+    def _build(self) -> None:
+        options, self._options = self._options, None
+        if options is not None:
+            super().__init__(**options)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for an attribute the parser lacks: one not built yet builds now.
+        if self._options is None:
+            raise AttributeError(name)
+        self._build()
+        return getattr(self, name)
 
     def _ensure_populated(self) -> None:
+        self._build()
         populate, self._populate = self._populate, None
         if populate is not None:
             populate()
@@ -492,6 +542,7 @@ class _Adopting:
         if name not in self._parsers:
             raise ValueError(f"{self._module} registers {name!r}, which its LazyCommand lacks")
         parser, declared_help = self._parsers[name]
+        parser._build()
         if options.pop("help", declared_help) != declared_help:
             raise ValueError(f"{self._module} {name!r}: help differs from its LazyCommand's")
         for option in _LATE_OPTIONS:
@@ -516,7 +567,7 @@ class LazyCommand:
 
     def register(self, subparsers: Any) -> None:
         parsers = {
-            name: (subparsers.add_parser(name, help=text), text)
+            name: (subparsers.add_parser(name, help=text, deferred=True), text)
             for name, text in self.commands.items()
         }
 
