@@ -17,7 +17,6 @@ pypdf is imported when a PDF is probed (the ``pdf`` extra), never at import.
 from __future__ import annotations
 
 import io
-import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,13 +55,25 @@ class ProbedPdf:
     generation: tuple[int, ...]
 
 
-class _Diagnostics(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(level=logging.WARNING)
-        self.messages: list[str] = []
+def _diagnostics() -> Any:
+    """A handler that keeps pypdf's warnings (``.messages``).
 
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
+    Built when a PDF is probed, beside pypdf (which imports ``logging``
+    itself): a reader that imports this module without probing a PDF
+    (``rvault-db status`` through the video owner's api) does not load
+    ``logging`` and ``traceback`` for it.
+    """
+    import logging
+
+    class Diagnostics(logging.Handler):
+        def __init__(self) -> None:
+            super().__init__(level=logging.WARNING)
+            self.messages: list[str] = []
+
+        def emit(self, record: logging.LogRecord) -> None:
+            self.messages.append(record.getMessage())
+
+    return Diagnostics()
 
 
 def _declared_count(reader: Any) -> int:
@@ -75,10 +86,12 @@ def _declared_count(reader: Any) -> int:
 
 def _count_pages(data: bytes, max_pages: int, shown: str) -> tuple[int, int, list[str]]:
     """(declared, walked, repair diagnostics) of strictly parsed ``data``."""
+    import logging
+
     from pypdf import PdfReader, apply_configuration
     from pypdf.errors import LimitReachedError, PyPdfError
 
-    diagnostics = _Diagnostics()
+    diagnostics = _diagnostics()
     logger = logging.getLogger("pypdf")
     logger.addHandler(diagnostics)
     # pypdf stops at its own page-tree entry and array-size limits (100,000 by

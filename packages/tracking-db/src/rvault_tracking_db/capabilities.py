@@ -20,7 +20,6 @@ from __future__ import annotations
 import codecs
 import os
 import stat
-import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -191,6 +190,8 @@ def _check_pdf(fd: int) -> str | None:
 
 
 def _check_pptx(fd: int) -> str | None:
+    import zipfile  # only a vault with a local deck opens one (status of one without: not loaded)
+
     with os.fdopen(fd, "rb") as handle:
         try:
             with zipfile.ZipFile(handle) as archive:
