@@ -5,7 +5,7 @@ figures); ``tools/tests/test_startup_imports.py`` guards *what* each path
 imports. For each tool: the median wall and CPU time of ``SCRIPT --version`` and
 ``SCRIPT --help`` over N runs (a fresh interpreter each, as a user starts
 it), the import time of its ``cli`` module as ``-X importtime`` reports it
-(cumulative microseconds) and the number of modules importing it loads, and
+(cumulative microseconds, the least of N runs) and the number of modules importing it loads, and
 how much CPU ``--version`` costs beyond a bare interpreter (``python -c
 pass``, the floor no console script can go under); then the same import
 figures for each subcommand module a small job imports. ``make
@@ -59,19 +59,27 @@ def wall_ms(argv: list[str], runs: int) -> tuple[float, float]:
     return statistics.median(walls), statistics.median(cpus)
 
 
-def import_us(module: str) -> tuple[int, int]:
-    """``-X importtime`` cumulative microseconds of ``module`` and modules it loads."""
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", f"import {module}"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    lines = [line for line in done.stderr.splitlines() if line.startswith("import time:")]
-    total = next(
-        int(line.split("|")[1]) for line in reversed(lines) if line.split("|")[2].strip() == module
-    )
-    return total, len(lines)
+def import_us(module: str, runs: int) -> tuple[int, int]:
+    """``-X importtime`` cumulative microseconds of ``module`` (the least of ``runs``; the
+    noise a loaded machine adds only lengthens it) and the number of modules it loads."""
+    totals, count = [], 0
+    for _ in range(runs):
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", f"import {module}"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        lines = [line for line in done.stderr.splitlines() if line.startswith("import time:")]
+        totals.append(
+            next(
+                int(line.split("|")[1])
+                for line in reversed(lines)
+                if line.split("|")[2].strip() == module
+            )
+        )
+        count = len(lines)
+    return min(totals), count
 
 
 def main(argv: list[str]) -> int:
@@ -89,7 +97,7 @@ def main(argv: list[str]) -> int:
     for script, module in TOOLS.items():
         version = wall_ms([str(BIN / script), "--version"], runs)
         shown = wall_ms([str(BIN / script), "--help"], runs)
-        total, count = import_us(module)
+        total, count = import_us(module, runs)
         print(
             f"{script:<18} {'{:.0f} / {:.0f}'.format(*version):>11} "
             f"{'{:.0f} / {:.0f}'.format(*shown):>11} {version[1] - cpu:>14.0f} "
@@ -97,7 +105,7 @@ def main(argv: list[str]) -> int:
         )
     print(f"\n{'small job module':<46} {'import ms':>10} {'modules':>8}")
     for module in SMALL_JOB_MODULES:
-        total, count = import_us(module)
+        total, count = import_us(module, runs)
         print(f"{module:<46} {total / 1000:>10.1f} {count:>8}")
     return 0
 
