@@ -29,11 +29,11 @@ the final recheck and the post-install verification are defense in depth,
 and every caller must re-read the live file after an installed result.
 
 The protocol lives in small modules: ``values`` (refusal, generations,
-reports), ``fs`` (descriptor-anchored helpers), ``snapshot``, ``lock``,
-``staging``, ``backup``, ``journal`` (a bundle's intent journal and its
-settlement), ``transaction`` (the one skeleton every writer runs, with a
-strategy for what differs), ``install``, ``bundle``, ``entries`` and
-``pending`` (whether a bundle awaits recovery). This package re-exports every
+snapshots), ``reports`` (what a write returns), ``fs`` (descriptor-anchored
+helpers), ``snapshot``, ``lock``, ``staging``, ``backup``, ``journal`` (a
+bundle's intent journal and its settlement), ``transaction`` (the one
+skeleton every writer runs, with a strategy for what differs), ``install``,
+``bundle``, ``entries`` and ``pending`` (whether a bundle awaits recovery). This package re-exports every
 public name, and the private ones tests reach, each loaded from its module on
 first use.
 """
@@ -73,18 +73,18 @@ _EXPORTS = {
     "DURABILITY_STATES": "values",
     "SNAPSHOT_READ_ATTEMPTS": "values",
     "STAGED_VERIFY_ATTEMPTS": "values",
-    "BundleReport": "values",
+    "BundleReport": "reports",
     "FaultHook": "values",
     "FileGeneration": "values",
-    "RemovedFile": "values",
+    "RemovedFile": "reports",
     "Snapshot": "values",
     "StagedCandidateConflictError": "values",
-    "WriteReport": "values",
+    "WriteReport": "reports",
     "WriterError": "values",
 }
 _SUBMODULES = frozenset(
-    {"backup", "bundle", "entries", "fs", "journal", "lock", "pending", "snapshot", "staging",
-     "transaction", "values"}
+    {"backup", "bundle", "entries", "fs", "journal", "lock", "pending", "reports", "snapshot",
+     "staging", "transaction", "values"}
 )  # fmt: skip
 # ``install`` names the function, as it always did, not its module.
 

@@ -27,16 +27,10 @@ from rvault_contracts.writer.fs import (
 from rvault_contracts.writer.journal import _remove_journal, _settle_journal
 from rvault_contracts.writer.lock import WriterLock, _acquire
 from rvault_contracts.writer.pending import _journal_name, pending_bundle
+from rvault_contracts.writer.reports import BundleReport, RemovedFile, WriteReport
 from rvault_contracts.writer.snapshot import _compare_input, _Current, _read_current
 from rvault_contracts.writer.transaction import Transaction
-from rvault_contracts.writer.values import (
-    BundleReport,
-    FaultHook,
-    RemovedFile,
-    Snapshot,
-    WriteReport,
-    WriterError,
-)
+from rvault_contracts.writer.values import FaultHook, Snapshot, WriterError
 
 
 def install_bundle(

@@ -30,15 +30,10 @@ from rvault_contracts.writer.fs import (
 from rvault_contracts.writer.journal import _remove_journal, _settle_journal
 from rvault_contracts.writer.lock import WriterLock
 from rvault_contracts.writer.pending import _journal_name
+from rvault_contracts.writer.reports import BundleReport, WriteReport
 from rvault_contracts.writer.snapshot import _read_current
 from rvault_contracts.writer.transaction import Transaction
-from rvault_contracts.writer.values import (
-    BundleReport,
-    FaultHook,
-    FileGeneration,
-    WriteReport,
-    WriterError,
-)
+from rvault_contracts.writer.values import FaultHook, FileGeneration, WriterError
 
 ENTRY_KINDS = ("missing", "file", "symlink")
 

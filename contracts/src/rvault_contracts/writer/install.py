@@ -10,9 +10,10 @@ from rvault_contracts.writer import staging, transaction
 from rvault_contracts.writer.backup import _Backup, _write_backup
 from rvault_contracts.writer.fs import _check_name, _to_bytes
 from rvault_contracts.writer.lock import WriterLock
+from rvault_contracts.writer.reports import WriteReport
 from rvault_contracts.writer.snapshot import _compare_input, _Current, _read_current
 from rvault_contracts.writer.transaction import Transaction
-from rvault_contracts.writer.values import FaultHook, Snapshot, WriteReport
+from rvault_contracts.writer.values import FaultHook, Snapshot
 
 
 def install(
