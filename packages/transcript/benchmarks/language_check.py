@@ -6,9 +6,13 @@ Each input is classified by :func:`rvault_transcript.text_language.detect_text_l
 in a fresh interpreter (so the models load as they do in one ``vtt-cleanup``
 process), twice: the first call loads lingua's trigram models of every
 language its rules leave for the text (all Latin-script languages for
-English or Spanish), the second shows the per-window cost alone. CPU
-seconds (user + system, the figure that survives a loaded machine) and
-the detected shares are printed per input:
+English or Spanish), the second shows the per-window cost alone. The
+models are preloaded and the windows classified on lingua's thread pool
+(every core), so each input runs twice: with ``RAYON_NUM_THREADS=1`` (one
+thread: the serial cost, as before the pool was used) and with the pool's
+default (one thread per core). Wall and CPU seconds (user + system of all
+threads, the figure that survives a loaded machine) and the detected shares
+are printed per input:
 
 - the 10-minute (150 cues) and 2-hour (1,800 cues) captions of
   ``tools/bench_small_jobs.py``'s size, nine words a line from
@@ -35,7 +39,7 @@ SPEECH = HERE / "speech_text.txt"
 NETFLIX = ROOT / "tools" / "fixtures" / "speaker-run" / "netflix_chicas_del_cable.vtt"
 
 _CHILD = """
-import json, resource, sys
+import json, resource, sys, time
 from pathlib import Path
 from rvault_transcript.text_language import detect_text_languages, text_windows
 from rvault_transcript.vtt import vtt_to_segments
@@ -47,13 +51,14 @@ def cpu():
 source = Path(sys.argv[1])
 text = source.read_text(encoding="utf-8")
 lines = [s.text for s in vtt_to_segments(text)] if source.suffix == ".vtt" else text.splitlines()
-start = cpu()
+start, wall = cpu(), time.perf_counter()
 detection = detect_text_languages(lines)
-first = cpu() - start
-start = cpu()
+first, first_wall = cpu() - start, time.perf_counter() - wall
+start, wall = cpu(), time.perf_counter()
 detect_text_languages(lines)
-again = cpu() - start
+again, again_wall = cpu() - start, time.perf_counter() - wall
 print(json.dumps({"windows": len(text_windows(lines)), "first": first, "again": again,
+                  "first_wall": first_wall, "again_wall": again_wall,
                   "shares": detection.summary() if detection else None}))
 """
 
@@ -68,9 +73,16 @@ def caption_lines(count: int) -> str:
     return "\n".join(lines)
 
 
-def measure(path: Path) -> dict[str, object]:
+def measure(path: Path, threads: str | None) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if k != "RAYON_NUM_THREADS"}
+    if threads is not None:
+        env["RAYON_NUM_THREADS"] = threads
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(path)], capture_output=True, text=True, check=True
+        [sys.executable, "-c", _CHILD, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
     )
     result: dict[str, object] = json.loads(done.stdout)
     return result
@@ -86,17 +98,25 @@ def main() -> int:
             path.write_text(caption_lines(cues), encoding="utf-8")
             inputs[label] = path
         inputs["netflix_chicas_del_cable.vtt"] = NETFLIX
-        rows = [(label, measure(path)) for label, path in inputs.items()]
+        rows = [
+            (label, threads or "all", measure(path, threads))
+            for label, path in inputs.items()
+            for threads in ("1", None)
+        ]
     load = os.getloadavg()[0]
-    print(f"load average {load:.1f} on {os.cpu_count()} cores; CPU seconds")
-    print(f"{'input':<30} {'windows':>7} {'1st call':>9} {'again':>7} {'ms/window':>9}  shares")
-    for label, row in rows:
+    print(f"load average {load:.1f} on {os.cpu_count()} cores; wall / CPU seconds")
+    print(
+        f"{'input':<30} {'threads':>7} {'windows':>7} {'1st wall':>9} {'1st CPU':>8}"
+        f" {'again wall':>10} {'again CPU':>9} {'ms/window':>9}  shares"
+    )
+    for label, threads, row in rows:
         windows = int(str(row["windows"]))
         first, again = float(str(row["first"])), float(str(row["again"]))
+        first_wall, again_wall = float(str(row["first_wall"])), float(str(row["again_wall"]))
         per_window = 1000 * again / max(windows, 1)
         print(
-            f"{label:<30} {windows:>7} {first:>9.3f} {again:>7.3f} {per_window:>9.2f}"
-            f"  {row['shares']}"
+            f"{label:<30} {threads:>7} {windows:>7} {first_wall:>9.3f} {first:>8.3f}"
+            f" {again_wall:>10.3f} {again:>9.3f} {per_window:>9.2f}  {row['shares']}"
         )
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"peak RSS of a child: {peak:.0f} MB")
