@@ -9,7 +9,8 @@ subcommand, it parses that subcommand's ``--help`` (which imports that
 command's module alone, and proves its declared one-line help is the one it
 registers) and must still hold none of :data:`COMMAND_ABSENT`, which only
 running a command may load (the light commands of :data:`LIGHT_COMMANDS`
-hold none of the light path's either). ``tools/bench_startup.py`` prints the
+hold none of the light path's either, and those of :data:`WORK_LOADED_WHEN_RUN`
+none of :data:`WORK`). ``tools/bench_startup.py`` prints the
 timings.
 """
 
@@ -77,6 +78,23 @@ LIGHT_COMMANDS = {
     ("rvault-batch", "plan"),
     ("rvault-batch", "run"),
 }
+# What a command's work loads when it starts: writing, validating, digests, the fast JSON
+# codec and the code tables. These commands' modules name their work without loading it.
+WORK = (
+    "hashlib",
+    "jsonschema_rs",
+    "orjson",
+    "rvault_contracts.canonical",
+    "rvault_contracts.codes",
+    "rvault_contracts.schemas",
+    "rvault_contracts.writer",
+)
+WORK_LOADED_WHEN_RUN = {
+    *LIGHT_COMMANDS,
+    ("rvault-video", "extract"),
+    ("rvault-video", "download"),
+    ("rvault-video", "batch-download"),
+}
 
 _PROBE = """
 import contextlib, io, os, sys
@@ -137,3 +155,5 @@ def test_version_and_help_stay_light(script: str) -> None:
         if (script, name) in LIGHT_COMMANDS:
             light = tuple(module for module in LIGHT_PATH_ABSENT if module != "pathlib")
             assert _present(modules, light) == [], (script, name)
+        if (script, name) in WORK_LOADED_WHEN_RUN:
+            assert _present(modules, WORK) == [], (script, name)
