@@ -133,6 +133,46 @@ def tree_state(root: str | os.PathLike[str]) -> dict[str, FileState | str]:
     return out
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Any:
+    """Let pytest cache its assertion-rewritten test modules while it collects.
+
+    pytest rewrites every test module's asserts on import (about 8 s of a
+    worker's 11 s of collection here) and keeps the result in
+    ``__pycache__/*-pytest-*.pyc``, but only writes it when
+    ``sys.dont_write_bytecode`` is false, and our CI image (and this machine)
+    set ``PYTHONDONTWRITEBYTECODE=1``. Collection allows the write, so the
+    next run reads instead of rewriting; the tests themselves, and every
+    process they spawn (the variable is inherited unchanged), run as before.
+    """
+    previous = sys.dont_write_bytecode
+    sys.dont_write_bytecode = False
+    try:
+        return (yield)
+    finally:
+        sys.dont_write_bytecode = previous
+
+
+#: A test id longer than this spells a parameter's value (a generated document,
+#: megabytes of bytes) instead of naming it; see ``pytest_collection_modifyitems``.
+MAX_NODEID = 10_000
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Refuse a test id that spells a huge parameter: name it with ``ids=``.
+
+    pytest derives an id from each parameter's value; a 3 MiB bytes value made
+    node ids of 18 MB that every xdist worker escaped while collecting (about
+    5 CPU s each) and shipped in every report of those tests.
+    """
+    long = [item.nodeid[:160] for item in items if len(item.nodeid) > MAX_NODEID]
+    if long:
+        raise pytest.UsageError(
+            f"{len(long)} test ids are over {MAX_NODEID} characters; give their "
+            "parametrize ids= names: " + "; ".join(long[:5])
+        )
+
+
 @pytest.fixture
 def cli() -> Callable[..., CliResult]:
     return run_cli
