@@ -212,7 +212,7 @@ def test_the_ledger_contract_gets_the_fast_path() -> None:
     [
         {"type": "string", "format": "date"},  # jsonschema-rs only annotates formats
         {"properties": {"a": {"unevaluatedProperties": False}}},
-        {"$defs": {"a": {"oneOf": [{"type": "string"}]}}},
+        {"$defs": {"a": {"patternProperties": {"^a": {"type": "string"}}}}},
         {"allOf": [{"$ref": "urn:rvault:db-resource:v1"}]},
         {"items": [{"type": "string"}]},
     ],
