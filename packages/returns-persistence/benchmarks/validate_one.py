@@ -20,9 +20,10 @@ printed with the ratio to the peer's (``peer / ours``):
   PDF's SHA-256 would save; no such record exists for an authored PDF).
 
 ``--split`` prints where one fresh process spends its CPU (``process_time``,
-minimum over the runs): interpreter start, ``rvault_contracts.cli``, the
-validate command's imports, pypdf's import, the database read, the catalog,
-the checks (the PDF parse included) and the report.
+minimum over the runs; with ``--before``, the earlier tree's beside it):
+interpreter start, ``rvault_contracts.cli``, the validate command's imports,
+pypdf's import, the database read, the catalog, the checks (the PDF parse
+included) and the report.
 
     .venv/bin/python packages/returns-persistence/benchmarks/validate_one.py \\
         [--runs N] [--before DIR] [--peer DIR] [--without-probe] [--split]
@@ -144,20 +145,24 @@ def paired(args: argparse.Namespace, db: Path, batch: Path) -> None:
     print("outputs: every variant's stdout is byte-identical to this tree's")
 
 
-def split(runs: int, db: Path, batch: Path) -> None:
-    """Minimum CPU milliseconds per phase of one fresh process (see :data:`PHASES`)."""
+def split(runs: int, db: Path, batch: Path, before: Path | None) -> None:
+    """Minimum CPU milliseconds per phase of one fresh process (see :data:`PHASES`),
+    this tree's and, alternating with it, the earlier tree's."""
     import subprocess
 
     code = SPLIT.replace("BATCH", repr(str(batch))).replace("DB", repr(str(db)))
-    rows = []
+    trees = {"this tree": ENV, **({"before": _before_env(before)} if before is not None else {})}
+    rows: dict[str, list[list[float]]] = {label: [] for label in trees}
     for _ in range(runs):
-        done = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=ENV
-        )
-        rows.append([float(x) for x in done.stdout.split()])
+        for label, env in trees.items():
+            argv = [sys.executable, "-c", code]
+            done = subprocess.run(argv, capture_output=True, text=True, check=True, env=env)
+            rows[label].append([float(x) for x in done.stdout.split()])
     print(f"CPU ms per phase, minimum of {runs} fresh processes (load {os.getloadavg()[0]:.1f})")
+    print(f"  {'phase':<30}" + "".join(f"{label:>11}" for label in trees))
     for index, phase in enumerate(PHASES):
-        print(f"  {phase:<30} {1000 * min(r[index] for r in rows):7.1f}")
+        cells = (1000 * min(r[index] for r in rows[label]) for label in trees)
+        print(f"  {phase:<30}" + "".join(f"{cell:>11.1f}" for cell in cells))
 
 
 def main() -> int:
@@ -174,7 +179,7 @@ def main() -> int:
         db, batch = build(root, False, 20, 1)
         paired(args, db, batch)
         if args.split:
-            split(args.runs, db, batch)
+            split(args.runs, db, batch, args.before)
     return 0
 
 
