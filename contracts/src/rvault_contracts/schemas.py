@@ -26,7 +26,6 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from rvault_contracts.ecma_regex import ecma_to_python
@@ -69,6 +68,11 @@ class ArtifactEntry:
 
 
 def _package_files() -> Any:
+    # Imported here: importlib.resources brings tempfile, shutil and the compression
+    # modules (about 4 ms), which an importer that never reads a schema (rvault-db
+    # status, through the pptx owner's api) need not pay.
+    from importlib import resources
+
     return resources.files("rvault_contracts")
 
 

@@ -14,7 +14,6 @@ size and page count, so a same-size replacement cannot inherit the receipt.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -198,6 +197,8 @@ def match_native_deck_audit(
 
 
 def _owner_tool(arguments: list[str], timeout: float) -> dict[str, Any]:
+    import subprocess  # only a recomputation spawns the owner tool; a reader of receipts does not
+
     try:
         run = subprocess.run(
             [sys.executable, "-m", "rvault_pptx_evidence", *arguments],
