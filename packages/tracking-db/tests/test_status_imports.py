@@ -10,9 +10,11 @@ only when a capture is compared; nor the write half of the writer protocol
 (staging, locks, transactions, bundles, entries, reports; a read takes only
 a snapshot and asks whether a bundle awaits recovery); nor preflight's
 artifact probes, the recording probe (ffprobe, subprocess), the adherence
-baseline rules, ``logging`` or ``zipfile``; nor an owner's reader that no
-talk needs (the 20-talk vault has no transcript or manifest on disk, so
-neither the transcript reader nor the video manifest validator is loaded),
+baseline rules, ``logging``, ``zipfile``, ``subprocess`` or
+``importlib.resources`` (with tempfile and shutil); nor an owner's reader
+that no talk needs (the 20-talk vault has no transcript or manifest on disk,
+so neither the transcript reader nor the video manifest validator or PDF
+probe is loaded),
 while the report still says every reader is installed. A fresh interpreter
 runs status on the testkit's realistic 20-talk vault and reports what it
 loaded. Not timed: the benchmark measures; this keeps the cuts from
@@ -44,6 +46,7 @@ heavy = (
     "rvault_tracking_db.preflight.run", "rvault_tracking_db.preflight.artifacts",
     "rvault_tracking_db.media_probe", "rvault_tracking_db.queue.baseline",
     "rvault_transcript.api", "rvault_video_extraction.manifest_validation",
+    "rvault_video_extraction.pdf_probe", "subprocess", "tempfile", "importlib.resources",
 )
 print(json.dumps({"code": code, "report": json.loads(out.getvalue()),
                   "loaded": [name for name in heavy if name in sys.modules]}))

@@ -8,9 +8,11 @@ include the byte re-check of a v4 manifest (status ``stale``).
 their recorded size and SHA-256; no schema, no PDF parsing) for a reader
 that only needs to know whether the evidence is still the extracted bytes.
 Nothing here imports OpenCV, NumPy, PyAV or yt-dlp; the PDF probe imports
-pypdf only when it runs. The manifest validator and the byte re-check load
-on first use (PEP 562): a caller that only probes a slide PDF
-(``rvault-returns validate`` counting its pages) does not import them.
+pypdf only when it runs. The manifest validator, the byte re-check and the
+PDF probe load on first use (PEP 562): a caller that only probes a slide PDF
+(``rvault-returns validate`` counting its pages) does not import the
+validator, and one that only asks where a manifest lives (``rvault-db
+status`` of a talk with none on disk) imports none of them.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from rvault_video_extraction.pdf_probe import PdfProbe, PdfProbeError, probe_pdf
 from rvault_video_extraction.vault_paths import manifest_path, path_text_issues
 from rvault_video_extraction.versioning import PIPELINE_VERSION, SCHEMA_VERSION
 
@@ -31,9 +32,13 @@ if TYPE_CHECKING:
         read_manifest,
         validate_manifest,
     )
+    from rvault_video_extraction.pdf_probe import PdfProbe, PdfProbeError, probe_pdf
 
 #: The names loaded on first use, and the module that defines each.
 _LAZY = {
+    "PdfProbe": "pdf_probe",
+    "PdfProbeError": "pdf_probe",
+    "probe_pdf": "pdf_probe",
     "STALE_CODES": "freshness",
     "SourceCheck": "freshness",
     "check_sources": "freshness",
