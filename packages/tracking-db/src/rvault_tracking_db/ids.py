@@ -10,6 +10,7 @@ hosts, and return ``None`` instead of guessing.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from urllib.parse import parse_qs, urlsplit
 
 _YOUTUBE_ID = re.compile(r"^[A-Za-z0-9_-]{11}$")
@@ -28,6 +29,11 @@ _YOUTUBE_HOSTS = frozenset(
 _YOUTU_BE_HOSTS = frozenset({"youtu.be", "www.youtu.be"})
 _YOUTUBE_PATH_PREFIXES = ("embed", "v", "shorts", "live", "e")
 _DRIVE_HOSTS = frozenset({"drive.google.com", "docs.google.com"})
+# Exactly the characters ``str.isspace`` accepts (re's ``\s`` on str uses the same table).
+_SPACE = re.compile(r"\s")
+# A status or normalize asks the same talk's URLs several times (capabilities, rejections,
+# identity checks): each distinct URL text is parsed once per process.
+_PARSED_URLS = 16384
 
 
 def _split_http(url: object) -> tuple[str, list[str], dict[str, list[str]]] | None:
@@ -35,7 +41,7 @@ def _split_http(url: object) -> tuple[str, list[str], dict[str, list[str]]] | No
     if not isinstance(url, str):
         return None
     text = url.strip()
-    if not text or any(ch.isspace() for ch in text):
+    if not text or _SPACE.search(text):
         return None
     try:
         parts = urlsplit(text)
@@ -61,6 +67,11 @@ def youtube_id(url: object) -> str | None:
     Accepted: ``/watch?v=ID``, ``youtu.be/ID``, ``/embed/ID``, ``/v/ID``,
     ``/shorts/ID``, ``/live/ID`` on the YouTube hosts (including nocookie).
     """
+    return _youtube_id(url) if isinstance(url, str) else None
+
+
+@lru_cache(maxsize=_PARSED_URLS)
+def _youtube_id(url: str) -> str | None:
     split = _split_http(url)
     if split is None:
         return None
@@ -83,6 +94,11 @@ def google_drive_id(url: object) -> str | None:
     Accepted: ``drive.google.com/file/d/ID/...``, ``drive.google.com/open?id=ID``,
     ``drive.google.com/uc?id=ID``, ``docs.google.com/<app>/d/ID/...``.
     """
+    return _google_drive_id(url) if isinstance(url, str) else None
+
+
+@lru_cache(maxsize=_PARSED_URLS)
+def _google_drive_id(url: str) -> str | None:
     split = _split_http(url)
     if split is None:
         return None
