@@ -75,6 +75,7 @@ LIGHT_PATH_ABSENT = (
 # arguments are paths); what they run is imported when they run.
 LIGHT_COMMANDS = {
     ("rvault-analysis", "site"),
+    ("rvault-analysis", "write"),
     ("rvault-batch", "plan"),
     ("rvault-batch", "run"),
 }

@@ -7,8 +7,6 @@ from pathlib import Path
 
 from rvault_contracts import cli as contract_cli
 
-from rvault_analysis_writer.write import WriteRequest, write_analyses
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser(
@@ -43,6 +41,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def handle(args: argparse.Namespace) -> int:
+    # Imported when the command runs (as ``site`` does): authorizing a batch reads the
+    # database, the returns and the ledgers (about 100 ms of imports), which neither
+    # ``write --help`` nor a refused command line needs.
+    from rvault_analysis_writer.write import WriteRequest, write_analyses
+
     request = WriteRequest(
         args.returns, args.outdir, args.db, args.catalog, outside_vault=args.outside_vault
     )
