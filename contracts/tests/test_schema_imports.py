@@ -1,11 +1,12 @@
-"""python-jsonschema is loaded by the first validation, not by importing the contracts.
+"""python-jsonschema is loaded by the first refusal, not by importing the contracts.
 
 Many commands import an owner module that can validate a document yet, on
 their usual path, never do (``rvault-db status``); importing
 ``rvault_contracts.schemas`` must not cost them python-jsonschema's import
 (about a third of a small job's start-up). A fresh interpreter shows both
-halves: the import leaves it out, the first ``schema_issues`` brings it in
-and still words the violation.
+halves: the import leaves it out, the first ``schema_issues`` of an invalid
+document brings it in and still words the violation. (A valid document is
+accepted without it: ``test_schema_fast_path.py``.)
 """
 
 from __future__ import annotations
