@@ -14,7 +14,8 @@ baseline rules, ``logging``, ``zipfile``, ``subprocess`` or
 ``importlib.resources`` (with tempfile and shutil); nor an owner's reader
 that no talk needs (the 20-talk vault has no transcript or manifest on disk,
 so neither the transcript reader nor the video manifest validator or PDF
-probe is loaded),
+probe is loaded; of the pptx reader only the receipt verdict, not the
+schema registry nor the audit recomputation),
 while the report still says every reader is installed. A fresh interpreter
 runs status on the testkit's realistic 20-talk vault and reports what it
 loaded. Not timed: the benchmark measures; this keeps the cuts from
@@ -47,6 +48,7 @@ heavy = (
     "rvault_tracking_db.media_probe", "rvault_tracking_db.queue.baseline",
     "rvault_transcript.api", "rvault_video_extraction.manifest_validation",
     "rvault_video_extraction.pdf_probe", "subprocess", "tempfile", "importlib.resources",
+    "rvault_contracts.schemas", "rvault_pptx_evidence.audit_match",
 )
 print(json.dumps({"code": code, "report": json.loads(out.getvalue()),
                   "loaded": [name for name in heavy if name in sys.modules]}))

@@ -30,38 +30,13 @@ describes both.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rvault_contracts.issues import Issue
-from rvault_contracts.schemas import schema_issues
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
-from rvault_pptx_evidence.audit import native_deck_audit, receipt_projection
-from rvault_pptx_evidence.audit_match import (
-    AUDIT_MISMATCH,
-    AUDIT_OBSOLETE,
-    INSPECTION_INVALID,
-    RENDERED_PDF_MISMATCH,
-    RecomputationRefused,
-    audit_issues,
-    inspection_issues,
-    match_native_deck_audit,
-    native_deck_audit_issues,
-    probe_rendered_pdf,
-    recompute_extraction,
-)
-from rvault_pptx_evidence.batch_contract import (
-    INCOMPLETE_REASON_CODES,
-    POLICY_SKIP_REASON_CODES,
-    ROOT_REASON_CODES,
-    envelope_issues,
-)
-from rvault_pptx_evidence.deck_identity import deck_identity_facts
-from rvault_pptx_evidence.render_policy import (
-    TEXT_BEARING_IMAGE_AREA_RATIO,
-    slide_render_reasons,
-)
 from rvault_pptx_evidence.versions import (
     ARTIFACT_ID,
     DIRECTORY_BATCH_SCHEMA_VERSION,
@@ -75,6 +50,74 @@ from rvault_pptx_evidence.visual_evidence import (
     receipt_problems,
     visual_evidence_receipt,
 )
+
+if TYPE_CHECKING:
+    from rvault_pptx_evidence.audit import native_deck_audit, receipt_projection
+    from rvault_pptx_evidence.audit_match import (
+        AUDIT_MISMATCH,
+        AUDIT_OBSOLETE,
+        INSPECTION_INVALID,
+        RENDERED_PDF_MISMATCH,
+        RecomputationRefused,
+        audit_issues,
+        inspection_issues,
+        match_native_deck_audit,
+        native_deck_audit_issues,
+        probe_rendered_pdf,
+        recompute_extraction,
+    )
+    from rvault_pptx_evidence.batch_contract import (
+        INCOMPLETE_REASON_CODES,
+        POLICY_SKIP_REASON_CODES,
+        ROOT_REASON_CODES,
+    )
+    from rvault_pptx_evidence.deck_identity import deck_identity_facts
+    from rvault_pptx_evidence.render_policy import (
+        TEXT_BEARING_IMAGE_AREA_RATIO,
+        slide_render_reasons,
+    )
+
+#: The names loaded on first use (PEP 562), and the module that defines each: a
+#: reader of catalog receipts (``rvault-db status``: ``classify_pptx_visual_evidence``)
+#: does not import the audit recomputation (subprocess), the batch envelope rules or
+#: the schema registry. The imports above, for type checking, keep the import
+#: checker's view of everything this module can reach.
+_LAZY = {
+    "native_deck_audit": "audit",
+    "receipt_projection": "audit",
+    "AUDIT_MISMATCH": "audit_match",
+    "AUDIT_OBSOLETE": "audit_match",
+    "INSPECTION_INVALID": "audit_match",
+    "RENDERED_PDF_MISMATCH": "audit_match",
+    "RecomputationRefused": "audit_match",
+    "audit_issues": "audit_match",
+    "inspection_issues": "audit_match",
+    "match_native_deck_audit": "audit_match",
+    "native_deck_audit_issues": "audit_match",
+    "probe_rendered_pdf": "audit_match",
+    "recompute_extraction": "audit_match",
+    "INCOMPLETE_REASON_CODES": "batch_contract",
+    "POLICY_SKIP_REASON_CODES": "batch_contract",
+    "ROOT_REASON_CODES": "batch_contract",
+    "deck_identity_facts": "deck_identity",
+    "TEXT_BEARING_IMAGE_AREA_RATIO": "render_policy",
+    "slide_render_reasons": "render_policy",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load a lazily exported name from its module on first access (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"rvault_pptx_evidence.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "AUDIT_MISMATCH",
@@ -218,6 +261,8 @@ def binding_issues(document: dict[str, Any]) -> list[Issue]:
         issues.append(Issue(BINDING_CORRUPT_ASSETS, "$.corrupt_assets", message))
     for position, slide in enumerate(slides, start=1):
         issues.extend(_slide_binding_issues(slide, position, recovered))
+    from rvault_pptx_evidence.audit_match import audit_issues
+
     issues.extend(audit_issues(document))
     return issues
 
@@ -226,6 +271,8 @@ def _slide_binding_issues(
     slide: dict[str, Any], position: int, recovered: dict[str, dict[str, Any]]
 ) -> list[Issue]:
     """One slide record's bindings: numbering, part names, render reasons, assets, OCR."""
+    from rvault_pptx_evidence.render_policy import slide_render_reasons
+
     where = f"slide {slide['slide_number']}"
     at = f"$.per_slide_visual[{position - 1}]"
     issues: list[Issue] = []
@@ -284,6 +331,8 @@ PREVIOUS_SCHEMA_VERSION = 4
 
 def _previous_version(document: dict[str, Any]) -> ExtractionReading:
     """A v4 record: readable (schema-checked) but not current."""
+    from rvault_contracts.schemas import schema_issues
+
     problems = tuple(
         f"{i.path}: {i.message}"
         for i in schema_issues(ARTIFACT_ID, PREVIOUS_SCHEMA_VERSION, document)
@@ -305,6 +354,8 @@ def _previous_version(document: dict[str, Any]) -> ExtractionReading:
 
 def classify(document: dict[str, Any]) -> ExtractionReading:
     """Classify one decoded extraction record (see the module docstring)."""
+    from rvault_contracts.schemas import schema_issues
+
     version = _version_of(document)
     if version == "invalid":
         return ExtractionReading(
@@ -373,5 +424,9 @@ def batch_issues(envelope: Any) -> list[Issue]:
     the recomputed completeness and the structural rules of ``skipped[]``
     (``batch_*`` codes at their JSON paths); empty when valid. Only
     ``complete: true`` authorizes a full-catalog or absence claim."""
+    from rvault_contracts.schemas import schema_issues
+
+    from rvault_pptx_evidence.batch_contract import envelope_issues
+
     problems = schema_issues("pptx-directory-batch", DIRECTORY_BATCH_SCHEMA_VERSION, envelope)
     return problems or envelope_issues(envelope)
