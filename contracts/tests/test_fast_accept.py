@@ -200,3 +200,43 @@ def test_a_native_pattern_means_what_the_contracts_regex_means(pattern: str) -> 
     disagree = [p for p in PROBES if native.is_valid(p) != bool(regex.search(p))]
     assert disagree == []
     assert any(regex.search(p) for p in PROBES) and not all(regex.search(p) for p in PROBES)
+
+
+# Each keyword added to FAST_KEYWORDS for schemas.schema_issues, at its edges:
+# the two validators give the same verdict on every instance.
+KEYWORD_EDGES = [
+    ({"maxLength": 2}, ["", "ab", "abc", "\U0001f600\U0001f600", "e\u0301x", "\u00e9\u00e9", 5]),
+    ({"maximum": 3}, [3, 3.0, 3.0000000000000004, 2**64, -(2**64), 2, "9", True, None]),
+    ({"maximum": 0.1}, [0.1, 0.1 + 1e-17, 0.10000000000000002, 0, 1]),
+    (
+        {"minProperties": 1, "maxProperties": 2},
+        [{}, {"a": 1}, {"a": 1, "b": 2}, {"a": 1, "b": 2, "c": 3}, []],
+    ),
+    (
+        {"propertyNames": {"pattern": "^[a-z_]+$", "maxLength": 3}},
+        [{}, {"ab": 1}, {"abcd": 1}, {"a b": 1}, {"A": 1}, {"\u00e9": 1}],
+    ),
+    ({"propertyNames": {"enum": ["a", "b"]}}, [{"a": 1}, {"c": 1}, {"a": 1, "b": 2}]),
+    (
+        {"prefixItems": [{"type": "string"}, {"const": 1}], "items": False},
+        [[], ["a"], ["a", 1], ["a", 1.0], ["a", True], ["a", 1, 2], [1]],
+    ),
+    ({"contains": {"const": "x"}}, [[], ["x"], ["y", "x"], ["y"], "x"]),
+    ({"oneOf": [{"type": "integer"}, {"minimum": 2}]}, [1, 2, 2.5, 3, "a", 1.0]),
+    ({"anyOf": [{"type": "null"}, {"type": "string", "minLength": 1}]}, [None, "", "a", 0, False]),
+    ({"title": "t", "type": "string"}, ["a", 1]),
+]
+
+
+@pytest.mark.parametrize(("schema", "instances"), KEYWORD_EDGES, ids=lambda v: str(v)[:40])
+def test_a_newly_pinned_keyword_means_the_same_in_both_validators(
+    schema: dict[str, Any], instances: list[Any]
+) -> None:
+    from jsonschema import Draft202012Validator
+
+    fast = jsonschema_rs.Draft202012Validator(schema)
+    python = Draft202012Validator(schema)
+    assert fast_path_safe(schema)
+    assert [fast.is_valid(i) for i in instances] == [python.is_valid(i) for i in instances]
+    assert any(python.is_valid(i) for i in instances)
+    assert not all(python.is_valid(i) for i in instances)
