@@ -49,6 +49,7 @@ heavy = (
     "rvault_transcript.api", "rvault_video_extraction.manifest_validation",
     "rvault_video_extraction.pdf_probe", "subprocess", "tempfile", "importlib.resources",
     "rvault_contracts.schemas", "rvault_pptx_evidence.audit_match",
+    "rvault_tracking_db.queue.batches",
 )
 print(json.dumps({"code": code, "report": json.loads(out.getvalue()),
                   "loaded": [name for name in heavy if name in sys.modules]}))

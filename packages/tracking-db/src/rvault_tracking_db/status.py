@@ -34,8 +34,7 @@ from rvault_tracking_db.evidence import (
     talk_evidence,
 )
 from rvault_tracking_db.preflight.talk_checks import identity_by_talk
-from rvault_tracking_db.queue.batches import live_claim
-from rvault_tracking_db.queue.claims import CLAIMABLE_STATUSES
+from rvault_tracking_db.queue.claims import CLAIMABLE_STATUSES, live_claim
 from rvault_tracking_db.reader import ReadResult
 from rvault_tracking_db.talk_media import talk_video_key
 

@@ -17,6 +17,7 @@ from rvault_contracts.canonical import canonical_bytes
 from rvault_contracts.issues import Issue
 
 from rvault_tracking_db.queue.claims import STATE_CLAIMED, claim_version
+from rvault_tracking_db.queue.claims import live_claim as live_claim  # re-exported
 from rvault_tracking_db.queue.issues import jp
 
 
@@ -39,16 +40,6 @@ class Member:
 def talks_of(database: Mapping[str, Any]) -> list[Any]:
     talks = database.get("talks")
     return talks if isinstance(talks, list) else []
-
-
-def live_claim(talk: Any) -> Mapping[str, Any] | None:
-    """The talk's current claim when it is still held (state ``claimed``)."""
-    if not isinstance(talk, dict):
-        return None
-    claim = talk.get("_queue_claim")
-    if isinstance(claim, dict) and claim.get("state") == STATE_CLAIMED:
-        return claim
-    return None
 
 
 def _matching(database: Mapping[str, Any], wanted: Any, *, current_only: bool) -> list[Member]:

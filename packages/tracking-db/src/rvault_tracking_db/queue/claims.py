@@ -46,6 +46,20 @@ BASELINE_VERSION = {3: 1, 4: 1, 5: 2}
 SCORING_VERSION = {3: 3, 4: 4, 5: 5}
 
 
+def live_claim(talk: Any) -> Mapping[str, Any] | None:
+    """The talk's current claim when it is still held (state ``claimed``).
+
+    Here beside the states rather than with the batch views (``queue.batches``
+    re-exports it), so ``rvault-db status`` asks it without importing those.
+    """
+    if not isinstance(talk, dict):
+        return None
+    claim = talk.get("_queue_claim")
+    if isinstance(claim, dict) and claim.get("state") == STATE_CLAIMED:
+        return claim
+    return None
+
+
 def claim_version(claim: Mapping[str, Any]) -> int | None:
     """The claim's version: an explicit exact integer, or 1 for a historical claim without one."""
     if "schema_version" not in claim:
