@@ -158,19 +158,47 @@ def pytest_collection(session: pytest.Session) -> Any:
 MAX_NODEID = 10_000
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Refuse a test id that spells a huge parameter: name it with ``ids=``.
-
-    pytest derives an id from each parameter's value; a 3 MiB bytes value made
-    node ids of 18 MB that every xdist worker escaped while collecting (about
-    5 CPU s each) and shipped in every report of those tests.
-    """
+    """Refuse test ids that spell huge parameters; keep a module's shared fixture on one worker."""
     long = [item.nodeid[:160] for item in items if len(item.nodeid) > MAX_NODEID]
     if long:
+        # pytest derives an id from each parameter's value; a 3 MiB bytes value
+        # made node ids of 18 MB that every xdist worker escaped while collecting
+        # (about 5 CPU s each) and shipped in every report of those tests.
         raise pytest.UsageError(
             f"{len(long)} test ids are over {MAX_NODEID} characters; give their "
             "parametrize ids= names: " + "; ".join(long[:5])
         )
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None and _shares_a_built_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(_module_of(item)))
+
+
+def _module_of(item: pytest.Item) -> str:
+    return item.nodeid.split("::", 1)[0]
+
+
+def _shares_a_built_fixture(item: pytest.Item) -> bool:
+    """Whether ``item`` uses a fixture built once for its module's tests.
+
+    That is any module-scoped fixture, or a session-scoped one the test module
+    itself defines. Under ``--dist loadgroup`` (make test) the tests of such a
+    module form one xdist group, so one worker builds the fixture once; spread
+    over both workers, each built it (in make test 2026-12-05: 19 modules built
+    theirs twice or more, about 25 s of test time, a recorded talk's scaffold
+    3.5 s, the site's browser 2.7 s, the claimed batch 2.5 s). A module that
+    names its own group (tools/tests/test_demo.py) keeps it.
+    """
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    module = _module_of(item)
+    for definitions in info.name2fixturedefs.values():
+        used = definitions[-1]
+        if used.scope == "module" or (used.scope == "session" and used.baseid == module):
+            return True
+    return False
 
 
 @pytest.fixture
