@@ -1,15 +1,17 @@
 """lingua on every core computes what it computed one window at a time.
 
-The caption-language check preloads the trigram models of the text's script
-with lingua's parallel preload and classifies the windows with
+The caption-language check preloads the trigram models of every Latin-script
+language with lingua's parallel preload (for Latin text whose rules load them
+all) and classifies the windows with
 ``compute_language_confidence_values_in_parallel`` (issue 32: most of a VTT
 import's time is lingua's). These tests hold it to the serial computation:
 every window gets the ranking lingua gives it alone (same languages, same
 confidences; lingua sums in hash-map order, so the last bits may differ from
 one call to the next either way), on English, mixed, Latin plus Cyrillic and
-real Spanish subtitles; a forked child of a process whose thread pool has
-started (its threads are not forked: a parallel call there never returns)
-classifies serially; and the character counts the windows are cut by are the
+real Spanish subtitles; the preload is chosen only for text whose rules load
+every Latin model; a forked child of a process whose thread pool has started
+(its threads are not forked: a parallel call there never returns) classifies
+serially; and the character counts the windows are cut by are the
 per-character counts they replaced.
 """
 
@@ -26,9 +28,9 @@ from rvault_transcript import text_language
 from rvault_transcript.text_language import (
     MIN_CONFIDENCE,
     detect_text_languages,
+    loads_every_latin_model,
     text_windows,
     visible_chars,
-    window_scripts,
 )
 from rvault_transcript.vtt import vtt_to_segments
 
@@ -67,16 +69,30 @@ def test_each_window_ranks_as_lingua_ranks_it_alone(name: str) -> None:
         assert _ranking(together) == pytest.approx(_ranking(alone), abs=1e-9)
 
 
-def test_the_scripts_preloaded_are_those_that_lead_a_window() -> None:
-    def scripts(lines: list[str]) -> set[str]:
-        return window_scripts(text_windows(lines))
+# Opening sentences of the same talk: lingua's rules load every Latin-script
+# model for the first two, a handful for the last two (most words carry a
+# letter only a few languages use), and the Cyrillic models for Russian.
+FRENCH = "Bonjour et merci à tous d'être venus à cette session aujourd'hui, je veux parler."
+CZECH = "Dobré ráno a děkuji vám všem, že jste dnes přišli na tuto přednášku o řečnících."
+VIETNAMESE = "Chào buổi sáng và cảm ơn tất cả các bạn đã đến với buổi hôm nay."
 
-    assert scripts(caption_lines("en", 40)) == {"LATIN"}
-    assert scripts(caption_lines("ru", 40)) == {"CYRILLIC"}
-    assert scripts(caption_lines("de", 20) + caption_lines("ru", 20)) == {"LATIN", "CYRILLIC"}
-    # Greek or Japanese is named by lingua's alphabet rules: no model to preload.
-    assert scripts(["Καλημέρα σε όλους και ευχαριστώ που ήρθατε σήμερα εδώ."] * 8) == set()
-    assert scripts(["皆さんおはようございます、ありがとうございます。"] * 8) == set()
+
+def test_latin_models_are_preloaded_only_where_lingua_loads_them_all() -> None:
+    def preloads(lines: list[str]) -> bool:
+        return loads_every_latin_model(text_windows(lines))
+
+    assert preloads(caption_lines("en", 40))
+    assert preloads(caption_lines("es", 20) + caption_lines("de", 20))
+    assert preloads([FRENCH] * 12)
+    assert preloads(_netflix_lines())
+    assert not preloads([CZECH] * 12)
+    assert not preloads([VIETNAMESE] * 12)
+    assert not preloads(caption_lines("ru", 40))
+    assert not preloads(caption_lines("en", 20) + caption_lines("ru", 20))
+    # Greek or Japanese is named by lingua's alphabet rules: no model at all.
+    assert not preloads(["Καλημέρα σε όλους και ευχαριστώ που ήρθατε σήμερα εδώ."] * 8)
+    assert not preloads(["皆さんおはようございます、ありがとうございます。"] * 8)
+    assert not preloads(["1, 2, 3 -- 4 ... 5"] * 40)
 
 
 def test_a_forked_child_of_a_started_pool_classifies_serially() -> None:
