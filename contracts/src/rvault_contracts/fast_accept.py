@@ -23,7 +23,9 @@ custom keyword, ~2 us a call. Tests pin the agreement of every registered
 pattern on probe strings around every whitespace character.
 
 This is in the contracts because every consumer of one artifact must agree on
-which documents are valid: tracking-db's database assessment and
+which documents are valid: :func:`rvault_contracts.schemas.schema_issues` and
+``is_valid`` offer every document here first (so a valid one never imports
+python-jsonschema), and tracking-db's database assessment and
 analysis-writer's ledger check accept a ledger by this one implementation.
 The module is light on purpose: it reads the schema files itself (package
 data beside this module, the toolkit's own trusted JSON) and never imports
