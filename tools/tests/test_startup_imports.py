@@ -95,6 +95,7 @@ WORK_LOADED_WHEN_RUN = {
     ("rvault-video", "extract"),
     ("rvault-video", "download"),
     ("rvault-video", "batch-download"),
+    ("rvault-pptx", "extract"),
 }
 
 _PROBE = """

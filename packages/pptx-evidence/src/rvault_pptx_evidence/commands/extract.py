@@ -15,9 +15,6 @@ from typing import Any
 
 from rvault_contracts import cli as contract_cli
 
-from rvault_pptx_evidence.extract_deck import ExtractRequest, extract_deck
-from rvault_pptx_evidence.ocr_channels import OCR_DISABLED, OCR_ENABLED
-
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -108,6 +105,11 @@ def handle(args: argparse.Namespace) -> int:
         raise _usage("usage_error", "--exclude and --exclusions-file apply to --directory")
     if (args.rendered_pdf is None) != (args.inspected_pages is None):
         raise _usage("usage_error", "--rendered-pdf and --inspected-pages are given together")
+    # Imported once the command line is known good, as the directory mode's are: the
+    # worker, OCR and digest machinery is for an extraction, not for --help or a usage error.
+    from rvault_pptx_evidence.extract_deck import ExtractRequest, extract_deck
+    from rvault_pptx_evidence.ocr_channels import OCR_DISABLED, OCR_ENABLED
+
     request = ExtractRequest(
         deck=Path(args.deck),
         pptx_path=display_path(Path(args.deck), args.source_root),
