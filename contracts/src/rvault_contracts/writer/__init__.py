@@ -33,9 +33,9 @@ snapshots), ``reports`` (what a write returns), ``fs`` (descriptor-anchored
 helpers), ``snapshot``, ``lock``, ``staging``, ``backup``, ``journal`` (a
 bundle's intent journal and its settlement), ``transaction`` (the one
 skeleton every writer runs, with a strategy for what differs), ``install``,
-``bundle``, ``entries`` and ``pending`` (whether a bundle awaits recovery). This package re-exports every
-public name, and the private ones tests reach, each loaded from its module on
-first use.
+``bundle``, ``entries`` and ``pending`` (whether a bundle awaits recovery).
+This package re-exports every public name, and the private ones tests
+reach, each loaded from its module on first use.
 """
 
 from __future__ import annotations
