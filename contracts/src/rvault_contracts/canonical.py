@@ -18,8 +18,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from pathlib import Path
-from typing import Any
+
+# pathlib and typing only name types here; a refusal printed before any command ran
+# (a usage error) then costs no more than the encoding it needs.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 CANONICAL_VERSION = 1
 
