@@ -6,8 +6,8 @@ plan with the database. This module turns the first schema violation into
 the refusal a user sees: the same codes the hand-written decoders used
 (``unknown_field``, ``missing_field``, ``wrong_type``, ``invalid_value``,
 ``unsupported_schema_version``) and the JSON path of the offending member.
-python-jsonschema is imported only when a document is checked: ``rvault-db
-status`` imports the plan modules (through preflight) but never checks a plan.
+python-jsonschema is imported only when a document is refused (a valid plan is
+accepted by jsonschema-rs, :func:`rvault_contracts.schemas.validation_errors`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rvault_contracts.cli import Refusal
-from rvault_contracts.schemas import load_schema, validator
+from rvault_contracts.schemas import load_schema, validation_errors
 from rvault_contracts.strict_json import json_path
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def _deepest(error: ValidationError) -> ValidationError:
 def check_document(artifact: str, version: int, document: Any, *, what: str) -> None:
     """Raise a :class:`Refusal` for the first schema violation (in path order)."""
     errors = sorted(
-        validator(artifact, version).iter_errors(document),
+        validation_errors(artifact, version, document),
         key=lambda e: (len(e.absolute_path), json_path("$", *e.absolute_path)),
     )
     if not errors:
