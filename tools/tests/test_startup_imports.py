@@ -10,8 +10,9 @@ command's module alone, and proves its declared one-line help is the one it
 registers) and must still hold none of :data:`COMMAND_ABSENT`, which only
 running a command may load (the light commands of :data:`LIGHT_COMMANDS`
 hold none of the light path's either, and those of :data:`WORK_LOADED_WHEN_RUN`
-none of :data:`WORK`). ``tools/bench_startup.py`` prints the
-timings.
+none of :data:`WORK`). A refused command line (no COMMAND) may load only
+:data:`REFUSAL_LOADS` beyond the light path: its hint and its encoding.
+``tools/bench_startup.py`` prints the timings.
 """
 
 from __future__ import annotations
@@ -63,6 +64,17 @@ FLOOR = (
     "rvault_contracts.canonical",
     "rvault_contracts.codes",
 )
+# What printing a refusal needs: its code's hint (the code tables, with typing for their
+# named tuples) and the canonical encoding (json, hashlib).
+REFUSAL_LOADS = (
+    "hashlib",
+    "json",
+    "typing",
+    "rvault_contracts.canonical",
+    "rvault_contracts.codes",
+)
+# rvault-returns declares the strict JSON reader's codes from its module (a dataclass).
+REFUSAL_ALSO_LOADS = {"rvault-returns": ("dataclasses", "inspect")}
 LIGHT_PATH_ABSENT = (
     *COMMAND_ABSENT,
     *FLOOR,
@@ -109,11 +121,17 @@ def parse(parser, argv):
         except SystemExit as exited:
             assert exited.code == 0, (argv, exited.code)
 
-def forked(name):
+def refused():
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        with contextlib.redirect_stderr(io.StringIO()):
+            assert cli.main([]) == 2
+    assert '"usage_error"' in out.getvalue() and '"hint"' in out.getvalue()
+
+def forked(work):
     read, write = os.pipe()
     if os.fork() == 0:
         os.close(read)
-        parse(cli.build_parser(), [name, "--help"])
+        work()
         with os.fdopen(write, "w") as out:
             out.write(" ".join(sorted(sys.modules)))
         os._exit(0)
@@ -128,9 +146,14 @@ parser = cli.build_parser()
 parse(parser, ["--version"])
 parse(parser, ["--help"])
 light = sorted(sys.modules)
-commands = {name: forked(name) for command in cli.COMMANDS for name in command.commands}
+commands = {
+    name: forked(lambda: parse(cli.build_parser(), [name, "--help"]))
+    for command in cli.COMMANDS
+    for name in command.commands
+}
+refusal = forked(refused)
 import json  # the probe's own, after what it measures
-print(json.dumps({"light": light, "commands": commands}))
+print(json.dumps({"light": light, "commands": commands, "refusal": refusal}))
 """
 
 
@@ -152,6 +175,11 @@ def test_version_and_help_stay_light(script: str) -> None:
     assert _present(loaded["light"], (*LIGHT_PATH_ABSENT, f"{package}.codes")) == []
     assert [name for name in loaded["light"] if name.startswith(f"{package}.commands.")] == []
     assert loaded["commands"], "a console script declares its subcommands"
+    # A refused command line (no COMMAND) prints its document with the code's hint: it
+    # reads the code tables and the JSON encoder, still none of a command's machinery.
+    loads = (*REFUSAL_LOADS, *REFUSAL_ALSO_LOADS.get(script, ()))
+    absent = tuple(module for module in LIGHT_PATH_ABSENT if module not in loads)
+    assert _present(loaded["refusal"], (*absent, f"{package}.commands")) == []
     for name, modules in loaded["commands"].items():
         assert _present(modules, COMMAND_ABSENT) == [], (script, name)
         if (script, name) in LIGHT_COMMANDS:

@@ -24,8 +24,7 @@ light as an ``api``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, NamedTuple
 
 __all__ = [
     "ERROR",
@@ -50,12 +49,13 @@ ISSUE: Final = "issue"  # an entry of a report or of a reader's status
 KINDS: Final[tuple[Kind, ...]] = (REFUSAL, ERROR, ISSUE)
 
 
-@dataclass(frozen=True)
-class Code:
+class Code(NamedTuple):
     """One declared code: its name, how it reaches the user, and its default next action.
 
     ``pattern`` is set on a code the source builds at run time (``f"database_{code}"``)
     and says how, e.g. ``database_<strict JSON code>``; its name appears in no literal.
+    A named tuple, not a dataclass: a refusal printed before any command ran reads the
+    tables, and dataclasses (with inspect) would be most of its start-up.
     """
 
     name: str
