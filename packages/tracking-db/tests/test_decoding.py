@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import gc
 import json
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -57,18 +59,19 @@ def test_the_fast_path_answers_only_with_the_strict_value(document: dict) -> Non
     assert json_equal(decode_database(data), strict)
 
 
-@settings(max_examples=150, deadline=None)
-@given(
-    st.dictionaries(
-        text,
-        st.recursive(
-            st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | text,
-            lambda c: st.lists(c, max_size=4) | st.dictionaries(text, c, max_size=4),
-            max_leaves=25,
-        ),
-        max_size=6,
-    )
+float_free = st.dictionaries(
+    text,
+    st.recursive(
+        st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | text,
+        lambda c: st.lists(c, max_size=4) | st.dictionaries(text, c, max_size=4),
+        max_leaves=25,
+    ),
+    max_size=6,
 )
+
+
+@settings(max_examples=150, deadline=None)
+@given(float_free)
 def test_float_free_artifacts_always_take_the_fast_path(document: dict) -> None:
     assert decode_artifact_exact(artifact_bytes(document)) is not None
 
@@ -85,23 +88,47 @@ def _streamed(data: bytes) -> dict | None:
     return {k: talks if k == "talks" and not v and talks else v for k, v in stream.members.items()}
 
 
+# What other writers give a document: the public peer's ``json.dumps(indent=2,
+# ensure_ascii=False)`` and the compact layouts (``jq -c .`` writes the first).
+WRITERS: dict[str, Callable[[Any], bytes]] = {
+    "artifact": artifact_bytes,
+    "peer indent": lambda d: (json.dumps(d, indent=2, ensure_ascii=False) + "\n").encode(),
+    "jq -c": lambda d: (json.dumps(d, separators=(",", ":"), ensure_ascii=False) + "\n").encode(),
+    "json.dumps": lambda d: json.dumps(d).encode(),
+    "json.dumps UTF-8": lambda d: json.dumps(d, ensure_ascii=False).encode(),
+    "tight ASCII": lambda d: json.dumps(d, separators=(",", ":")).encode(),
+    "tight UTF-8, no final LF": lambda d: json.dumps(
+        d, separators=(",", ":"), ensure_ascii=False
+    ).encode(),
+}
+
+
 @settings(max_examples=300, deadline=None)
-@given(documents, st.lists(documents, max_size=3))
+@given(documents, st.lists(documents, max_size=3), st.sampled_from(sorted(WRITERS)))
 def test_the_stream_answers_only_with_the_strict_value_in_any_key_order(
-    document: dict, talks: list
+    document: dict, talks: list, writer: str
 ) -> None:
-    """Other writers' indented layout (keys as written, raw UTF-8: ``json.dumps(indent=2,
-    ensure_ascii=False)``, the public peer's database writer) streams with the same proof."""
+    """Other writers' layouts (keys as written; indented or compact, raw UTF-8 or
+    ASCII-escaped) stream with the same proof."""
     document = {**document, "talks": talks}
-    for data in (
-        (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode(),
-        artifact_bytes(document),
-    ):
+    for data in (WRITERS[writer](document), artifact_bytes(document)):
         strict = loads_strict(data)
         streamed = _streamed(data)
         if streamed is not None:
             assert json_equal(streamed, strict)
             assert list(streamed) == list(strict)
+
+
+@settings(max_examples=200, deadline=None)
+@given(float_free, st.lists(float_free, max_size=3), st.sampled_from(sorted(WRITERS)))
+def test_every_writer_layout_streams_without_floats(
+    document: dict, talks: list, writer: str
+) -> None:
+    """The proof covers these layouts, not only survives them: without floats (whose
+    spellings differ between writers) every document streams, whatever its text."""
+    document = {**document, "talks": talks}
+    streamed = _streamed(WRITERS[writer](document))
+    assert streamed is not None and json_equal(streamed, document)
 
 
 def test_written_order_layouts_stream_and_duplicates_do_not() -> None:
@@ -195,6 +222,75 @@ def test_nesting_at_the_limit_is_decided_exactly(depth: int) -> None:
         assert fast is None
     else:
         assert json_equal(fast, _nested(depth))
+
+
+@pytest.mark.parametrize("depth", [MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1])
+def test_compact_nesting_at_the_limit_is_decided_exactly(depth: int) -> None:
+    """One line shows no depth: a piece with more brackets than levels left is measured
+    by its indented form, as a member's value and as a talk."""
+    for document in (_nested(depth), {"talks": [{}, _nested(depth - 2)], "n": 1}):
+        data = json.dumps(document).encode()
+        streamed = _streamed(data)
+        if depth <= MAX_DEPTH:
+            assert streamed is not None and json_equal(streamed, document)
+        else:
+            assert streamed is None
+            with pytest.raises(StrictJSONError) as refused:
+                loads_strict(data)
+            assert refused.value.code == "nesting_too_deep"
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ('{"a":1,"a":2}', "duplicate_key"),
+        ('{"a": 1, "b": {"k": 1, "k": 1}}', "duplicate_key"),
+        ('{"talks":[{"k":1},{"k":1,"k":1}]}', "duplicate_key"),
+        ('{"talks": [{"k": 1}, {"k": 1e400}]}', "non_finite_number"),
+        ('{"a":NaN}', "non_finite_number"),
+        ('{"a": 3.14159265358979323846264338327950288}', "number_not_round_trippable"),
+        ('{"talks":["\\ud800"]}', "unpaired_surrogate"),
+        ('{"talks":[{"k":1},{"k":1}', "invalid_json"),
+        ('{"talks": [{"k": 1}, {"k": 1}]', "invalid_json"),
+        ('{"talks":[{"k":1},{"k":1}],}', "invalid_json"),
+        ('{"talks":[{"k":1},,{"k":1}]}', "invalid_json"),
+        ('{"a":1} {"b":2}', "invalid_json"),
+    ],
+)
+def test_compact_refusals_fall_back_to_the_strict_decoder(text: str, code: str) -> None:
+    data = text.encode()
+    assert _streamed(data) is None
+    with pytest.raises(StrictJSONError) as refused:
+        decode_database(data)
+    assert refused.value.code == code
+
+
+def test_compact_layouts_prove_every_piece_by_its_writers_encoding() -> None:
+    """Escapes, number spellings and spacing the layout's writer would not produce
+    are not proven (the strict decoder reads them); its own spellings are."""
+    proven = {
+        '{"a":"\\u00e9","talks":[{"k":"\\ud83d\\ude00"}]}': {"a": "é", "talks": [{"k": "😀"}]},
+        '{"a": 1.5, "talks": [[], {}, 0, -1, "\\u007f"]}\n': {
+            "a": 1.5,
+            "talks": [[], {}, 0, -1, "\x7f"],
+        },
+        '{"a":"é\x7f","talks":[{"é":"\\n\\u0001"}]}': {"a": "é\x7f", "talks": [{"é": "\n\x01"}]},
+    }
+    for text, value in proven.items():
+        assert json_equal(_streamed(text.encode()), value), text
+    for text in (
+        '{"a":"\\u00E9","talks":[]}',  # json.dumps writes lower-case hex
+        '{"a":"é","talks":["\\u00e9"]}',  # a UTF-8 writer writes é raw
+        '{"a":1,"talks":[1E2]}',
+        '{"a":1, "talks":[1]}',  # mixed separators
+        '{"a":1,"talks":[1] }',
+        '{"a":1,"talks":[1]}\n\n',
+        '{"a":1,"talks":[-0]}',
+        '{"a":1,"talks":[99999999999999999999999]}',
+    ):
+        data = text.encode()
+        assert _streamed(data) is None, text
+        assert json_equal(decode_database(data), loads_strict(data))
 
 
 def test_non_artifact_layouts_are_decoded_by_the_strict_decoder() -> None:

@@ -30,12 +30,28 @@ from rvault_tracking_db.reader import DatabaseRefusal, read_database
 
 
 def _talks(database: dict[str, Any], count: int = 3) -> dict[str, Any]:
-    """The example database with ``count`` distinct talks (the stream has several to walk)."""
+    """The example database with ``count`` distinct talks (the stream has several to walk),
+    one titled in more than ASCII (so UTF-8 and ASCII-escaping writers differ)."""
     first = database["talks"][0]
     database["talks"] = [
         {**copy.deepcopy(first), "filename": f"2024-0{i + 1}-01-talk-{i}.md"} for i in range(count)
     ]
+    database["talks"][1]["title"] = "Über Café-Sprache 🎤"
     return database
+
+
+# The layouts a tool writes the same database in: the artifact encoding (every writer
+# here), the public peer's indented one, and one line (``jq -c .``; ``json.dumps`` with
+# its default separators, UTF-8 or ASCII-escaped; tight and ASCII-escaped).
+LAYOUTS: dict[str, Callable[[Any], bytes]] = {
+    "artifact": artifact_bytes,
+    "peer indent": lambda d: (json.dumps(d, indent=2, ensure_ascii=False) + "\n").encode(),
+    "jq -c": lambda d: (json.dumps(d, separators=(",", ":"), ensure_ascii=False) + "\n").encode(),
+    "json.dumps": lambda d: json.dumps(d).encode(),
+    "json.dumps UTF-8": lambda d: json.dumps(d, ensure_ascii=False).encode(),
+    "tight ASCII": lambda d: json.dumps(d, separators=(",", ":")).encode(),
+}
+COMPACT = sorted(set(LAYOUTS) - {"artifact", "peer indent"})
 
 
 def _bad_ledger(d: dict[str, Any]) -> None:
@@ -90,13 +106,15 @@ def _spy_whole_reads(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     return calls
 
 
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
 @pytest.mark.parametrize("name", sorted(MUTATORS))
 def test_the_streamed_read_agrees_with_the_whole_read(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, layout: str
 ) -> None:
     database = _talks(example_database(claimed=False))
     MUTATORS[name](database)
-    db = h.write_db(tmp_path, database)
+    db = tmp_path / h.DB_NAME
+    db.write_bytes(LAYOUTS[layout](database))
     whole_reads = _spy_whole_reads(monkeypatch)
     streamed = _outcome(verified_read.verify_database, db)
     assert streamed == _outcome(read_database, db)
@@ -181,3 +199,66 @@ def test_a_vault_in_the_peers_layout_reads_talk_by_talk(
     first_key = next(iter(reordered))
     assert chunks.startswith(f'{{\n  "database": {{\n    "{first_key}"'.encode())  # as written
     assert json.loads(chunks)["database"] == database
+
+
+def _compact_with(layout: str, insert: Callable[[bytes, bytes, bytes], bytes]) -> bytes:
+    """The three-talk vault in a compact layout, edited by ``insert(data, key_sep, sep)``."""
+    data = LAYOUTS[layout](_talks(example_database(claimed=False)))
+    spaced = layout in ("json.dumps", "json.dumps UTF-8")
+    return insert(data, b": " if spaced else b":", b", " if spaced else b",")
+
+
+def _in_second_talk(member: bytes) -> Callable[[bytes, bytes, bytes], bytes]:
+    """Put ``member`` (``%k`` the key separator) before the second talk's conference."""
+
+    def insert(data: bytes, key_sep: bytes, sep: bytes) -> bytes:
+        at = data.index(b'"conference"', data.index(b'"conference"') + 1)
+        return data[:at] + member.replace(b"%k", key_sep) + sep + data[at:]
+
+    return insert
+
+
+REFUSED_COMPACT: dict[str, tuple[Callable[[bytes, bytes, bytes], bytes], str]] = {
+    "duplicate key in a talk": (_in_second_talk(b'"conference"%k"again"'), "duplicate_key"),
+    "truncated in a talk": (lambda data, _k, _s: data[: len(data) * 2 // 3], "invalid_json"),
+    "truncated at the end": (lambda data, _k, _s: data.rstrip(b"\n")[:-1], "invalid_json"),
+    "a talk not its own encoding": (_in_second_talk(b'"zz"%k1E2'), ""),
+}
+
+
+@pytest.mark.parametrize("layout", COMPACT)
+@pytest.mark.parametrize("name", sorted(REFUSED_COMPACT))
+def test_a_compact_vault_the_stream_cannot_prove_is_read_the_whole_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, layout: str
+) -> None:
+    """One line, the stream stops at the first piece that is not its own encoding and
+    the strict decoder reads the file: the same refusal (or the same report)."""
+    insert, code = REFUSED_COMPACT[name]
+    data = _compact_with(layout, insert)
+    db = tmp_path / h.DB_NAME
+    db.write_bytes(data)
+    whole_reads = _spy_whole_reads(monkeypatch)
+    streamed = _outcome(verified_read.verify_database, db)
+    assert whole_reads == [data]
+    assert streamed == _outcome(read_database, db)
+    if code:
+        assert streamed[1]["error"]["code"] == code
+    else:
+        assert streamed[0] == "read"
+
+
+@pytest.mark.parametrize("layout", COMPACT)
+def test_a_realistic_compact_vault_reads_talk_by_talk_with_the_same_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str
+) -> None:
+    database = realistic_database(40, outcomes=6)
+    database["talks"][7]["title"] = "Sprache, Café und 🎤"
+    db = tmp_path / h.DB_NAME
+    db.write_bytes(LAYOUTS[layout](database))
+    whole_reads = _spy_whole_reads(monkeypatch)
+    verified = verified_read.verify_database(db)
+    assert whole_reads == []
+    result = read_database(db)
+    assert verified.assessment == result.assessment
+    assert b"".join(report_chunks(verified)) == b"".join(report_chunks(result))
+    assert json.loads(b"".join(report_chunks(verified)))["database"] == database

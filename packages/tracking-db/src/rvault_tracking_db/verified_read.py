@@ -3,8 +3,10 @@
 The read report carries the database's verified bytes, not its decoded
 value, and the decoded tree of a large vault is more than twice the file
 (10,000 realistic talks: 94 MB of bytes, about 215 MB of Python objects).
-So when the bytes are in the artifact layout every writer here produces,
-the talks are decoded, proven and assessed one at a time and dropped
+So when the bytes are in a layout a writer produces (the artifact layout
+every writer here uses, the public peer's indented one, or one line as
+``jq -c`` or ``json.dumps`` writes it), the talks are decoded, proven and
+assessed one at a time and dropped
 (:func:`rvault_tracking_db.decoding.stream_database`); only their filenames
 stay, for the duplicate check. Anything else (a hand-edited layout, a talk
 whose bytes are not its own encoding) is read the whole way, by the very
