@@ -128,8 +128,8 @@ def _copied(kind: str, builder: Callable[[Path], Path], vault: Path) -> Path:
     vault.parent.mkdir(parents=True, exist_ok=True)
     for entry in root.iterdir():
         target = vault if entry.name == "vault" else vault.parent / entry.name
-        if entry.is_dir():
-            shutil.copytree(entry, target, symlinks=True)
+        if entry.is_dir():  # the vault must be new; a sibling folder may be there already
+            shutil.copytree(entry, target, symlinks=True, dirs_exist_ok=target != vault)
         else:
             shutil.copy2(entry, target)
         for path in [target] if target.is_file() else target.rglob("*"):
