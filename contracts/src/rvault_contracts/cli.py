@@ -132,6 +132,19 @@ def apply_command(input_sha256: str | None, words: tuple[str, ...] | None = None
     return shlex.join([*kept, APPLY_FLAG, EXPECTED_FLAG, digest])
 
 
+def _load_failure_report() -> None:
+    """Load what reporting a refusal needs before the handler can meet a failing disk.
+
+    The hint tables and the JSON encoding are imported lazily for a light
+    start-up; imported after a handler's I/O failed (every ``openat`` refused
+    with EROFS, an EIO), they would fail too and a refusal would become exit 1
+    (``reliability/test_disk_full.py``).
+    """
+    from rvault_contracts import canonical  # noqa: F401 - emit's encoder, loaded now
+
+    hints.load_tables()
+
+
 def run(parser: Any, argv: list[str] | None = None) -> int:
     """Parse, dispatch to ``args.handler`` and map outcomes to exit codes.
 
@@ -157,6 +170,7 @@ def run(parser: Any, argv: list[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         emit(failure_document("usage_error", "no COMMAND given; see usage on stderr"))
         return EXIT_REFUSED
+    _load_failure_report()
     try:
         code = int(handler(args))
         _note_deferred_exit()

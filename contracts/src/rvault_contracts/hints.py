@@ -64,6 +64,19 @@ def register(hints: Mapping[str, str]) -> None:
     _registered = hints
 
 
+def load_tables() -> None:
+    """Import the registered and the shared hint tables now.
+
+    A command can be refused because the file system fails it (EROFS, EIO,
+    a full disk): importing a table only then would read a module from that
+    file system and turn the refusal into a traceback. ``cli.run`` calls this
+    before a handler starts, so ``--help``, ``--version`` and parsing stay light.
+    """
+    for table in (_registered, DEFAULT_HINTS):
+        if isinstance(table, LazyHints):
+            table._loaded()
+
+
 def hint_for(code: str) -> str | None:
     """The owner's hint for ``code``, else the shared default, else None."""
     return _registered.get(code) or DEFAULT_HINTS.get(code)
