@@ -133,6 +133,20 @@ def tree_state(root: str | os.PathLike[str]) -> dict[str, FileState | str]:
     return out
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Run the suite with Python's own Ctrl-C handler, however it was launched.
+
+    A suite started in the background by a non-interactive shell (``make test &``,
+    ``nohup``) inherits an ignored SIGINT, and so would every tool it spawns:
+    the interrupt tests (a Ctrl-C reaching a console script, a deferred signal
+    re-delivered after an install) would then test nothing and fail.
+    """
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_collection(session: pytest.Session) -> Any:
     """Let pytest cache its assertion-rewritten test modules while it collects.
