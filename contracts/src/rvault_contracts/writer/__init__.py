@@ -46,6 +46,8 @@ import sys
 import types
 from typing import Any
 
+from rvault_contracts.lazy_exports import lazy_exports
+
 #: Each re-exported name and the submodule that defines it. They are loaded on
 #: first use (PEP 562): a reader that only asks :func:`read_snapshot` or
 #: :func:`pending_bundle` (``rvault-db status``, the owners' readers) imports
@@ -91,20 +93,7 @@ _SUBMODULES = frozenset(
 __all__ = sorted(name for name in _EXPORTS if not name.startswith("_"))
 
 
-def __getattr__(name: str) -> Any:
-    """Load a re-exported name (or a submodule) from its module on first access."""
-    module = _EXPORTS.get(name)
-    if module is not None:
-        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-        globals()[name] = value
-        return value
-    if name in _SUBMODULES:
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS, *_SUBMODULES})
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), _SUBMODULES)
 
 
 #: Helpers the writer steps look up on :mod:`.fs` at call time. Replacing one

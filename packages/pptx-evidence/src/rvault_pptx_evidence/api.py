@@ -30,11 +30,11 @@ describes both.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rvault_contracts.issues import Issue
+from rvault_contracts.lazy_exports import lazy_exports
 from rvault_contracts.strict_json import StrictJSONError, loads_strict
 
 from rvault_pptx_evidence.versions import (
@@ -105,18 +105,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Load a lazily exported name from its module on first access (PEP 562)."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"rvault_pptx_evidence.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_exports("rvault_pptx_evidence", _LAZY, globals())
 
 
 __all__ = [

@@ -20,10 +20,11 @@ reads the database.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from rvault_contracts.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from rvault_tracking_db import apply_protocol as apply_protocol  # dry run / --apply: persist
@@ -146,19 +147,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _WRITE_MODULES:
-        return importlib.import_module(f"rvault_tracking_db.{name}")
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"rvault_tracking_db.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_WRITE_MODULES, *_LAZY})
+__getattr__, __dir__ = lazy_exports("rvault_tracking_db", _LAZY, globals(), _WRITE_MODULES)
 
 
 def active_claim(talk: Mapping[str, Any]) -> Mapping[str, Any] | None:

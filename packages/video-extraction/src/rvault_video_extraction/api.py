@@ -17,8 +17,9 @@ status`` of a talk with none on disk) imports none of them.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from rvault_contracts.lazy_exports import lazy_exports
 
 from rvault_video_extraction.vault_paths import manifest_path, path_text_issues
 from rvault_video_extraction.versioning import PIPELINE_VERSION, SCHEMA_VERSION
@@ -68,15 +69,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Load a lazily exported name from its module on first access (PEP 562)."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"rvault_video_extraction.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_exports("rvault_video_extraction", _LAZY, globals())
