@@ -12,7 +12,7 @@ from rvault_contracts import cli as contract_cli
 from rvault_contracts.hints import LazyHints
 
 from rvault_tracking_db.__about__ import __version__
-from rvault_tracking_db.collector import collector_paused, skip_exit_collection
+from rvault_tracking_db.collector import collector_paused
 
 # Read when a refusal first needs a hint; --version and --help never import the codes.
 HINTS = LazyHints("rvault_tracking_db.codes")
@@ -152,12 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     Every command is short and holds the whole database as one large acyclic
     tree; left running, the collector would traverse that tree again and again
     (a third of a 10,000-talk read). Reference counting frees it as usual.
-    Run as the console script (no ``argv``), the process then ends without a
-    last collection (:func:`.collector.skip_exit_collection`); a caller that
-    passes ``argv`` (tests, in process) keeps its collector as it was.
+    A command that completes ends the process at once (``cli.finish``).
     """
     with collector_paused():
-        code = contract_cli.console_main(build_parser, argv, HINTS)
-    if argv is None:
-        skip_exit_collection()
-    return code
+        return contract_cli.console_main(build_parser, argv, HINTS)

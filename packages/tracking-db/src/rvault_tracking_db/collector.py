@@ -28,18 +28,3 @@ def collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-def skip_exit_collection() -> None:
-    """Leave every object alive now out of the collection the interpreter runs as it exits.
-
-    For the console script only, once its command has returned: the process
-    ends next, and the final collection would traverse every module, class
-    and function the command imported (about 15 ms of CPU of a 20-talk
-    ``rvault-db status``, an eighth of it) only to free memory the process
-    is about to hand back. Nothing a command leaves needs a finalizer: the
-    interpreter still flushes stdout and stderr, and every file a command
-    writes is closed by its own ``with`` block. (``gc.freeze`` is meant for
-    exactly this: objects that will live until the process is gone.)
-    """
-    gc.freeze()
