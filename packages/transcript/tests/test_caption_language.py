@@ -41,14 +41,14 @@ def test_english_captions_labelled_spanish_fall_back_to_whisper(
     capsys: pytest.CaptureFixture[str],
     youtube_replay: Callable,
     recorded_ytdlp: Callable,
-    speech_wav: Path,
+    short_speech_wav: Path,
 ) -> None:
     vault = tmp_path / "transcripts"
     vault.mkdir()
-    with av.open(str(speech_wav)) as container:
+    with av.open(str(short_speech_wav)) as container:
         duration = container.duration / av.time_base
     youtube_replay(relabelled(tmp_path, "es"))
-    recorded_ytdlp(duration, speech_wav)
+    recorded_ytdlp(duration, short_speech_wav)
     out = vault / f"{VIDEO_ID}.txt"
     code = main(["fetch", VIDEO_ID, "--out", str(out), "--existing-source", "none",
                  "--duration-seconds", str(duration)])  # fmt: skip

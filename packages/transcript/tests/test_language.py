@@ -65,20 +65,6 @@ def test_german_speech_is_reported_and_transcribed_as_german(
         assert word in text, text
 
 
-def test_english_speech_takes_the_tiny_en_fast_path(
-    vault: Path, speech_wav: Path, cli: Callable
-) -> None:
-    out = vault / "talk.txt"
-    result = cli(
-        "rvault-transcript", "fetch", "talk", "--audio", speech_wav, "--out", out,
-        "--existing-source", "unknown", "--duration-seconds", f"{media_duration(speech_wav):.2f}",
-    )  # fmt: skip
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert result.json["language"] == "en"
-    assert "detected language en" in result.stderr
-    assert f"loading {models.english_model_dir()}" in result.stderr
-
-
 def test_an_english_only_model_refuses_other_languages(
     vault: Path, german_wav: Path, cli: Callable, snapshot_tree: Callable
 ) -> None:
@@ -91,6 +77,11 @@ def test_an_english_only_model_refuses_other_languages(
     assert result.json["error"]["code"] == "language_unsupported"
     assert result.json["language"] == "de"
     assert snapshot_tree(vault) == before
+
+
+# English speech taking the tiny.en fast path is asserted in test_fetch_audio.py
+# (test_english_speech_takes_the_tiny_en_fast_path), on the Whisper run its
+# round trip shares.
 
 
 # --------------------------------------------------------------------------- model data
