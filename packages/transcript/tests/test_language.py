@@ -10,6 +10,7 @@ goes to tiny.en and other languages are transcribed by base.
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
@@ -18,6 +19,7 @@ from pathlib import Path
 import av
 import pytest
 from rvault_transcript import models
+from rvault_transcript.cli import main
 
 GERMAN = (
     "Guten Morgen. Heute spreche ich über die Geschichte der öffentlichen Rede. "
@@ -49,33 +51,42 @@ def vault(tmp_path: Path) -> Path:
     return directory
 
 
+def _fetch(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, dict, str]:
+    """``fetch`` in this process: the base model loaded for the German transcription
+    stays loaded for the next test's detection (about 1 s less than a console
+    script run; test_fetch_audio.py covers the console script)."""
+    code = main(["fetch", *map(str, args)])
+    captured = capsys.readouterr()
+    return code, json.loads(captured.out), captured.err
+
+
 def test_german_speech_is_reported_and_transcribed_as_german(
-    vault: Path, german_wav: Path, cli: Callable
+    vault: Path, german_wav: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = vault / "rede.txt"
-    result = cli(
-        "rvault-transcript", "fetch", "rede", "--audio", german_wav, "--out", out,
+    code, result, stderr = _fetch(
+        capsys, "rede", "--audio", german_wav, "--out", out,
         "--existing-source", "unknown", "--duration-seconds", f"{media_duration(german_wav):.2f}",
     )  # fmt: skip
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert result.json["language"] == "de"
-    assert "detected language de" in result.stderr
+    assert code == 0, (result, stderr)
+    assert result["language"] == "de"
+    assert "detected language de" in stderr
     text = out.read_text(encoding="utf-8").lower()
     for word in ("guten morgen", "geschichte", "anfang", "mitte"):
         assert word in text, text
 
 
 def test_an_english_only_model_refuses_other_languages(
-    vault: Path, german_wav: Path, cli: Callable, snapshot_tree: Callable
+    vault: Path, german_wav: Path, capsys: pytest.CaptureFixture[str], snapshot_tree: Callable
 ) -> None:
     before = snapshot_tree(vault)
-    result = cli(
-        "rvault-transcript", "fetch", "rede", "--audio", german_wav, "--out", vault / "rede.txt",
+    code, result, _ = _fetch(
+        capsys, "rede", "--audio", german_wav, "--out", vault / "rede.txt",
         "--existing-source", "unknown", "--model", models.english_model_dir(),
     )  # fmt: skip
-    assert result.returncode == 2
-    assert result.json["error"]["code"] == "language_unsupported"
-    assert result.json["language"] == "de"
+    assert code == 2
+    assert result["error"]["code"] == "language_unsupported"
+    assert result["language"] == "de"
     assert snapshot_tree(vault) == before
 
 
@@ -167,10 +178,6 @@ def test_missing_model_packages_are_a_dependency_refusal(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    import json
-
-    from rvault_transcript.cli import main
-
     def missing(name: str) -> Path:
         raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 
