@@ -1,5 +1,11 @@
 """The same batch through a running scheduler: ``dask scheduler`` and two ``dask worker``
-processes on 127.0.0.1, started here as a deployment would start them."""
+processes on 127.0.0.1, started here as a deployment would start them.
+
+The scheduler outlives each batch, so the resumed batch of a driver lost before its
+registration runs here too: a second ``rvault-batch run`` against the same scheduler
+(same planned database bytes, so the same task keys) must run its tasks again, not
+reuse the first batch's results. A second local batch would cost a cluster start.
+"""
 
 from __future__ import annotations
 
@@ -31,7 +37,12 @@ def _address(scheduler_file: Path, process: subprocess.Popen, deadline: float) -
 
 @pytest.fixture
 def scheduler(tmp_path: Path) -> Iterator[str]:
-    """A scheduler on a free local port and two one-thread workers declaring memory."""
+    """A scheduler on a free local port and two one-thread workers declaring memory.
+
+    ``--no-nanny``: each worker is one process instead of a nanny and the worker it
+    spawns (two imports of distributed less, about 1 CPU s); restarting a killed
+    worker is the nanny's part and ``test_faults.py`` covers it on a LocalCluster.
+    """
     scheduler_file = tmp_path / "scheduler.json"
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     processes = [
@@ -43,7 +54,8 @@ def scheduler(tmp_path: Path) -> Iterator[str]:
         for name in ("w1", "w2"):
             processes.append(
                 subprocess.Popen([DASK, "worker", address, "--name", name, "--nthreads", "1",
-                                  "--resources", "memory=4e9", "--no-dashboard"], **quiet)
+                                  "--resources", "memory=4e9", "--no-dashboard",
+                                  "--no-nanny"], **quiet)
             )  # fmt: skip
         from distributed import Client
 
@@ -59,9 +71,10 @@ def scheduler(tmp_path: Path) -> Iterator[str]:
             process.wait()
 
 
-def test_batch_runs_through_a_scheduler_address(
+def test_batch_runs_through_a_scheduler_address_then_resumes_a_lost_registration(
     archive: Archive, scheduler: str, batch: Callable
 ) -> None:
+    original = archive.database.read_bytes()
     result = batch("run", archive.vault, "--scheduler", scheduler)
     assert result.returncode == 0, result.stdout + result.stderr
     report = result.json
@@ -75,3 +88,16 @@ def test_batch_runs_through_a_scheduler_address(
     database = read_database(archive.database).database
     assert all(t["transcript_source"] == "whisper" for t in database["talks"])
     assert len(database["pptx_catalog"]) == 2
+
+    # a driver lost before its registration: the artifacts are there, the database is not
+    # (the planned bytes): the next batch validates them instead of running Whisper again
+    archive.database.write_bytes(original)
+    resumed = batch("run", archive.vault, "--scheduler", scheduler).json
+    assert resumed["failed"] == [] and resumed["registration"]["applied"]
+    kinds = sorted(o["kind"] for o in resumed["done"])
+    assert kinds == ["deck", "deck", "transcript", "transcript"]  # manifests still current
+    assert {o["facts"]["method"] for o in resumed["done"] if o["kind"] == "transcript"} == {
+        "existing"
+    }
+    talks = read_database(archive.database).database["talks"]
+    assert all(t["local_media"] and t["transcript_path"] for t in talks)
