@@ -138,33 +138,6 @@ def test_max_talks_bounds_the_batch_and_defers_the_rest(archive: Archive, batch:
     assert plan["next_command"] == f"rvault-batch run {archive.vault} --max-talks 1"
 
 
-def test_a_refused_task_is_reported_with_its_owner_code_and_the_rest_registers(
-    archive: Archive, batch: Callable
-) -> None:
-    first, second = archive.talks
-    broken = archive.vault / "slides-rebuild" / second.video_id / f"{second.video_id}.mp4"
-    broken.write_bytes(b"not a recording " * 64)
-    result = batch("run", archive.vault, "--workers", "2", "--retries", "0")
-    assert result.returncode == 0, result.stdout + result.stderr
-    report = result.json
-    failed = {o["key"]: o["error"] for o in report["failed"]}
-    assert set(failed) == {f"transcript:{second.filename}", f"slides:{second.filename}"}
-    for error in failed.values():
-        assert error["code"] and error["message"] and error["command"].startswith("rvault-")
-    assert failed[f"slides:{second.filename}"]["command"] == "rvault-video extract"
-    assert {o["key"] for o in report["done"]} == {
-        f"transcript:{first.filename}", f"deck:{first.filename}", f"slides:{first.filename}",
-        f"deck:{second.filename}",
-    }  # fmt: skip
-    assert report["registration"]["applied"]
-    talks = {t["filename"]: t for t in read_database(archive.database).database["talks"]}
-    assert "transcript_path" in talks[first.filename]
-    assert "transcript_path" not in talks[second.filename]
-    # the next batch plans only what failed
-    tasks = batch("plan", archive.vault).json["tasks"]
-    assert sorted(t["key"] for t in tasks) == sorted(failed)
-
-
 def test_a_folder_without_a_database_is_refused_with_the_owners_code(
     tmp_path: Path, batch: Callable
 ) -> None:

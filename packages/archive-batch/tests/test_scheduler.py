@@ -5,6 +5,9 @@ The scheduler outlives each batch, so the resumed batch of a driver lost before 
 registration runs here too: a second ``rvault-batch run`` against the same scheduler
 (same planned database bytes, so the same task keys) must run its tasks again, not
 reuse the first batch's results. A second local batch would cost a cluster start.
+So does a batch with a refused task, which runs on the same deployment (its cluster is
+not what it tests; the deployment is module-scoped, so its two tests share one xdist
+worker and run one after the other).
 """
 
 from __future__ import annotations
@@ -35,15 +38,15 @@ def _address(scheduler_file: Path, process: subprocess.Popen, deadline: float) -
     raise AssertionError("dask scheduler did not start")
 
 
-@pytest.fixture
-def scheduler(tmp_path: Path) -> Iterator[str]:
+@pytest.fixture(scope="module")
+def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A scheduler on a free local port and two one-thread workers declaring memory.
 
     ``--no-nanny``: each worker is one process instead of a nanny and the worker it
     spawns (two imports of distributed less, about 1 CPU s); restarting a killed
     worker is the nanny's part and ``test_faults.py`` covers it on a LocalCluster.
     """
-    scheduler_file = tmp_path / "scheduler.json"
+    scheduler_file = tmp_path_factory.mktemp("scheduler") / "scheduler.json"
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     processes = [
         subprocess.Popen([DASK, "scheduler", "--host", "127.0.0.1", "--port", "0",
@@ -101,3 +104,30 @@ def test_batch_runs_through_a_scheduler_address_then_resumes_a_lost_registration
     }
     talks = read_database(archive.database).database["talks"]
     assert all(t["local_media"] and t["transcript_path"] for t in talks)
+
+
+def test_a_refused_task_is_reported_with_its_owner_code_and_the_rest_registers(
+    archive: Archive, scheduler: str, batch: Callable
+) -> None:
+    first, second = archive.talks
+    broken = archive.vault / "slides-rebuild" / second.video_id / f"{second.video_id}.mp4"
+    broken.write_bytes(b"not a recording " * 64)
+    result = batch("run", archive.vault, "--scheduler", scheduler, "--retries", "0")
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = result.json
+    failed = {o["key"]: o["error"] for o in report["failed"]}
+    assert set(failed) == {f"transcript:{second.filename}", f"slides:{second.filename}"}
+    for error in failed.values():
+        assert error["code"] and error["message"] and error["command"].startswith("rvault-")
+    assert failed[f"slides:{second.filename}"]["command"] == "rvault-video extract"
+    assert {o["key"] for o in report["done"]} == {
+        f"transcript:{first.filename}", f"deck:{first.filename}", f"slides:{first.filename}",
+        f"deck:{second.filename}",
+    }  # fmt: skip
+    assert report["registration"]["applied"]
+    talks = {t["filename"]: t for t in read_database(archive.database).database["talks"]}
+    assert "transcript_path" in talks[first.filename]
+    assert "transcript_path" not in talks[second.filename]
+    # the next batch plans only what failed
+    tasks = batch("plan", archive.vault).json["tasks"]
+    assert sorted(t["key"] for t in tasks) == sorted(failed)
