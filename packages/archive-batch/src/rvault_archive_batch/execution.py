@@ -11,6 +11,7 @@ exception out of the batch.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -43,6 +44,18 @@ def _failure(task: Task, error: BaseException) -> dict[str, Any]:
     }
 
 
+def task_key(plan: BatchPlan, task: Task) -> str:
+    """The task's scheduler key: one per task, vault, database file and its generation.
+
+    A scheduler hands every future with one key the same result. Keying by the
+    database's digest keeps a changed database from reusing an old result; the
+    vault root and database path keep two vaults (or two copies of one) whose
+    databases are byte-identical from sharing a scheduler's results.
+    """
+    where = hashlib.sha256(f"{plan.vault_root}\0{plan.database_path}".encode()).hexdigest()
+    return f"rvault-batch-{task.key}-{plan.database_sha256[:12]}-{where[:12]}"
+
+
 def execute(cluster: Cluster, plan: BatchPlan, retries: int) -> list[dict[str, Any]]:
     """Run every task of ``plan``; one outcome per task, in plan order."""
     client = cluster.client
@@ -51,7 +64,7 @@ def execute(cluster: Cluster, plan: BatchPlan, retries: int) -> list[dict[str, A
         resources = {"memory": task.memory_bytes} if cluster.memory_resource else None
         future = client.submit(
             run_task, task.to_dict(), plan.vault_root, plan.database_path,
-            key=f"rvault-batch-{task.key}-{plan.database_sha256[:12]}",
+            key=task_key(plan, task),
             retries=retries, resources=resources, pure=False,
         )  # fmt: skip
         futures[future] = task
