@@ -134,7 +134,7 @@ def tree_state(root: str | os.PathLike[str]) -> dict[str, FileState | str]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Run the suite with Python's own Ctrl-C handler, however it was launched.
+    """Run the suite with Python's own Ctrl-C handler, however it was launched; know the mark.
 
     A suite started in the background by a non-interactive shell (``make test &``,
     ``nohup``) inherits an ignored SIGINT, and so would every tool it spawns:
@@ -145,6 +145,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    # pytest-xdist registers the mark this plugin adds; without xdist
+    # (``-p no:xdist``) --strict-markers would refuse it.
+    config.addinivalue_line("markers", "xdist_group(name): run these tests on one xdist worker")
 
 
 @pytest.hookimpl(wrapper=True)
