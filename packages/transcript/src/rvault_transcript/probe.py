@@ -7,7 +7,9 @@ duration is bound to ``media_sha256`` and not to a path that could change.
 
 ``youtube_dl_factory`` builds the ``yt_dlp.YoutubeDL`` instance; tests
 replace it with one whose extractor replays a recorded info dict, keeping
-``extract_info`` and its processing on the real code path.
+``extract_info`` and its processing on the real code path. yt-dlp (0.1-0.2 s
+of import) is loaded by the YouTube probes only: a local recording's fetch
+and ``verify --media`` never import it.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-import yt_dlp
 from rvault_contracts.errors import Refusal
+
+if TYPE_CHECKING:
+    import yt_dlp
 
 
 class ProbeError(Refusal):
@@ -48,6 +52,8 @@ class _StderrLogger:
 
 
 def _default_factory(params: dict[str, Any]) -> yt_dlp.YoutubeDL:
+    import yt_dlp
+
     return yt_dlp.YoutubeDL(params)
 
 
@@ -87,11 +93,13 @@ def _positive_duration(value: object) -> float | None:
 
 def probe_youtube(video_id: str) -> YoutubeMetadata:
     """Provider duration for the exact id via ``extract_info(download=False)``."""
+    from yt_dlp.utils import DownloadError
+
     params = _base_params() | {"skip_download": True}
     try:
         with youtube_dl_factory(params) as ydl:
             info = ydl.extract_info(watch_url(video_id), download=False)
-    except yt_dlp.utils.DownloadError as exc:
+    except DownloadError as exc:
         raise ProbeError("metadata_unavailable", str(exc)) from None
     if not isinstance(info, dict) or info.get("id") != video_id:
         raise ProbeError("metadata_identity_mismatch", "yt-dlp metadata names another video")
@@ -103,6 +111,8 @@ def probe_youtube(video_id: str) -> YoutubeMetadata:
 
 def download_audio(video_id: str, directory: Path) -> Path:
     """Best audio of the exact id into ``directory`` (for the Whisper fallback)."""
+    from yt_dlp.utils import DownloadError
+
     params = _base_params() | {
         "format": "bestaudio/best",
         "outtmpl": str(directory / "%(id)s.%(ext)s"),
@@ -111,7 +121,7 @@ def download_audio(video_id: str, directory: Path) -> Path:
     try:
         with youtube_dl_factory(params) as ydl:
             info = ydl.extract_info(watch_url(video_id), download=True)
-    except yt_dlp.utils.DownloadError as exc:
+    except DownloadError as exc:
         raise ProbeError("audio_download_failed", str(exc)) from None
     if not isinstance(info, dict) or info.get("id") != video_id:
         raise ProbeError("metadata_identity_mismatch", "yt-dlp downloaded another video")
