@@ -311,7 +311,9 @@ def test_injected_io_errors_refuse_cleanly(
             )
             where = f"{syscall}={error}"
             if done.returncode != 2:
-                problems.append(f"{where}: exit {done.returncode}: {done.stdout[-300:]} {done.stderr[-1500:]}")
+                problems.append(
+                    f"{where}: exit {done.returncode}: {done.stdout[-300:]} {done.stderr[-1500:]}"
+                )
                 continue
             if done.document["error"]["code"] not in ENV_CODES:
                 problems.append(f"{where}: code {done.document['error']['code']}")
