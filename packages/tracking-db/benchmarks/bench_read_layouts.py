@@ -18,25 +18,16 @@ Usage: ``.venv/bin/python packages/tracking-db/benchmarks/bench_read_layouts.py
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from rvault_contracts.canonical import artifact_bytes
+from rvault_testkit.tracking_db.layouts import LAYOUTS
 from rvault_testkit.tracking_db.samples import realistic_database
 
 RSS_FACTOR_TARGET = 3.0
-LAYOUTS = {
-    "artifact": artifact_bytes,
-    "peer indent": lambda d: (json.dumps(d, indent=2, ensure_ascii=False) + "\n").encode(),
-    "jq -c": lambda d: (json.dumps(d, separators=(",", ":"), ensure_ascii=False) + "\n").encode(),
-    "json.dumps": lambda d: json.dumps(d).encode(),
-    "json.dumps UTF-8": lambda d: json.dumps(d, ensure_ascii=False).encode(),
-    "tight ASCII": lambda d: json.dumps(d, separators=(",", ":")).encode(),
-}
 
 
 def read_once(db: Path, out: Path, source: str | None) -> tuple[int, float]:

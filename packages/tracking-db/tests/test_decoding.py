@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rvault_contracts.canonical import artifact_bytes, sha256_bytes
 from rvault_contracts.strict_json import MAX_DEPTH, StrictJSONError, json_equal, loads_strict
+from rvault_testkit.tracking_db.layouts import LAYOUTS
 from rvault_testkit.tracking_db.samples import realistic_database
 from rvault_tracking_db.cli import main
 from rvault_tracking_db.decoding import (
@@ -88,15 +89,9 @@ def _streamed(data: bytes) -> dict | None:
     return {k: talks if k == "talks" and not v and talks else v for k, v in stream.members.items()}
 
 
-# What other writers give a document: the public peer's ``json.dumps(indent=2,
-# ensure_ascii=False)`` and the compact layouts (``jq -c .`` writes the first).
+# What other writers give a document (the testkit's layouts), and one without a final LF.
 WRITERS: dict[str, Callable[[Any], bytes]] = {
-    "artifact": artifact_bytes,
-    "peer indent": lambda d: (json.dumps(d, indent=2, ensure_ascii=False) + "\n").encode(),
-    "jq -c": lambda d: (json.dumps(d, separators=(",", ":"), ensure_ascii=False) + "\n").encode(),
-    "json.dumps": lambda d: json.dumps(d).encode(),
-    "json.dumps UTF-8": lambda d: json.dumps(d, ensure_ascii=False).encode(),
-    "tight ASCII": lambda d: json.dumps(d, separators=(",", ":")).encode(),
+    **LAYOUTS,
     "tight UTF-8, no final LF": lambda d: json.dumps(
         d, separators=(",", ":"), ensure_ascii=False
     ).encode(),

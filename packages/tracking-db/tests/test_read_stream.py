@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _db_helpers as h
 from rvault_contracts.canonical import artifact_bytes
+from rvault_testkit.tracking_db.layouts import COMPACT, LAYOUTS
 from rvault_testkit.tracking_db.samples import example_database, example_talk, realistic_database
 from rvault_tracking_db import verified_read
 from rvault_tracking_db.commands.read import report_chunks
@@ -38,20 +39,6 @@ def _talks(database: dict[str, Any], count: int = 3) -> dict[str, Any]:
     ]
     database["talks"][1]["title"] = "Über Café-Sprache 🎤"
     return database
-
-
-# The layouts a tool writes the same database in: the artifact encoding (every writer
-# here), the public peer's indented one, and one line (``jq -c .``; ``json.dumps`` with
-# its default separators, UTF-8 or ASCII-escaped; tight and ASCII-escaped).
-LAYOUTS: dict[str, Callable[[Any], bytes]] = {
-    "artifact": artifact_bytes,
-    "peer indent": lambda d: (json.dumps(d, indent=2, ensure_ascii=False) + "\n").encode(),
-    "jq -c": lambda d: (json.dumps(d, separators=(",", ":"), ensure_ascii=False) + "\n").encode(),
-    "json.dumps": lambda d: json.dumps(d).encode(),
-    "json.dumps UTF-8": lambda d: json.dumps(d, ensure_ascii=False).encode(),
-    "tight ASCII": lambda d: json.dumps(d, separators=(",", ":")).encode(),
-}
-COMPACT = sorted(set(LAYOUTS) - {"artifact", "peer indent"})
 
 
 def _bad_ledger(d: dict[str, Any]) -> None:
