@@ -185,8 +185,12 @@ def read_for_persist(read: Any, path: Path, vault_root: Path | None) -> Snapshot
             _ROOT_VERSION_PATH,
             hint="run `rvault-db migrate DB` (dry run, then --apply) first",
         )
-    db = from_read(read, path)
-    root = vault_root or path.parent
+    return Snapshot(read, from_read(read, path), vault_directory(path, vault_root))
+
+
+def vault_directory(database_path: Path, vault_root: Path | None) -> Path:
+    """The vault a database's artifacts live in: ``--vault-root``, else the database's directory."""
+    root = vault_root if vault_root is not None else database_path.parent
     if not root.is_dir():
         raise Refusal(
             "vault_root_invalid",
@@ -194,4 +198,4 @@ def read_for_persist(read: Any, path: Path, vault_root: Path | None) -> Snapshot
             str(root),
             hint="pass --vault-root DIR (the directory holding transcripts/ and slides/)",
         )
-    return Snapshot(read, db, root)
+    return root

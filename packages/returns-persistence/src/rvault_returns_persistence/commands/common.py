@@ -5,10 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rvault_contracts.cli import Refusal
-
 from rvault_returns_persistence.catalog import Catalog, load_catalog
-from rvault_returns_persistence.database import Database, load_database
+from rvault_returns_persistence.database import Database, load_database, vault_directory
 
 
 def add_db_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,15 +30,7 @@ def add_catalog_argument(parser: argparse.ArgumentParser) -> None:
 
 def open_database(args: argparse.Namespace) -> tuple[Database, Path]:
     db = load_database(args.db)  # DatabaseError is a cli-failure refusal
-    root = args.vault_root if args.vault_root is not None else args.db.parent
-    if not root.is_dir():
-        raise Refusal(
-            "vault_root_invalid",
-            "the vault root is not a directory",
-            str(root),
-            hint="pass --vault-root DIR (the directory holding transcripts/ and slides/)",
-        )
-    return db, root
+    return db, vault_directory(args.db, args.vault_root)
 
 
 def open_catalog(args: argparse.Namespace) -> tuple[Catalog, str]:
