@@ -181,6 +181,19 @@ def _at(document: Any, path: str) -> Any:
     return document
 
 
+def _stale_status(db: Path, document: Any) -> tuple[Any, set[tuple[str, Any]]]:
+    """``rvault-db status`` of ``db``, and each stale identity it flags: (talk, digest cited)."""
+    status = run_cli("rvault-db", "status", db, "--format", "json")
+    assert status.returncode == 0, status.stdout + status.stderr
+    flagged = {
+        (row["filename"], _at(document, issue["path"]))
+        for row in status.json["talks"]
+        for issue in row["evidence_issues"]
+        if issue["code"] == "evidence_identity_stale"
+    }
+    return status, flagged
+
+
 def test_status_normalize_and_site_agree_on_evidence_replaced_after_persist(
     tmp_path: Path,
 ) -> None:
@@ -195,14 +208,7 @@ def test_status_normalize_and_site_agree_on_evidence_replaced_after_persist(
     replaced = db.parent / inspected["artifact_path"]
     replaced.write_bytes(replaced.read_bytes() + b"a line added after the analysis\n")
 
-    status = run_cli("rvault-db", "status", db, "--format", "json")
-    assert status.returncode == 0, status.stdout + status.stderr
-    flagged = {
-        (row["filename"], _at(document, issue["path"]))
-        for row in status.json["talks"]
-        for issue in row["evidence_issues"]
-        if issue["code"] == "evidence_identity_stale"
-    }
+    status, flagged = _stale_status(db, document)
     rows = {row["filename"]: row for row in status.json["talks"]}
     assert rows[first["filename"]]["next_action"]["code"] == "normalize"
     assert all(rows[r["filename"]]["evidence_issues"] == [] for r in returns[1:])
@@ -286,14 +292,7 @@ def test_status_write_and_site_agree_on_a_deck_edited_after_its_extraction(
     edited = Presentation(str(deck))
     edited.slides[1].shapes.title.text = "Step 2, rewritten after the extraction"
     edited.save(str(deck))
-    status = run_cli("rvault-db", "status", db, "--format", "json")
-    assert status.returncode == 0, status.stdout + status.stderr
-    flagged = {
-        (row["filename"], _at(document, issue["path"]))
-        for row in status.json["talks"]
-        for issue in row["evidence_issues"]
-        if issue["code"] == "evidence_identity_stale"
-    }
+    _, flagged = _stale_status(db, document)
     written = run_cli(*write)
     assert written.returncode == 0, written.stdout + written.stderr
     site = run_cli("rvault-analysis", "site", db.parent / "report", "--db", db)
