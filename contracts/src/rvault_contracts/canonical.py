@@ -37,9 +37,46 @@ def canonical_bytes(value: Any) -> bytes:
 
 
 def artifact_bytes(value: Any) -> bytes:
-    """Deterministic human-readable encoding: sorted keys, indent 2, trailing LF."""
+    """Deterministic human-readable encoding: sorted keys, indent 2, trailing LF.
+
+    The standard library indents in pure Python (its C encoder runs only
+    without ``indent``): about 20 ms per MB, 0.85 s for a 10,000-talk status
+    report. A large document is written by orjson instead, and only when
+    orjson is proven to spell it exactly as the standard library would: the
+    two encoders differ only in how some floats are spelled (``1e-05``
+    against ``0.00001``) and in what they refuse (orjson writes NaN as
+    ``null`` and cannot write integers beyond 64 bits), so orjson's compact
+    encoding must equal the standard library's C-encoded compact one (which
+    refuses NaN) byte for byte. Anything else is indented by the standard
+    library, which also raises its own errors.
+    """
+    try:
+        compact = canonical_bytes(value)
+    except (TypeError, ValueError, RecursionError):
+        compact = b""  # the standard library below raises its own error
+    if len(compact) >= ORJSON_MIN_BYTES:
+        fast = _orjson_artifact(value, compact)
+        if fast is not None:
+            return fast
     text = json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
     return (text + "\n").encode("utf-8")
+
+
+# Below this size the standard library's indenting costs less than importing
+# orjson (about 10 ms: it imports datetime, uuid and platform).
+ORJSON_MIN_BYTES = 1 << 20
+
+
+def _orjson_artifact(value: Any, compact: bytes) -> bytes | None:
+    """orjson's artifact encoding of ``value`` when it spells ``compact`` exactly, else None."""
+    import orjson
+
+    try:
+        if orjson.dumps(value, option=orjson.OPT_SORT_KEYS) != compact:
+            return None
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+    except TypeError:  # orjson.JSONEncodeError: a type, a big integer, a surrogate, depth
+        return None
 
 
 def sha256_bytes(data: bytes) -> str:
