@@ -47,7 +47,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BIN = Path(sys.executable).parent
 SPEECH = ROOT / "packages" / "transcript" / "benchmarks" / "speech_text.txt"
 RETURNS_BENCH = ROOT / "packages" / "returns-persistence" / "benchmarks" / "run.py"
 PEER_SCRIPTS = Path("skills") / "vault-ingress" / "scripts"
@@ -139,7 +138,7 @@ def returns_vault(root: Path) -> tuple[Path, Path]:
     return database, batch
 
 
-def vtt_jobs(root: Path, peer: Path | None) -> list[Job]:
+def vtt_jobs(root: Path, peer: Path | None, scripts: Path) -> list[Job]:
     jobs = []
     for label, cues in (("vtt-cleanup, 10-minute VTT", 150), ("vtt-cleanup, 2-hour VTT", 1800)):
         paths = {}
@@ -149,25 +148,25 @@ def vtt_jobs(root: Path, peer: Path | None) -> list[Job]:
             vtt = directory / f"talk{cues}.en.vtt"
             vtt.write_text(caption_vtt(cues), encoding="utf-8")
             paths[side] = [str(vtt), str(directory / f"talk{cues}.txt"), "--force"]
-        ours = [str(BIN / "rvault-transcript"), "vtt-cleanup", *paths["ours"]]
+        ours = [str(scripts / "rvault-transcript"), "vtt-cleanup", *paths["ours"]]
         theirs = None if peer is None else [sys.executable, str(peer / "vtt-cleanup.py")]
         jobs.append(Job(label, ours, theirs and [*theirs, *paths["peer"]]))
     return jobs
 
 
-def all_jobs(root: Path, peer: Path | None, only: str = "") -> list[Job]:
+def all_jobs(root: Path, peer: Path | None, scripts: Path, only: str = "") -> list[Job]:
     """Every job whose label contains ``only``; inputs are built only for those."""
-    jobs = [job for job in vtt_jobs(root, peer) if only in job.label]
+    jobs = [job for job in vtt_jobs(root, peer, scripts) if only in job.label]
     label = "validate one return, 20 talks"
     if only in label:
         database, batch = returns_vault(root / "returns")
-        ours = [str(BIN / "rvault-returns"), "validate", str(batch), "--db", str(database)]
+        ours = [str(scripts / "rvault-returns"), "validate", str(batch), "--db", str(database)]
         theirs = None if peer is None else [sys.executable, str(peer / "validate-returns.py")]
         jobs.append(Job(label, ours, theirs and [*theirs, str(batch)], True))
     label = "rvault-db status, 20 talks"
     if only in label:
         database = status_vault(root / "status")
-        ours = [str(BIN / "rvault-db"), "status", str(database), "--format", "json"]
+        ours = [str(scripts / "rvault-db"), "status", str(database), "--format", "json"]
         theirs = None
         if peer is not None:
             script = str(peer / "render-vault-status.py")
@@ -175,7 +174,7 @@ def all_jobs(root: Path, peer: Path | None, only: str = "") -> list[Job]:
         jobs.append(Job(label, ours, theirs))
     # The floor under every job: our start-up, and the interpreter both sides share.
     floor = [
-        Job("start-up: rvault-db --version", [str(BIN / "rvault-db"), "--version"]),
+        Job("start-up: rvault-db --version", [str(scripts / "rvault-db"), "--version"]),
         Job("start-up: python -c pass", [sys.executable, "-c", "pass"]),
     ]
     return jobs + [job for job in floor if only in job.label]
@@ -207,12 +206,22 @@ def main(argv: list[str]) -> int:
     options.add_argument(
         "--only", default="", metavar="SUBSTRING", help="run only the jobs whose label has it"
     )
+    options.add_argument(
+        "--bin",
+        type=Path,
+        default=Path(sys.executable).parent,
+        help="where our console scripts are (default: this environment's, the editable dev "
+        "install; a user's install, e.g. a venv with `pip install ./packages/...`, is what a "
+        "user runs)",
+    )
     args = options.parse_args(argv)
     peer = None if args.peer is None else args.peer.resolve() / PEER_SCRIPTS
     if peer is not None and not (peer / "vtt-cleanup.py").is_file():
         options.error(f"--peer: no {PEER_SCRIPTS}/vtt-cleanup.py under {args.peer}")
     with tempfile.TemporaryDirectory(prefix="rvault-small-jobs-") as tmp:
-        rows = [(job, *measured(job, args.runs)) for job in all_jobs(Path(tmp), peer, args.only)]
+        jobs = all_jobs(Path(tmp), peer, args.bin, args.only)
+        rows = [(job, *measured(job, args.runs)) for job in jobs]
+    print(f"our console scripts: {args.bin}")
     report(rows, args.runs)
     return 0
 
