@@ -90,7 +90,8 @@ class _TitleIndex:
         return sorted({p for w in words for p in self.by_word.get(w, ())})
 
 
-def _catalog(database: Mapping[str, Any]) -> dict[str, tuple[int, Mapping[str, Any]]]:
+def catalog_entries(database: Mapping[str, Any]) -> dict[str, tuple[int, Mapping[str, Any]]]:
+    """Each catalogued deck path with its first receipt and that receipt's index."""
     out: dict[str, tuple[int, Mapping[str, Any]]] = {}
     for index, record in enumerate(database.get("pptx_catalog") or []):
         if isinstance(record, Mapping) and isinstance(record.get("pptx_path"), str):
@@ -132,33 +133,47 @@ def sweep(
     ``recheck=False`` reads no extraction: each binding is judged by the proof
     stored on the talk (what ``status`` shows without touching the decks).
     """
-    catalog = _catalog(database)
+    catalog = catalog_entries(database)
     reader = facts_reader() if recheck else None
     titles = _TitleIndex(talks if reader is not None else ())
     checks = []
     for index, talk in talks:
-        path = talk.get("pptx_path")
-        if not isinstance(path, str) or not path:
-            continue
-        entry = catalog.get(path)
 
         def others(text: object, index: int = index) -> list[Mapping[str, Any]]:
             return [talks[p][1] for p in titles.named_by(text) if talks[p][0] != index]
 
-        proof, digest, unavailable = check_binding(talk, others, entry, vault_root, reader)
-        stored = talk.get(FIELD)
-        filename = talk.get("filename")
-        checks.append(
-            BindingCheck(
-                talk_index=index,
-                filename=filename if isinstance(filename, str) else None,
-                pptx_path=path,
-                catalog_index=None if entry is None else entry[0],
-                catalog_talk=None if entry is None else entry[1].get("talk_filename"),
-                proof=proof,
-                extraction_sha256=digest,
-                unavailable=unavailable,
-                stored=stored if isinstance(stored, Mapping) else None,
-            )
-        )
+        check = binding_check(index, talk, catalog.get, others, vault_root, reader)
+        if check is not None:
+            checks.append(check)
     return checks
+
+
+def binding_check(
+    index: int,
+    talk: Mapping[str, Any],
+    entry_of: Callable[[str], tuple[int, Mapping[str, Any]] | None],
+    others: Callable[[object], list[Mapping[str, Any]]],
+    vault_root: Path,
+    reader: Any,
+) -> BindingCheck | None:
+    """One talk's deck binding (None: the talk has no deck); ``entry_of`` finds a deck's
+    receipt (:func:`catalog_entries`). With no ``reader`` no extraction is read, nor
+    ``others`` called: the light view, talk by talk."""
+    path = talk.get("pptx_path")
+    if not isinstance(path, str) or not path:
+        return None
+    entry = entry_of(path)
+    proof, digest, unavailable = check_binding(talk, others, entry, vault_root, reader)
+    stored = talk.get(FIELD)
+    filename = talk.get("filename")
+    return BindingCheck(
+        talk_index=index,
+        filename=filename if isinstance(filename, str) else None,
+        pptx_path=path,
+        catalog_index=None if entry is None else entry[0],
+        catalog_talk=None if entry is None else entry[1].get("talk_filename"),
+        proof=proof,
+        extraction_sha256=digest,
+        unavailable=unavailable,
+        stored=stored if isinstance(stored, Mapping) else None,
+    )

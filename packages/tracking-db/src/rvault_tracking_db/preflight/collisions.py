@@ -12,6 +12,7 @@ the ledger exists so a rejected source never comes back.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -24,38 +25,54 @@ DUPLICATE_RECORDING = "duplicate_recording"
 RELATION_INVALID = "source_relation_invalid"
 REJECTED_SOURCE_ACTIVE = "rejected_source_active"
 
-Talks = Sequence[tuple[TalkRef, Mapping[str, Any]]]
+
+@dataclass(frozen=True)
+class RecordingClaim:
+    """All the cross-talk checks read of one talk: the recording it names and its relation.
+
+    Derived here, by the rules the checks apply, so a caller that sees each
+    talk once (status, streaming a large vault) keeps only these, not the talks.
+    """
+
+    ref: TalkRef
+    video: str | None  # the catalog's recording (``catalog_video_id``)
+    target: str | None  # the filename its ``source_relation`` names
+
+    @classmethod
+    def of(cls, ref: TalkRef, talk: Mapping[str, Any]) -> RecordingClaim:
+        return cls(ref, catalog_video_id(talk), _relation_target(talk))
 
 
-def check_duplicates(talks: Talks, findings: Findings) -> None:
-    groups: dict[str, list[tuple[TalkRef, Mapping[str, Any]]]] = {}
-    for ref, talk in talks:
-        video = catalog_video_id(talk)
-        if video is not None:
-            groups.setdefault(video, []).append((ref, talk))
+def recording_claims(talks: Sequence[tuple[TalkRef, Mapping[str, Any]]]) -> list[RecordingClaim]:
+    return [RecordingClaim.of(ref, talk) for ref, talk in talks]
+
+
+def check_duplicates(claims: Sequence[RecordingClaim], findings: Findings) -> None:
+    groups: dict[str, list[RecordingClaim]] = {}
+    for claim in claims:
+        if claim.video is not None:
+            groups.setdefault(claim.video, []).append(claim)
     for video, members in sorted(groups.items()):
         if len(members) < 2:
             continue
-        names = {ref.filename for ref, _ in members}
-        canonical = [
-            (ref, talk) for ref, talk in members if not _points_within(talk, ref.filename, names)
-        ]
-        for ref, _talk in canonical[1:]:
+        names = {claim.ref.filename for claim in members}
+        canonical = [claim.ref for claim in members if not _points_within(claim, names)]
+        for ref in canonical[1:]:
             findings.block(
                 DUPLICATE_RECORDING,
                 ref.path("video_url"),
-                f"{canonical[0][0].filename} already names recording {video}; mark this talk "
+                f"{canonical[0].filename} already names recording {video}; mark this talk "
                 "with source_relation (duplicate or borrowed_recording) or correct its video",
                 ref,
-                expected={"source_relation": {"target_filename": canonical[0][0].filename}},
+                expected={"source_relation": {"target_filename": canonical[0].filename}},
                 actual=video,
             )
 
 
-def _points_within(talk: Mapping[str, Any], own: str | None, names: set[str | None]) -> bool:
+def _points_within(claim: RecordingClaim, names: set[str | None]) -> bool:
     """Whether the talk's relation names another member of its recording's group."""
-    target = _relation_target(talk)
-    return target is not None and target != own and target in names
+    target = claim.target
+    return target is not None and target != claim.ref.filename and target in names
 
 
 def _relation_target(talk: Mapping[str, Any]) -> str | None:
@@ -65,10 +82,10 @@ def _relation_target(talk: Mapping[str, Any]) -> str | None:
     return None
 
 
-def check_relations(talks: Talks, findings: Findings) -> None:
-    by_name = {ref.filename: talk for ref, talk in talks if ref.filename is not None}
-    for ref, talk in talks:
-        target = _relation_target(talk)
+def check_relations(claims: Sequence[RecordingClaim], findings: Findings) -> None:
+    by_name = {claim.ref.filename: claim for claim in claims if claim.ref.filename is not None}
+    for claim in claims:
+        ref, target = claim.ref, claim.target
         if target is None:
             continue
         path = ref.path("source_relation", "target_filename")
@@ -83,14 +100,14 @@ def check_relations(talks: Talks, findings: Findings) -> None:
                 expected="another talk's filename",
                 actual=target,
             )
-        elif catalog_video_id(other) != catalog_video_id(talk):
+        elif other.video != claim.video:
             findings.block(
                 RELATION_INVALID,
                 path,
                 "source_relation points at a talk with another recording",
                 ref,
-                expected=catalog_video_id(talk),
-                actual=catalog_video_id(other),
+                expected=claim.video,
+                actual=other.video,
             )
 
 

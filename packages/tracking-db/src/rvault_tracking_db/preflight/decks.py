@@ -16,7 +16,12 @@ from rvault_contracts.strict_json import json_path
 
 from rvault_tracking_db.capabilities import SourceRoots
 from rvault_tracking_db.identity.deck_binding import CONTRADICTED, PROVEN
-from rvault_tracking_db.identity.deck_sweep import BindingCheck, sweep
+from rvault_tracking_db.identity.deck_sweep import (
+    BindingCheck,
+    binding_check,
+    catalog_entries,
+    sweep,
+)
 from rvault_tracking_db.preflight.findings import Findings, TalkRef
 
 CONTRADICTED_CODE = "deck_binding_contradicted"
@@ -37,6 +42,27 @@ def check_decks(
     checks = sweep(database, indexed, Path(roots.vault_root), recheck=recheck)
     for check in checks:
         finding_for(check, refs[check.talk_index], findings)
+
+
+class StoredBindings:
+    """``check_decks(..., recheck=False)`` one talk at a time: the light view of a stream.
+
+    Judges each binding by the proof stored on the talk (no extraction is
+    read, so no other talk is consulted) through the sweep's own per-talk check.
+    """
+
+    def __init__(self, database: Mapping[str, Any], roots: SourceRoots) -> None:
+        self._entry_of = catalog_entries(database).get
+        self._vault_root = Path(roots.vault_root)
+
+    def check(self, ref: TalkRef, talk: Mapping[str, Any], findings: Findings) -> None:
+        check = binding_check(ref.index, talk, self._entry_of, _none, self._vault_root, None)
+        if check is not None:
+            finding_for(check, ref, findings)
+
+
+def _none(_text: object) -> list[Mapping[str, Any]]:
+    return []
 
 
 def decision_of(check: BindingCheck) -> tuple[str | None, Any]:

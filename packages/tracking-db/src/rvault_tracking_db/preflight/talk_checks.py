@@ -32,21 +32,37 @@ def check_talks(
 
     ``full=False`` is the light view ``status`` and the site show: the
     identity, collision and rejection checks and each deck binding's stored
-    proof, without opening artifacts, probing PDFs or re-reading extractions.
+    proof, without opening artifacts, probing PDFs or re-reading extractions
+    (:class:`LightView` gives the same findings talk by talk).
     """
-    config = database.get("config")
-    config = config if isinstance(config, Mapping) else {}
+    config = config_of(database)
     roots = SourceRoots.from_config(vault_root, config)
     check_artifacts = _artifact_check(roots) if full else None
     for ref, talk in talks:
-        identity.check_youtube_id(talk, ref, findings)
-        identity.check_source_identity(talk, config, ref, findings)
-        collisions.check_rejections(ref, talk, findings)
+        check_identity(ref, talk, config, findings)
         if check_artifacts is not None:
             check_artifacts(ref, talk, findings)
-    collisions.check_duplicates(talks, findings)
-    collisions.check_relations(talks, findings)
+    _check_collisions(collisions.recording_claims(talks), findings)
     decks.check_decks(database, talks, roots, findings, recheck=full)
+
+
+def config_of(database: Mapping[str, Any]) -> Mapping[str, Any]:
+    config = database.get("config")
+    return config if isinstance(config, Mapping) else {}
+
+
+def check_identity(
+    ref: TalkRef, talk: Mapping[str, Any], config: Mapping[str, Any], findings: Findings
+) -> None:
+    """One talk against its own recording and its own rejected sources."""
+    identity.check_youtube_id(talk, ref, findings)
+    identity.check_source_identity(talk, config, ref, findings)
+    collisions.check_rejections(ref, talk, findings)
+
+
+def _check_collisions(claims: list[collisions.RecordingClaim], findings: Findings) -> None:
+    collisions.check_duplicates(claims, findings)
+    collisions.check_relations(claims, findings)
 
 
 def _artifact_check(roots: SourceRoots) -> ArtifactCheck:
@@ -65,22 +81,65 @@ def _artifact_check(roots: SourceRoots) -> ArtifactCheck:
     return check
 
 
-def identity_by_talk(database: Mapping[str, Any], vault_root: Path) -> dict[int, dict[str, Any]]:
-    """Each talk's identity findings (the light view), keyed by its index in ``talks``.
+class LightView:
+    """``check_talks(..., full=False)`` fed one talk at a time (a status streaming a vault).
 
-    ``{"blocking": n, "warnings": n, "findings": [...]}`` for every talk that
-    has any; the deck binding's stored decision comes with it.
+    Each talk's own checks run as it comes; of the talk only its
+    :class:`~.collisions.RecordingClaim` is kept for the cross-talk checks,
+    which run in :meth:`findings`. The findings come in ``check_talks``'s
+    order: per-talk, collisions, deck bindings.
     """
-    findings = Findings()
-    check_talks(database, talks_of(database), vault_root, findings, full=False)
-    out: dict[int, dict[str, Any]] = {}
-    for finding in findings.sorted():
-        if finding.talk_index is None:
-            continue
-        entry = out.setdefault(finding.talk_index, {"blocking": 0, "warnings": 0, "findings": []})
-        entry["blocking" if finding.severity == BLOCKING else "warnings"] += 1
-        entry["findings"].append(finding.to_dict())
-    return out
+
+    def __init__(self, database: Mapping[str, Any], vault_root: Path) -> None:
+        """``database`` needs only its ``config`` and ``pptx_catalog``."""
+        self._config = config_of(database)
+        roots = SourceRoots.from_config(vault_root, self._config)
+        self._decks = decks.StoredBindings(database, roots)
+        self._talk_findings = Findings()
+        self._deck_findings = Findings()
+        self._claims: list[collisions.RecordingClaim] = []
+
+    def add(self, ref: TalkRef, talk: Mapping[str, Any]) -> None:
+        check_identity(ref, talk, self._config, self._talk_findings)
+        self._claims.append(collisions.RecordingClaim.of(ref, talk))
+        self._decks.check(ref, talk, self._deck_findings)
+
+    def findings(self) -> Findings:
+        findings = Findings(list(self._talk_findings.items))
+        _check_collisions(self._claims, findings)
+        findings.items.extend(self._deck_findings.items)
+        return findings
+
+    def by_talk(self) -> dict[int, dict[str, Any]]:
+        """Each talk's identity findings, keyed by its index in ``talks``.
+
+        ``{"blocking": n, "warnings": n, "findings": [...]}`` for every talk
+        that has any; the deck binding's stored decision comes with it.
+        """
+        out: dict[int, dict[str, Any]] = {}
+        for finding in self.findings().sorted():
+            if finding.talk_index is None:
+                continue
+            entry = out.setdefault(
+                finding.talk_index, {"blocking": 0, "warnings": 0, "findings": []}
+            )
+            entry["blocking" if finding.severity == BLOCKING else "warnings"] += 1
+            entry["findings"].append(finding.to_dict())
+        return out
+
+
+def identity_by_talk(database: Mapping[str, Any], vault_root: Path) -> dict[int, dict[str, Any]]:
+    """Each talk's identity findings (the light view), keyed by its index in ``talks``."""
+    view = LightView(database, vault_root)
+    for ref, talk in talks_of(database):
+        view.add(ref, talk)
+    return view.by_talk()
+
+
+def talk_ref(index: int, talk: Mapping[str, Any]) -> TalkRef:
+    """A talk's reference: its index, and its filename when that is a string."""
+    filename = talk.get("filename")
+    return TalkRef(index, filename if isinstance(filename, str) else None)
 
 
 def talks_of(database: Mapping[str, Any]) -> list[tuple[TalkRef, Mapping[str, Any]]]:
@@ -88,9 +147,4 @@ def talks_of(database: Mapping[str, Any]) -> list[tuple[TalkRef, Mapping[str, An
     items = database.get("talks")
     if not isinstance(items, list):
         return []
-    out = []
-    for index, talk in enumerate(items):
-        if isinstance(talk, Mapping):
-            filename = talk.get("filename")
-            out.append((TalkRef(index, filename if isinstance(filename, str) else None), talk))
-    return out
+    return [(talk_ref(i, talk), talk) for i, talk in enumerate(items) if isinstance(talk, Mapping)]
