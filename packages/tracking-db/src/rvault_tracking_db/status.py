@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from rvault_contracts.issues import Issue
+
 from rvault_tracking_db.assessment.trouble import by_talk, requeue_reason
 from rvault_tracking_db.capabilities import SourceRoots
 from rvault_tracking_db.evidence import (
@@ -232,24 +234,42 @@ def _next_action(
 
 
 def build_status(result: ReadResult) -> dict[str, Any]:
-    """The ``db-status-report`` v1 document."""
+    """The ``db-status-report`` v1 document of a whole read (the decoded tree)."""
     database = result.database
     assert database is not None and result.assessment is not None
-    vault_root = Path(result.database_path).parent
-    roots = SourceRoots.from_config(vault_root, database.get("config"))
-    readers = OwnerReaders.installed()
-    catalog = deck_catalog(database)
+    rows = StatusRows(result.database_path, database)
     trouble = by_talk(result.assessment.warnings)
-    identity = identity_by_talk(database, vault_root)  # issue 29: identity findings per talk
-    rows: list[dict[str, Any]] = []
+    identity = identity_by_talk(database, rows.vault_root)  # issue 29: identity findings per talk
     for position, talk in enumerate(database.get("talks") or []):
+        rows.add(position, talk, trouble.get(position, []))
+    return rows.report(identity, result.sha256, result.assessment.root_version)
+
+
+class StatusRows:
+    """The report built one talk at a time: each row as its talk comes, the report at the end.
+
+    :func:`build_status` feeds it every talk of the decoded tree; a streamed
+    status (:mod:`rvault_tracking_db.streamed_status`) each talk as the
+    stream hands it over, so no tree is kept. ``database`` is read only for
+    its ``config`` and ``pptx_catalog``.
+    """
+
+    def __init__(self, database_path: str, database: Mapping[str, Any]) -> None:
+        self.database_path = database_path
+        self.vault_root = Path(database_path).parent
+        self.roots = SourceRoots.from_config(self.vault_root, database.get("config"))
+        self.readers = OwnerReaders.installed()
+        self.catalog = deck_catalog(database)
+        self.positions: list[int] = []
+        self.rows: list[dict[str, Any]] = []
+
+    def add(self, position: int, talk: Any, trouble: list[Issue]) -> None:
+        """The row of the talk at ``position``, given the read's warnings about it."""
         if not isinstance(talk, Mapping):
-            continue
-        evidence = talk_evidence(talk, roots, deck_record(catalog, talk), readers)
+            return
+        evidence = talk_evidence(talk, self.roots, deck_record(self.catalog, talk), self.readers)
         talk_path = f'$["talks"][{position}]'
-        issues = trouble.get(position, []) + [
-            stale.issue(talk_path) for stale in evidence.stale_identities
-        ]
+        issues = trouble + [stale.issue(talk_path) for stale in evidence.stale_identities]
         claim = live_claim(talk)
         score = talk.get("pattern_score")
         row: dict[str, Any] = {
@@ -260,44 +280,56 @@ def build_status(result: ReadResult) -> dict[str, Any]:
             "capabilities": evidence.capabilities,
             **evidence_columns(evidence),
             "evidence_issues": issues,
-            "identity": identity.get(position, {"blocking": 0, "warnings": 0, "findings": []}),
+            "identity": None,  # the cross-talk checks need every talk: set by report()
             "active_claim": None
             if claim is None
             else {k: claim.get(k) for k in ("run_id", "batch_id", "claimed_at")},
             "processed_date": talk.get("processed_date"),
             "score": score if talk.get("status") in ANALYSED else None,
         }
-        row["next_action"] = _next_action(row, talk, talk.get("source_capabilities"), vault_root)
+        row["next_action"] = _next_action(
+            row, talk, talk.get("source_capabilities"), self.vault_root
+        )
         row["evidence_issues"] = [
             {"code": i.code, "path": i.path, "message": i.message} for i in row["evidence_issues"]
         ]
-        rows.append(row)
-    by_status: dict[str, int] = {}
-    by_action: dict[str, int] = {}
-    for row in rows:
-        by_status[str(row["status"])] = by_status.get(str(row["status"]), 0) + 1
-        code = row["next_action"]["code"]
-        by_action[code] = by_action.get(code, 0) + 1
-    return {
-        "schema_version": REPORT_VERSION,
-        "ok": True,
-        "database_path": result.database_path,
-        "sha256": result.sha256,
-        "root_schema_version": result.assessment.root_version,
-        "readers": {
-            "transcript": readers.available("transcript"),
-            "video_manifest": readers.available("video"),
-            "deck_evidence": readers.available("pptx"),
-        },
-        "totals": {
-            "talks": len(rows),
-            "by_status": dict(sorted(by_status.items())),
-            "by_next_action": dict(sorted(by_action.items())),
-            "claimed": sum(1 for r in rows if r["active_claim"] is not None),
-            "pptx_catalog": len(catalog),
-        },
-        "talks": rows,
-    }
+        self.positions.append(position)
+        self.rows.append(row)
+
+    def report(
+        self, identity: Mapping[int, dict[str, Any]], sha256: str | None, root_version: int | None
+    ) -> dict[str, Any]:
+        """The document, each row given its talk's identity findings (``identity_by_talk``)."""
+        rows = self.rows
+        for position, row in zip(self.positions, rows, strict=True):
+            row["identity"] = identity.get(position, {"blocking": 0, "warnings": 0, "findings": []})
+        by_status: dict[str, int] = {}
+        by_action: dict[str, int] = {}
+        for row in rows:
+            by_status[str(row["status"])] = by_status.get(str(row["status"]), 0) + 1
+            code = row["next_action"]["code"]
+            by_action[code] = by_action.get(code, 0) + 1
+        readers = self.readers
+        return {
+            "schema_version": REPORT_VERSION,
+            "ok": True,
+            "database_path": self.database_path,
+            "sha256": sha256,
+            "root_schema_version": root_version,
+            "readers": {
+                "transcript": readers.available("transcript"),
+                "video_manifest": readers.available("video"),
+                "deck_evidence": readers.available("pptx"),
+            },
+            "totals": {
+                "talks": len(rows),
+                "by_status": dict(sorted(by_status.items())),
+                "by_next_action": dict(sorted(by_action.items())),
+                "claimed": sum(1 for r in rows if r["active_claim"] is not None),
+                "pptx_catalog": len(self.catalog),
+            },
+            "talks": rows,
+        }
 
 
 # --- the terminal table -------------------------------------------------------------

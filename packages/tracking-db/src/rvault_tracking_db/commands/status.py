@@ -12,8 +12,8 @@ from typing import Any
 
 from rvault_contracts.cli import emit, finish
 
-from rvault_tracking_db.reader import read_database
-from rvault_tracking_db.status import build_status, render_table
+from rvault_tracking_db.status import render_table
+from rvault_tracking_db.streamed_status import status_report
 
 
 def register(subparsers: Any) -> None:
@@ -36,7 +36,7 @@ def register(subparsers: Any) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    report = build_status(read_database(args.database))
+    report = status_report(args.database)
     chosen = args.format or ("table" if sys.stdout.isatty() else "json")
     if chosen == "table":
         sys.stdout.write(render_table(report))
