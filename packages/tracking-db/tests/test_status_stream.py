@@ -24,7 +24,11 @@ import _queue_builders as qb
 import pytest
 from rvault_contracts.canonical import artifact_bytes
 from rvault_testkit.tracking_db.layouts import LAYOUTS
-from rvault_testkit.tracking_db.samples import example_database, example_talk
+from rvault_testkit.tracking_db.samples import (
+    example_database,
+    example_talk,
+    realistic_database,
+)
 from rvault_tracking_db import streamed_status
 from rvault_tracking_db.cli import main
 from rvault_tracking_db.commands import status as status_command
@@ -146,6 +150,21 @@ def test_a_varied_vault_streams_to_the_same_report_in_every_layout(
     actions = {row["filename"]: row["next_action"]["code"] for row in _whole(str(db))["talks"]}
     assert actions["2023-02-01-ledger.md"] == "normalize"  # the ledger warning, on its row
     assert actions["2024-04-01-ready.md"] == "claim"
+
+
+@pytest.mark.parametrize("layout", ["artifact", "json.dumps"])
+def test_a_realistic_vault_streams_to_the_same_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str
+) -> None:
+    database = realistic_database(40, outcomes=6)
+    database["talks"][7]["title"] = "Sprache, Café und 🎤"
+    db = tmp_path / qb.DB_NAME
+    db.write_bytes(LAYOUTS[layout](database))
+    whole_reads = _spy_whole_reads(monkeypatch)
+    report = streamed_status.status_report(db)
+    assert whole_reads == []
+    assert artifact_bytes(report) == artifact_bytes(_whole(str(db)))
+    assert report["totals"]["talks"] == 40
 
 
 def test_identity_findings_and_the_table_are_the_same_streamed(

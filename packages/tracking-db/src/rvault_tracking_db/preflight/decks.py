@@ -56,12 +56,13 @@ class StoredBindings:
         self._vault_root = Path(roots.vault_root)
 
     def check(self, ref: TalkRef, talk: Mapping[str, Any], findings: Findings) -> None:
-        check = binding_check(ref.index, talk, self._entry_of, _none, self._vault_root, None)
+        check = binding_check(ref.index, talk, self._entry_of, _no_others, self._vault_root, None)
         if check is not None:
             finding_for(check, ref, findings)
 
 
-def _none(_text: object) -> list[Mapping[str, Any]]:
+def _no_others(_title: object) -> list[Mapping[str, Any]]:
+    """Never asked: a binding judged by its stored proof compares with no other talk."""
     return []
 
 

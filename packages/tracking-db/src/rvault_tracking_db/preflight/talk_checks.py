@@ -3,7 +3,8 @@
 ``rvault-db preflight`` runs them in full (:mod:`.run`); ``status`` and the
 vault site show the light view (:func:`identity_by_talk`): identities,
 collisions, rejections and each deck binding's stored proof, without opening
-artifacts. The light view imports only what it runs, so a status does not
+artifacts; :class:`LightView` makes it talk by talk, for a status that
+streams the talks and keeps none. The light view imports only what it runs, so a status does not
 load the owner read's locator, the capture review or the artifact probes.
 """
 
