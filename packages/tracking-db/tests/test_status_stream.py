@@ -206,6 +206,37 @@ def test_the_light_view_talk_by_talk_makes_check_talks_findings_in_order(tmp_pat
     assert len({f.code for f in whole.items}) >= 6
 
 
+def _malformed_receipt(d: dict[str, Any]) -> None:
+    d["pptx_catalog"][0]["visual_evidence"]["outcome"] = "bogus"
+
+
+VALID: dict[str, Callable[[dict[str, Any]], object]] = {
+    "no talks": lambda d: d.update(talks=[]),
+    "legacy root": lambda d: d.pop("schema_version"),
+    "a catalog receipt warning (not a talk's)": _malformed_receipt,
+}
+
+
+@pytest.mark.parametrize("layout", ["artifact", "jq -c"])
+@pytest.mark.parametrize("name", sorted(VALID))
+def test_other_valid_vaults_stream_to_the_same_report(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    layout: str,
+) -> None:
+    vault = tmp_path / "vault"
+    database = _database(vault)
+    VALID[name](database)
+    db = vault / qb.DB_NAME
+    db.write_bytes(LAYOUTS[layout](database))
+    whole_reads = _spy_whole_reads(monkeypatch)
+    streamed, whole = _both(capsys, monkeypatch, db)
+    assert whole_reads == []
+    assert streamed == whole and streamed[0] == 0
+
+
 def _duplicate_filename(d: dict[str, Any]) -> None:
     d["talks"][5]["filename"] = d["talks"][0]["filename"]
 
