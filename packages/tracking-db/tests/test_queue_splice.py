@@ -9,9 +9,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _queue_builders as qb
-from rvault_contracts.canonical import artifact_bytes, sha256_bytes
+from rvault_contracts.canonical import ORJSON_MIN_BYTES, artifact_bytes, sha256_bytes
+from rvault_testkit.tracking_db.samples import realistic_database
 from rvault_tracking_db.cli import main
-from rvault_tracking_db.queue.splice import splice
+from rvault_tracking_db.queue.splice import _CHUNK, _encode_talk, encoded_talks, splice
 
 
 def _db() -> dict:
@@ -89,3 +90,37 @@ def test_claim_on_a_hand_formatted_database_falls_back_to_full_encoding(
     code = _claim_one(canonical)
     assert code == 0
     assert canonical.read_bytes() == written
+
+
+def _odd_talks(count: int) -> list[dict]:
+    """Talks whose encodings test the block split: non-ASCII and escaped text, empty and
+    nested containers, floats orjson spells otherwise (``1e16``), one-line values."""
+    talks = [qb.pending_talk(f"t{i:03d}.md", title=f'Tälk {i} 🎤 "q"\\\n') for i in range(count)]
+    talks[1]["nested"] = [{}, [], {"a": [{"b": {}}], "c": -0.0, "d": 0.1}]
+    talks[2]["big"] = 1e16
+    talks[3]["lines"] = ["},", "  },\n  {", "\n  },\n  {\n"]
+    return talks
+
+
+def test_talks_encoded_together_are_each_talks_own_encoding() -> None:
+    talks = _odd_talks(5)
+    assert encoded_talks(talks) == [_encode_talk(t) for t in talks]
+    large = realistic_database(160)["talks"]  # over 1 MiB: orjson writes the list
+    large[7]["title"] = "Über Café-Sprache 🎤"
+    assert len(artifact_bytes(large)) > ORJSON_MIN_BYTES
+    assert encoded_talks(large) == [_encode_talk(t) for t in large]
+    large[9]["big"] = 1e16  # orjson would spell it 1e16: the standard library writes the list
+    assert encoded_talks(large) == [_encode_talk(t) for t in large]
+    assert encoded_talks([*talks, {}]) is None  # an empty object has no block of its own
+    assert encoded_talks([*talks, 7]) is None
+
+
+def test_splice_of_more_talks_than_a_chunk_equals_full_encoding() -> None:
+    before = qb.database(_odd_talks(_CHUNK + 45))
+    original = artifact_bytes(before)
+    after = dict(before, talks=[dict(t, status="needs-reprocessing") for t in before["talks"]])
+    after["talks"][4] = before["talks"][4]  # named changed, yet the very same object
+    changed = list(range(len(before["talks"])))
+    assert splice(original, before, after, changed) == artifact_bytes(after)
+    after["talks"][100] = {}  # its chunk is encoded talk by talk
+    assert splice(original, before, after, changed) == artifact_bytes(after)
