@@ -338,3 +338,27 @@ def test_a_row_that_raises_is_raised_by_the_whole_read(
     with pytest.raises(DatabaseRefusal) as expected:
         read_database(db)
     assert raised.value.to_dict() == expected.value.to_dict()
+
+
+def test_rows_that_cannot_start_are_raised_by_the_whole_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The row builder raising on the vault's config: a later talk's refusal still wins."""
+    vault = tmp_path / "vault"
+    database = _database(vault)
+    database["talks"][9]["schema_version"] = 6
+    db = qb.write_db(vault, database)
+
+    def failing(*_args: Any) -> None:
+        raise LookupError("config")
+
+    monkeypatch.setattr(streamed_status.StatusRows, "__init__", failing)
+    with pytest.raises(DatabaseRefusal) as raised:
+        streamed_status.status_report(db)
+    assert raised.value.to_dict()["error"]["path"] == '$["talks"][9]["schema_version"]'
+    database["talks"][9]["schema_version"] = 5
+    qb.write_db(vault, database)
+    whole_reads = _spy_whole_reads(monkeypatch)
+    with pytest.raises(LookupError, match="config"):
+        streamed_status.status_report(db)
+    assert len(whole_reads) == 1

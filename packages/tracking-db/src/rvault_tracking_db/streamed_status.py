@@ -81,14 +81,17 @@ class _StreamedRows:
         self._failed = False
 
     def watch(self, members: dict[str, Any]) -> TalkHook:
-        self._rows = StatusRows(self._database_path, members)
-        self._identity = LightView(members, self._rows.vault_root)
+        try:
+            self._rows = StatusRows(self._database_path, members)
+            self._identity = LightView(members, self._rows.vault_root)
+        except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
+            self._failed = True
         return self._add
 
     def _add(self, index: int, talk: Any, found: Sequence[Issue]) -> None:
-        assert self._rows is not None and self._identity is not None
         if self._failed:
             return
+        assert self._rows is not None and self._identity is not None
         grouped = by_talk(found)
         self._trouble.update(grouped)
         try:
