@@ -109,6 +109,12 @@ def _title(
     return UNKNOWN
 
 
+def as_other(talk: Mapping[str, Any]) -> dict[str, Any]:
+    """All :func:`prove_binding` reads of one of ``others`` (its title, by :func:`_title`):
+    what a preflight streaming the talks keeps of each for the proofs of the others."""
+    return {"title": talk.get("title")}
+
+
 def prove_binding(
     talk: Mapping[str, Any], facts: Mapping[str, Any], others: Iterable[Mapping[str, Any]] = ()
 ) -> BindingProof:

@@ -90,6 +90,25 @@ class _TitleIndex:
         return sorted({p for w in words for p in self.by_word.get(w, ())})
 
 
+def others_finder(
+    talks: Sequence[tuple[int, Mapping[str, Any]]],
+) -> Callable[[int], Callable[[object], list[Mapping[str, Any]]]]:
+    """For a talk's index, the ``others`` of its proof: the talks a title-slide text may name.
+
+    ``talks`` need carry only what :func:`prove_binding` reads of another talk
+    (:func:`~rvault_tracking_db.identity.deck_binding.as_other`).
+    """
+    titles = _TitleIndex(talks)
+
+    def for_talk(index: int) -> Callable[[object], list[Mapping[str, Any]]]:
+        def others(text: object) -> list[Mapping[str, Any]]:
+            return [talks[p][1] for p in titles.named_by(text) if talks[p][0] != index]
+
+        return others
+
+    return for_talk
+
+
 def catalog_entries(database: Mapping[str, Any]) -> dict[str, tuple[int, Mapping[str, Any]]]:
     """Each catalogued deck path with its first receipt and that receipt's index."""
     out: dict[str, tuple[int, Mapping[str, Any]]] = {}
@@ -135,14 +154,10 @@ def sweep(
     """
     catalog = catalog_entries(database)
     reader = facts_reader() if recheck else None
-    titles = _TitleIndex(talks if reader is not None else ())
+    others = others_finder(talks if reader is not None else ())
     checks = []
     for index, talk in talks:
-
-        def others(text: object, index: int = index) -> list[Mapping[str, Any]]:
-            return [talks[p][1] for p in titles.named_by(text) if talks[p][0] != index]
-
-        check = binding_check(index, talk, catalog.get, others, vault_root, reader)
+        check = binding_check(index, talk, catalog.get, others(index), vault_root, reader)
         if check is not None:
             checks.append(check)
     return checks
