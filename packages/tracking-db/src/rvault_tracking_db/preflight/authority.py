@@ -50,23 +50,33 @@ def locate(argument: str) -> Located:
 def read_with_root(located: Located, findings: Findings) -> ReadResult | None:
     """The owner read, with root-assertion issues turned into blocking findings."""
     try:
-        result = read_database(located.database, tolerate=lambda i: i.code in ROOT_ISSUES)
+        result = read_database(located.database, tolerate=tolerated)
     except DatabaseRefusal as refusal:
-        issues = refusal.context.get("issues") or [
-            {"code": refusal.code, "path": refusal.path, "message": refusal.message}
-        ]
-        findings.block(
-            DATABASE_UNUSABLE,
-            refusal.path or "$",
-            f"the owner read refuses the database: {refusal.message}",
-            actual={"codes": sorted({i["code"] for i in issues})},
-            expected="a database the owner read accepts",
-        )
+        report_unusable(refusal, findings)
         return None
     assert result.assessment is not None
     for issue in result.assessment.fatal:
         _root_finding(issue, located, findings)
     return result
+
+
+def tolerated(issue: Issue) -> bool:
+    """The fatal issues preflight reports as findings instead of refusing the read."""
+    return issue.code in ROOT_ISSUES
+
+
+def report_unusable(refusal: DatabaseRefusal, findings: Findings) -> None:
+    """The owner read's refusal as the one blocking finding of an unusable database."""
+    issues = refusal.context.get("issues") or [
+        {"code": refusal.code, "path": refusal.path, "message": refusal.message}
+    ]
+    findings.block(
+        DATABASE_UNUSABLE,
+        refusal.path or "$",
+        f"the owner read refuses the database: {refusal.message}",
+        actual={"codes": sorted({i["code"] for i in issues})},
+        expected="a database the owner read accepts",
+    )
 
 
 def _root_finding(issue: Issue, located: Located, findings: Findings) -> None:

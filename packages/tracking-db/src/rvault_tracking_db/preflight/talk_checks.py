@@ -83,32 +83,44 @@ def _artifact_check(roots: SourceRoots) -> ArtifactCheck:
 
 
 class LightView:
-    """``check_talks(..., full=False)`` fed one talk at a time (a status streaming a vault).
+    """``check_talks(..., full=False)`` fed one talk at a time (a status streaming a vault);
+    ``full=True``: ``check_talks``'s full view (a preflight streaming a vault).
 
-    Each talk's own checks run as it comes; of the talk only its
-    :class:`~.collisions.RecordingClaim` is kept for the cross-talk checks,
-    which run in :meth:`findings`. The findings come in ``check_talks``'s
-    order: per-talk, collisions, deck bindings.
+    Each talk's own checks (and in the full view its artifact checks) run as
+    it comes; of the talk only its :class:`~.collisions.RecordingClaim` is
+    kept for the cross-talk checks, which run in :meth:`findings`, and what
+    its deck binding's check needs (:class:`~.decks.StoredBindings`, or
+    :class:`~.decks.Rechecks` in the full view). The findings come in
+    ``check_talks``'s order: per-talk, collisions, deck bindings.
     """
 
-    def __init__(self, database: Mapping[str, Any], vault_root: Path) -> None:
+    def __init__(
+        self, database: Mapping[str, Any], vault_root: Path, *, full: bool = False
+    ) -> None:
         """``database`` needs only its ``config`` and ``pptx_catalog``."""
         self._config = config_of(database)
         roots = SourceRoots.from_config(vault_root, self._config)
-        self._decks = decks.StoredBindings(database, roots)
+        self._artifacts = _artifact_check(roots) if full else None
+        self._decks = (decks.Rechecks if full else decks.StoredBindings)(database, roots)
         self._talk_findings = Findings()
-        self._deck_findings = Findings()
         self._claims: list[collisions.RecordingClaim] = []
 
     def add(self, ref: TalkRef, talk: Mapping[str, Any]) -> None:
         check_identity(ref, talk, self._config, self._talk_findings)
+        if self._artifacts is not None:
+            self._artifacts(ref, talk, self._talk_findings)
         self._claims.append(collisions.RecordingClaim.of(ref, talk))
-        self._decks.check(ref, talk, self._deck_findings)
+        self._decks.add(ref, talk)
+
+    @property
+    def talk_count(self) -> int:
+        """How many talks were added (``talks_of``'s length for a whole database)."""
+        return len(self._claims)
 
     def findings(self) -> Findings:
         findings = Findings(list(self._talk_findings.items))
         _check_collisions(self._claims, findings)
-        findings.items.extend(self._deck_findings.items)
+        self._decks.report(findings)
         return findings
 
     def by_talk(self) -> dict[int, dict[str, Any]]:
