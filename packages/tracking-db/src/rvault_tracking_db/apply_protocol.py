@@ -305,19 +305,22 @@ def session(
     *,
     bind_late: bool = False,
     tolerate: Callable[[Issue], bool] | None = None,
+    read: Callable[[str | os.PathLike[str]], ReadResult] | None = None,
 ) -> Iterator[Session]:
     """Check the arguments, read (locked only to apply) and bind the digest.
 
     ``bind_late`` leaves the digest check to :meth:`Session.require_expected`
     (called by :meth:`Session.install` at the latest), for a command that may
     answer an idempotent replay without writing. Writer refusals keep their
-    codes and name the file.
+    codes and name the file. ``read`` replaces :func:`read_database` for a
+    command that plans while it reads (``queue normalize`` streams the talks);
+    it must refuse exactly as :func:`read_database` does.
     """
     request.check()
     try:
         if request.apply:
             with writer_lock(path) as lock:
-                current = Session(request, _read(path, request, tolerate), lock)
+                current = Session(request, _read(path, request, tolerate, read), lock)
                 if not bind_late:
                     current.defer_mismatch()
                 try:
@@ -330,7 +333,7 @@ def session(
                 if current.mismatch is not None:
                     raise current.mismatch
         else:
-            yield Session(request, _read(path, request, tolerate), None)
+            yield Session(request, _read(path, request, tolerate, read), None)
     except WriterError as exc:
         raise writer_refusal(exc) from None
 
@@ -343,6 +346,11 @@ def writer_refusal(exc: WriterError) -> Refusal:
 
 
 def _read(
-    path: str | os.PathLike[str], request: ApplyRequest, tolerate: Callable[[Issue], bool] | None
+    path: str | os.PathLike[str],
+    request: ApplyRequest,
+    tolerate: Callable[[Issue], bool] | None,
+    read: Callable[[str | os.PathLike[str]], ReadResult] | None,
 ) -> ReadResult:
+    if read is not None:
+        return read(path)
     return read_database(path, allow_missing=request.creating, tolerate=tolerate)

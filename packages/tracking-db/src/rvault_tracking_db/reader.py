@@ -41,7 +41,9 @@ class ReadResult:
     """What the owner read saw: the snapshot, its decoded value and assessment.
 
     ``database`` is ``None`` only for a missing file read with
-    ``allow_missing=True`` (initialization).
+    ``allow_missing=True`` (initialization), or a read that planned its
+    command while streaming the talks and kept no tree (``queue normalize``:
+    :mod:`rvault_tracking_db.queue.streamed_normalize`).
     """
 
     path: Path
