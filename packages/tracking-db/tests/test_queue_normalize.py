@@ -211,23 +211,24 @@ def test_contradicting_statuses_and_unusable_declarations_are_left_for_review(
 def test_a_candidate_the_owner_read_would_refuse_is_never_installed(
     tmp_path: Path, snapshot_file, monkeypatch
 ) -> None:
-    """A defensive guard: no real normalize plan produces such a candidate, so the plan
-    is replaced by one that gives a talk an invalid ``transcript_source``."""
-    from rvault_tracking_db.queue import run as queue_run
+    """A defensive guard: no real normalize plan produces such a candidate, so the
+    per-talk plan (the streamed read's and the whole read's) is replaced by one that
+    gives the first talk an invalid ``transcript_source``."""
+    from rvault_tracking_db.queue import normalize as plans
     from rvault_tracking_db.queue import store
     from rvault_tracking_db.reader import read_database
 
     db = _vault(tmp_path)
-    real_plan = queue_run.plan_normalize
+    real_plan = plans.normalize_talk
 
-    def breaking_plan(*args: Any, **kwargs: Any) -> Any:
-        outcome = real_plan(*args, **kwargs)
-        talks = list(outcome.database["talks"])
-        talks[0] = dict(talks[0], transcript_source="guessed")
-        outcome.database = dict(outcome.database, talks=talks)
-        return outcome
+    def breaking_plan(outcome: Any, position: int, *args: Any) -> Any:
+        updated = real_plan(outcome, position, *args)
+        if position == 0:
+            assert updated is not None  # its capabilities are derived
+            updated["transcript_source"] = "guessed"
+        return updated
 
-    monkeypatch.setattr(queue_run, "plan_normalize", breaking_plan)
+    monkeypatch.setattr(plans, "normalize_talk", breaking_plan)
     before = snapshot_file(db)
     expected = sha256_bytes(before.data)
     for args in ([], ["--apply", "--expected-sha256", expected]):

@@ -94,22 +94,43 @@ def plan_normalize(
     new_talks = list(talks)
     outcome = NormalizeOutcome(None)
     for position, talk in enumerate(talks):
-        if not isinstance(talk, Mapping):
-            continue
-        filename = str(talk.get("filename"))
-        if live_claim(talk) is not None:
-            outcome.skipped.append({"filename": filename, "reason": "live_claim"})
-            continue
-        edit = _Edit(talk, dict(talk), jp("$", "talks", position), filename, outcome)
-        _normalize_talk(edit, roots, (trouble or {}).get(position, ()))
-        if edit.updated != talk:
-            new_talks[position] = edit.updated
-            outcome.changed.append(position)
+        updated = normalize_talk(outcome, position, talk, roots, (trouble or {}).get(position, ()))
+        if updated is not None:
+            new_talks[position] = updated
     if outcome.changes:
         new_database = dict(database)
         new_database["talks"] = new_talks
         outcome.database = new_database
     return outcome
+
+
+def normalize_talk(
+    outcome: NormalizeOutcome,
+    position: int,
+    talk: Any,
+    roots: SourceRoots,
+    issues: Sequence[Issue],
+) -> dict[str, Any] | None:
+    """Talk ``position`` normalized, its changes, review items and skip reported to
+    ``outcome``: its new value when it changed (``position`` then added to
+    ``outcome.changed``), else None.
+
+    One talk needs nothing but itself and its ``issues`` (the read's warnings
+    and :func:`talk_identity_trouble`'s), so a streamed read plans talk by talk
+    with the function :func:`plan_normalize` loops over.
+    """
+    if not isinstance(talk, Mapping):
+        return None
+    filename = str(talk.get("filename"))
+    if live_claim(talk) is not None:
+        outcome.skipped.append({"filename": filename, "reason": "live_claim"})
+        return None
+    edit = _Edit(talk, dict(talk), jp("$", "talks", position), filename, outcome)
+    _normalize_talk(edit, roots, issues)
+    if edit.updated == talk:
+        return None
+    outcome.changed.append(position)
+    return edit.updated
 
 
 def _normalize_talk(edit: _Edit, roots: SourceRoots, issues: Sequence[Issue]) -> None:
@@ -165,10 +186,21 @@ def identity_trouble(database: Mapping[str, Any], roots: SourceRoots) -> dict[in
     catalog = deck_catalog(database)
     trouble: dict[int, list[Issue]] = {}
     for position, talk in enumerate(talks_of(database)):
-        if not isinstance(talk, Mapping) or not is_analysed(talk) or live_claim(talk) is not None:
-            continue
-        receipts = owner_receipts(talk, deck_record(catalog, talk))
-        stale = check.stale(talk, receipts=receipts)
+        stale = talk_identity_trouble(check, catalog, position, talk)
         if stale:
-            trouble[position] = [s.issue(jp("$", "talks", position)) for s in stale]
+            trouble[position] = stale
     return trouble
+
+
+def talk_identity_trouble(
+    check: IdentityCheck,
+    catalog: Mapping[str, Mapping[str, Any]],
+    position: int,
+    talk: Any,
+) -> list[Issue]:
+    """Talk ``position``'s part of :func:`identity_trouble` (``catalog``: the database's
+    :func:`~rvault_tracking_db.evidence.deck_catalog`; ``check`` is shared by the run)."""
+    if not isinstance(talk, Mapping) or not is_analysed(talk) or live_claim(talk) is not None:
+        return []
+    receipts = owner_receipts(talk, deck_record(catalog, talk))
+    return [s.issue(jp("$", "talks", position)) for s in check.stale(talk, receipts=receipts)]

@@ -10,6 +10,7 @@ once; each action names only its planner and its own report fields.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from rvault_tracking_db.queue.claim import ClaimRequest, plan_claim
 from rvault_tracking_db.queue.inspect import inspect_queue
 from rvault_tracking_db.queue.normalize import identity_trouble, plan_normalize
 from rvault_tracking_db.queue.recover import plan_recover
+from rvault_tracking_db.queue.streamed_normalize import StreamedNormalize
 from rvault_tracking_db.reader import ReadResult, read_database
 
 REPORT_VERSION = 1
@@ -59,6 +61,13 @@ def _outcome(current: Session, planned: bytes | None, write: WriteReport | None)
     return fields
 
 
+def _candidate(result: ReadResult, outcome: Any) -> bytes | None:
+    """The planner's candidate assessed and encoded (None: nothing changes)."""
+    if outcome.database is None:
+        return None
+    return store.candidate_bytes(result, outcome.database, changed=outcome.changed)
+
+
 def _plan_and_install(
     database: str | Path,
     apply: ApplyRequest,
@@ -67,18 +76,22 @@ def _plan_and_install(
     *,
     bind_late: bool = False,
     current_root: bool = True,
+    read: Callable[[str | os.PathLike[str]], ReadResult] | None = None,
+    encode: Callable[[ReadResult, Any], bytes | None] = _candidate,
 ) -> tuple[dict[str, Any], Any]:
     """The report's common fields and the planner's outcome, the candidate installed
-    when the request applies (the apply protocol decides)."""
-    with session(database, apply, bind_late=bind_late) as current:
+    when the request applies (the apply protocol decides).
+
+    ``read`` and ``encode``: a command that plans while it reads (normalize's
+    stream) passes its read and the bytes it planned.
+    """
+    with session(database, apply, bind_late=bind_late, read=read) as current:
         result = current.result
-        assert result.database is not None
+        assert result.exists
         if current_root:
             current.require_current_root(f"queue {command}")
         outcome = planner(result, current)
-        planned = None
-        if outcome.database is not None:
-            planned = store.candidate_bytes(result, outcome.database, changed=outcome.changed)
+        planned = encode(result, outcome)
         write = current.install(planned) if planned is not None else None
     report = _base(command, result)
     report.update(_outcome(current, planned, write))
@@ -96,9 +109,16 @@ def inspect(database: str | Path) -> dict[str, Any]:
 
 
 def normalize(database: str | Path, apply: ApplyRequest) -> dict[str, Any]:
-    """Derive ``source_capabilities`` and settle legacy statuses."""
+    """Derive ``source_capabilities`` and settle legacy statuses.
+
+    Planned as the read streams the talks where it can (:mod:`.streamed_normalize`),
+    else on the whole read; the same report and bytes either way.
+    """
+    streamed = StreamedNormalize()
 
     def planner(result: ReadResult, current: Session) -> Any:
+        if streamed.plan is not None:
+            return streamed.plan.outcome
         assert result.database is not None and result.assessment is not None
         roots = SourceRoots.from_config(current.vault_root, result.database.get("config"))
         trouble = merge(
@@ -106,7 +126,14 @@ def normalize(database: str | Path, apply: ApplyRequest) -> dict[str, Any]:
         )
         return plan_normalize(result.database, roots, trouble)
 
-    report, outcome = _plan_and_install(database, apply, "normalize", planner)
+    def encode(result: ReadResult, outcome: Any) -> bytes | None:
+        if streamed.plan is not None:
+            return streamed.plan.candidate()
+        return _candidate(result, outcome)
+
+    report, outcome = _plan_and_install(
+        database, apply, "normalize", planner, read=streamed.read, encode=encode
+    )
     report["change_count"] = len(outcome.changes)
     report["changes"] = outcome.changes
     report["review"] = outcome.review

@@ -14,6 +14,7 @@ caller falls back to encoding the whole candidate.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -114,11 +115,21 @@ def _encoded(
     old_talks: list[Any], new_talks: list[Any], indices: list[int]
 ) -> Iterator[tuple[int, bytes, bytes]]:
     """``(index, old talk's bytes, new talk's bytes)``, a chunk of talks at a time."""
-    for offset in range(0, len(indices), _CHUNK):
-        chunk = indices[offset : offset + _CHUNK]
-        talks = [*(old_talks[i] for i in chunk), *(new_talks[i] for i in chunk)]
+    return encoded_pairs([(i, old_talks[i], new_talks[i]) for i in indices])
+
+
+def encoded_pairs(
+    changes: Sequence[tuple[int, Any, Any]],
+) -> Iterator[tuple[int, bytes, bytes]]:
+    """Each ``(index, old talk, new talk)`` as ``(index, old bytes, new bytes)``, encoded
+    :data:`_CHUNK` changes at a time by :func:`encoded_talks`."""
+    for offset in range(0, len(changes), _CHUNK):
+        chunk = changes[offset : offset + _CHUNK]
+        talks = [*(old for _, old, _ in chunk), *(new for _, _, new in chunk)]
         encoded = encoded_talks(talks) or [_encode_talk(talk) for talk in talks]
-        yield from zip(chunk, encoded[: len(chunk)], encoded[len(chunk) :], strict=True)
+        count = len(chunk)
+        indices = (index for index, _, _ in chunk)
+        yield from zip(indices, encoded[:count], encoded[count:], strict=True)
 
 
 def _as_encoded(encoded: bytes) -> bytes:
@@ -170,3 +181,84 @@ def replace_spans(
         cursor = end
     pieces.append(view[cursor:])
     return b"".join(pieces)
+
+
+class StreamedSplice:
+    """:func:`splice`'s bytes built while the talks go by, without the decoded talks.
+
+    A reader that streams the talks (``rvault-db queue normalize``) hands over
+    each changed talk, old and new value, in ascending order; they are
+    encoded :data:`_CHUNK` at a time like :func:`splice` encodes them, each
+    old block proven against the input bytes, and the output is written as
+    it goes: the input up to the talk, then its new block. What is held is
+    the input, the output so far and one chunk of talks, never the tree.
+
+    :meth:`finish` gives :func:`splice`'s answer for the same input and
+    changes: None wherever :func:`splice` gives None (not the artifact
+    framing, a block that is not the old talk's encoding), and the spans it
+    used must be the ones :func:`talk_spans` finds for the talk count.
+    """
+
+    def __init__(self, original: bytes) -> None:
+        self._original = original
+        self._view = memoryview(original)
+        self._output = io.BytesIO()
+        self._cursor = 0  # input bytes before it are written out
+        self._pending: list[tuple[int, Any, Any]] = []
+        self._used: list[tuple[int, int, int]] = []
+        opening = original.find(_OPEN)
+        self._index, self._position = 0, opening + len(_OPEN)
+        self.ok = (
+            original.startswith(b"{\n")
+            and original.endswith(b"\n}\n")
+            and opening >= 0
+            and original.startswith(_ELEMENT_START, self._position)
+        )
+
+    def replace(self, index: int, old: Any, new: Any) -> None:
+        """Talk ``index`` (after every one given before) changes from ``old`` to ``new``."""
+        self._pending.append((index, old, new))
+        if len(self._pending) == _CHUNK:
+            self._flush()
+
+    def finish(self, count: int) -> bytes | None:
+        """The candidate's bytes for ``count`` talks, or None (see the class)."""
+        self._flush()
+        if not self.ok:
+            return None
+        spans = talk_spans(self._original, count)
+        if spans is None or any(spans[i] != (start, end) for i, start, end in self._used):
+            return None
+        self._output.write(self._view[self._cursor :])
+        output, self._output = self._output, io.BytesIO()
+        return output.getvalue()  # the buffer itself, not a copy, once nothing else holds it
+
+    def _flush(self) -> None:
+        pending, self._pending = self._pending, []
+        if not self.ok:
+            return
+        for index, old, new in encoded_pairs(pending):
+            start, end = self._span(index)
+            if end < 0 or self._view[start:end] != old:
+                self.ok = False
+                return
+            self._output.write(self._view[self._cursor : start])
+            self._output.write(new)
+            self._cursor = end
+            self._used.append((index, start, end))
+
+    def _span(self, index: int) -> tuple[int, int]:
+        """Talk ``index``'s ``[start, end)`` (end -1: not found), walking the separators.
+
+        Every talk before ``index`` is followed by another, so it ends at the
+        next separator; this one ends at its own closing line (the first
+        ``\\n    }``: nothing inside a talk sits at indent 4).
+        """
+        while self._index < index:
+            boundary = self._original.find(_SEPARATOR, self._position)
+            if boundary < 0:
+                return 0, -1
+            self._index += 1
+            self._position = boundary + len(_SEPARATOR) - len(_ELEMENT_START)
+        close = self._original.find(_CLOSE, self._position)
+        return self._position, close + len(_CLOSE) if close >= 0 else -1

@@ -13,7 +13,7 @@ from typing import Any
 
 from rvault_contracts.canonical import artifact_bytes
 from rvault_contracts.cli import Refusal
-from rvault_contracts.issues import Collector
+from rvault_contracts.issues import Collector, Issue
 
 from rvault_tracking_db.assessment import assess_database
 from rvault_tracking_db.assessment.storage_path import database_parent
@@ -32,17 +32,31 @@ def _assess_changed(
 ) -> list[Any]:
     """Owner assessment of just the changed talks (filenames never change here)."""
     issues = Collector()
-    missing = 1 if root_version(result) == 0 else None
     talks = candidate["talks"]
     for index in changed:
-        assess_talk(
-            talks[index],
-            f'$["talks"][{index}]',
-            issues,
-            missing_version=missing,
-            claim_checker=claim_issues,
-        )
+        assess_changed_talk(talks[index], index, issues, root_version(result))
     return list(issues.errors)
+
+
+def assess_changed_talk(talk: Any, index: int, issues: Collector, version: int | None) -> None:
+    """The owner's assessment of one changed talk at ``index`` (root schema ``version``)."""
+    assess_talk(
+        talk,
+        f'$["talks"][{index}]',
+        issues,
+        missing_version=1 if version == 0 else None,
+        claim_checker=claim_issues,
+    )
+
+
+def invalid_candidate(fatal: Sequence[Issue]) -> Refusal:
+    """The refusal of a candidate the owner read would refuse (its first fatal issue)."""
+    first = fatal[0]
+    return Refusal(
+        "candidate_invalid",
+        f"the computed database would fail the owner read: {first.code}: {first.message}",
+        first.path,
+    )
 
 
 def candidate_bytes(
@@ -72,12 +86,7 @@ def candidate_bytes(
         )
         fatal = list(assessment.fatal)
     if fatal:
-        first = fatal[0]
-        raise Refusal(
-            "candidate_invalid",
-            f"the computed database would fail the owner read: {first.code}: {first.message}",
-            first.path,
-        )
+        raise invalid_candidate(fatal)
     if new_bytes is None:
         new_bytes = artifact_bytes(candidate)
     return new_bytes

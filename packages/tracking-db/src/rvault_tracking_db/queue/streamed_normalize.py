@@ -1,0 +1,172 @@
+"""``rvault-db queue normalize`` planned while the read streams the talks.
+
+Normalize may change every talk (each one's capabilities are derived), yet
+what it writes is the input with the changed talks' blocks replaced, and
+what it reports is a few small values per talk. The whole read, the plan's
+candidate tree and its encoding held about 7x the file at 10,000 realistic
+talks. So the session reads with :meth:`StreamedNormalize.read`: where the
+bytes are proven to be a writer's layout
+(:func:`~rvault_tracking_db.verified_read.streamed_assessment`), each talk,
+right after the owner's talk loop assessed it, is normalized by the very
+function :func:`~rvault_tracking_db.queue.normalize.plan_normalize` loops
+over, with the same trouble (its warnings, then its stale identities); a
+changed talk is assessed as :func:`~rvault_tracking_db.queue.store.candidate_bytes`
+assesses changed talks, and handed, old and new, to
+:class:`~rvault_tracking_db.queue.splice.StreamedSplice`, which writes the
+output as it goes. Then the talk is dropped.
+
+The composition checks what it relies on: each talk's warnings are its own
+and add up to the read's warnings grouped by talk, no step raised, and the
+splice gives :func:`~rvault_tracking_db.queue.splice.splice`'s answer. Any
+of that failing, or a layout the stream cannot prove, sends the bytes to
+the whole read (:func:`~rvault_tracking_db.reader.decode_and_assess`, what
+``read_database`` runs) and the command plans as it did before. Refusals
+are the read's own, and the write is the session's one install.
+``tests/test_queue_normalize_stream.py`` runs the command both ways.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rvault_contracts.issues import Collector, Issue
+
+from rvault_tracking_db.assessment import Assessment
+from rvault_tracking_db.assessment.storage_path import database_parent
+from rvault_tracking_db.assessment.trouble import by_talk
+from rvault_tracking_db.capabilities import SourceRoots
+from rvault_tracking_db.decoding import collector_paused
+from rvault_tracking_db.evidence import deck_catalog
+from rvault_tracking_db.evidence_identity import IdentityCheck
+from rvault_tracking_db.queue import normalize as plans
+from rvault_tracking_db.queue import store
+from rvault_tracking_db.queue.splice import StreamedSplice
+from rvault_tracking_db.reader import (
+    ReadResult,
+    decode_and_assess,
+    hashing,
+    missing_refusal,
+    open_snapshot,
+    refuse_fatal,
+)
+from rvault_tracking_db.verified_read import TalkHook, streamed_assessment
+
+
+@dataclass
+class StreamedPlan:
+    """What the streamed read planned: the outcome (no candidate tree) and its bytes.
+
+    ``planned`` is the candidate's bytes (None: nothing changes); ``invalid``
+    the owner's fatal findings on the changed talks, refused as
+    ``candidate_invalid`` when the candidate is asked for.
+    """
+
+    outcome: plans.NormalizeOutcome
+    planned: bytes | None
+    invalid: tuple[Issue, ...]
+
+    def candidate(self) -> bytes | None:
+        if self.invalid:
+            raise store.invalid_candidate(self.invalid)
+        return self.planned
+
+
+class StreamedNormalize:
+    """The session's read for normalize; :attr:`plan` is set when the stream planned it."""
+
+    def __init__(self) -> None:
+        self.plan: StreamedPlan | None = None
+
+    def read(self, path: str | os.PathLike[str]) -> ReadResult:
+        """``read_database(path)``'s refusals; a result without the tree when it planned.
+
+        ``database`` is None then (the talks are gone); otherwise the whole read's.
+        """
+        target, database_path, snapshot = open_snapshot(path)
+        data = snapshot.data
+        if data is None:
+            raise missing_refusal(database_path)
+        planner = _TalkPlanner(Path(database_path).parent, data)
+        with hashing(snapshot), collector_paused():
+            assessment = streamed_assessment(data, database_parent(database_path), planner.watch)
+        if assessment is not None:
+            refuse_fatal(assessment)
+            self.plan = planner.finish(assessment)
+            if self.plan is not None:
+                return ReadResult(target, database_path, snapshot, None, assessment)
+        del planner  # a plan made for nothing
+        with hashing(snapshot):
+            document, assessment = decode_and_assess(data, database_path)
+        return ReadResult(target, database_path, snapshot, document, assessment)
+
+
+class _TalkPlanner:
+    """The hook the stream shows each assessed talk to, and the plan it adds up to."""
+
+    def __init__(self, vault_root: Path, data: bytes) -> None:
+        self._vault_root = vault_root
+        self._outcome = plans.NormalizeOutcome(None)
+        self._splice = StreamedSplice(data)
+        self._invalid: list[Issue] = []  # the changed talks' fatal findings
+        self._trouble: dict[int, list[Issue]] = {}
+        self._count = 0
+        self._watched = False
+        self._failed = False
+
+    def watch(self, members: dict[str, Any]) -> TalkHook:
+        try:
+            self._roots = SourceRoots.from_config(self._vault_root, members.get("config"))
+            self._check = IdentityCheck(self._roots)
+            self._catalog = deck_catalog(members)
+            self._watched = True
+        except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
+            self._failed = True
+        return self._add
+
+    def _add(self, index: int, talk: Any, found: Sequence[Issue]) -> None:
+        self._count += 1
+        if self._failed:
+            return
+        grouped = by_talk(found)
+        if set(grouped) - {index}:
+            self._failed = True  # a warning about another talk: the plan would miss it
+            return
+        self._trouble.update(grouped)
+        try:
+            self._plan(index, talk, grouped.get(index, []))
+        except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
+            self._failed = True
+
+    def _plan(self, index: int, talk: Any, warnings: list[Issue]) -> None:
+        """The talk normalized with ``plan_normalize``'s trouble; a change assessed and spliced."""
+        stale = plans.talk_identity_trouble(self._check, self._catalog, index, talk)
+        updated = plans.normalize_talk(self._outcome, index, talk, self._roots, warnings + stale)
+        if updated is None:
+            return
+        findings = Collector()
+        # normalize runs only on a schema-1 root (require_current_root refuses the rest)
+        store.assess_changed_talk(updated, index, findings, 1)
+        self._invalid.extend(findings.errors)
+        if not self._invalid:
+            self._splice.replace(index, talk, updated)
+
+    def finish(self, assessment: Assessment) -> StreamedPlan | None:
+        """The plan, or None when it may differ from the whole read's (see the module)."""
+        if self._failed or not self._watched:
+            return None
+        if by_talk(assessment.warnings) != self._trouble:
+            return None
+        if assessment.root_version != 1:
+            # refused before any plan is used (the session's require_current_root)
+            return StreamedPlan(plans.NormalizeOutcome(None), None, ())
+        outcome = self._outcome
+        if not outcome.changes:
+            return StreamedPlan(outcome, None, ())
+        if self._invalid:
+            return StreamedPlan(outcome, None, tuple(self._invalid))
+        planned = self._splice.finish(self._count)
+        return None if planned is None else StreamedPlan(outcome, planned, ())
