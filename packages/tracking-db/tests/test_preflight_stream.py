@@ -151,13 +151,16 @@ def _run(capsys: pytest.CaptureFixture[str], target: Path, *extra: str) -> tuple
 
 
 def _both(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, target: Path
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    target: Path,
+    *extra: str,
 ) -> tuple[tuple[int, str], tuple[int, str]]:
     """The command's (exit status, stdout) streamed, then with today's whole read."""
-    streamed = _run(capsys, target)
+    streamed = _run(capsys, target, *extra)
     with monkeypatch.context() as patch:
-        patch.setattr(run, "streamed_checks", lambda _located: None)
-        whole = _run(capsys, target)
+        patch.setattr(run, "streamed_checks", lambda *_args: None)
+        whole = _run(capsys, target, *extra)
     return streamed, whole
 
 
@@ -428,3 +431,70 @@ def test_a_check_that_raises_is_raised_by_the_whole_read(
         ("database_unusable", '$["talks"][9]["schema_version"]')
     ]
     assert whole_reads == [str(db)]
+
+
+def _capture(path: Path, talks: list[str]) -> Path:
+    """A capture of one recording whose provider title contradicts the talks it lists,
+    made from other database bytes (``capture_stale``), with an entry that has no proposal."""
+    proposal = {
+        "captured_at": "2026-07-31T12:00:00Z", "duration_seconds": 2712, "provider": "youtube",
+        "schema_version": 1, "title": "Kubernetes Cost Myths", "upload_date": "2023-10-12",
+        "uploader": "Jane Doe", "video_id": YT,
+        "webpage_url": f"https://www.youtube.com/watch?v={YT}", "webpage_video_id": YT,
+    }  # fmt: skip
+    failed = {"code": "metadata_unavailable", "message": "no recorded metadata"}
+    document = {
+        "captured_at": "2026-07-31T12:00:00Z",
+        "database_sha256": "a" * 64,
+        "entries": [
+            {"error": failed, "proposal": None, "talks": ["2024-02-04-nowhere.md"],
+             "video_id": OTHER},
+            {"error": None, "proposal": proposal, "talks": talks, "video_id": YT},
+        ],
+        "schema_version": 1,
+    }  # fmt: skip
+    path.write_bytes(artifact_bytes(document))
+    return path
+
+
+def test_a_capture_is_reviewed_against_the_talks_it_names_streamed(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    extraction: bytes,
+) -> None:
+    vault = tmp_path / "vault"
+    (vault / qb.DB_NAME).write_bytes(artifact_bytes(_database(vault, extraction)))
+    names = ["2024-02-02-dup.md", "gone.md", example_talk()["filename"], "2024-02-01-yt.md"]
+    capture = str(_capture(tmp_path / "capture.json", names))
+    whole_reads = _spy_whole_reads(monkeypatch)
+    streamed = _run(capsys, vault, "--capture", capture)
+    assert whole_reads == []
+    assert streamed == _both(capsys, monkeypatch, vault, "--capture", capture)[1]
+    findings = json.loads(streamed[1])["findings"]
+    reviewed = {(f["talk_index"], f["code"]) for f in findings if f["path"].startswith('$["e')}
+    assert {(2, "source_identity_title_mismatch"), (7, "source_identity_title_mismatch")} <= (
+        reviewed
+    )
+    assert "capture_stale" in _codes(streamed[1])
+
+
+@pytest.mark.parametrize("vault_state", ["usable", "unusable"])
+def test_a_capture_the_reader_refuses_is_refused_the_same(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    extraction: bytes,
+    vault_state: str,
+) -> None:
+    """Refused after the talks were checked; an unusable database is the report (exit 3)."""
+    vault = tmp_path / "vault"
+    database = _database(vault, extraction)
+    if vault_state == "unusable":
+        database["talks"][4]["schema_version"] = 6
+    (vault / qb.DB_NAME).write_bytes(artifact_bytes(database))
+    capture = tmp_path / "capture.json"
+    capture.write_bytes(b'{"schema_version": 1, "schema_version": 1}')
+    streamed, whole = _both(capsys, monkeypatch, vault, "--capture", str(capture))
+    assert streamed == whole
+    assert streamed[0] == (2 if vault_state == "usable" else 3)

@@ -51,6 +51,17 @@ def check_capture(
                 _compare(ref, talk, entry["proposal"], base, config, findings)
 
 
+def named_talks(capture: Mapping[str, Any]) -> frozenset[str]:
+    """The filenames :func:`check_capture` looks up: the talks of every entry with a proposal
+    (all a preflight streaming the talks keeps of them for the review)."""
+    return frozenset(
+        filename
+        for entry in capture["entries"]
+        if entry["proposal"] is not None
+        for filename in entry["talks"]
+    )
+
+
 def _compare(
     ref: TalkRef,
     talk: Mapping[str, Any],

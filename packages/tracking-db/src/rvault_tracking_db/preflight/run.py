@@ -36,9 +36,8 @@ class PreflightRequest:
 
 def run_preflight(request: PreflightRequest) -> dict[str, Any]:
     located = locate(request.target)
-    # The talks one at a time where the stream proves its read; the capture
-    # review looks talks up by name, so it reads the whole database.
-    checked = streamed_checks(located) if request.capture is None else None
+    # The talks one at a time where the stream proves its read.
+    checked = streamed_checks(located, request.capture)
     if checked is None:
         checked = _whole_checks(located, request.capture)
     findings = checked.findings

@@ -15,8 +15,10 @@ What the stream cannot answer alone goes the whole way
 preflight ran before, which decides codes, paths and whatever it raises): a
 layout the stream cannot prove, a missing or unreadable file, a root
 assertion preflight tolerates and reports (the stream's hook sees no talk of
-a read with a fatal finding), a check that raised, and ``--capture`` (its
-review compares a capture with the talks it names). A read the owner
+a read with a fatal finding), a check that raised, and a ``--capture`` the
+capture reader refuses (the whole read refuses it only after checking the
+talks, and not at all for an unusable database). A capture that reads is
+reviewed against the talks it names, kept as they stream past. A read the owner
 refuses is reported from the stream's own assessment, which is the whole
 read's (``tests/test_read_stream.py``): the refusal is the one
 ``read_database`` raises, by the same :func:`~rvault_tracking_db.reader.refuse_fatal`.
@@ -36,8 +38,9 @@ from rvault_tracking_db.assessment import Assessment
 from rvault_tracking_db.assessment.storage_path import database_parent
 from rvault_tracking_db.decoding import collector_paused
 from rvault_tracking_db.preflight.authority import Located, report_unusable, tolerated
-from rvault_tracking_db.preflight.findings import Findings
-from rvault_tracking_db.preflight.talk_checks import LightView, talk_ref
+from rvault_tracking_db.preflight.capture_review import check_capture, named_talks
+from rvault_tracking_db.preflight.findings import Findings, TalkRef
+from rvault_tracking_db.preflight.talk_checks import LightView, config_of, talk_ref
 from rvault_tracking_db.reader import DatabaseRefusal, hashing, open_snapshot, refuse_fatal
 from rvault_tracking_db.verified_read import TalkHook, streamed_assessment
 
@@ -51,8 +54,14 @@ class Checked:
     talk_count: int
 
 
-def streamed_checks(located: Located) -> Checked | None:
-    """The checks of the database ``located`` names, talk by talk; None: read it whole."""
+def streamed_checks(located: Located, capture: str | None = None) -> Checked | None:
+    """The checks of the database ``located`` names, talk by talk; None: read it whole.
+
+    ``capture``: a capture-identity file to review too; the talks it names are kept.
+    """
+    review = None if capture is None else _Review.read(capture)
+    if capture is not None and review is None:
+        return None  # the whole read refuses the capture after checking the talks
     try:
         _, database_path, snapshot = open_snapshot(located.database)
     except DatabaseRefusal:
@@ -60,7 +69,7 @@ def streamed_checks(located: Located) -> Checked | None:
     data = snapshot.data
     if data is None:
         return None
-    talks = _StreamedTalks(Path(located.vault_root))
+    talks = _StreamedTalks(Path(located.vault_root), review)
     with hashing(snapshot), collector_paused():
         assessment = streamed_assessment(data, database_parent(database_path), talks.watch)
     if assessment is None:
@@ -82,16 +91,44 @@ def _refused(assessment: Assessment) -> Checked | None:
     return None
 
 
+class _Review:
+    """``--capture``: the capture, and the talks it names as they stream past."""
+
+    def __init__(self, capture: Mapping[str, Any]) -> None:
+        self.capture = capture
+        self._names = named_talks(capture)
+        self.talks: list[tuple[TalkRef, Mapping[str, Any]]] = []
+
+    @classmethod
+    def read(cls, path: str) -> _Review | None:
+        """The capture's review; None when the capture reader refuses it (or raises)."""
+        # Imported here, as the whole read does: the capture reader brings the
+        # source-lane plan and apply protocol.
+        from rvault_tracking_db.sources.identity_shortcut import read_capture
+
+        try:
+            return cls(read_capture(path))
+        except Exception:  # noqa: BLE001 - the whole read decides whether and what it raises
+            return None
+
+    def keep(self, ref: TalkRef, talk: Mapping[str, Any]) -> None:
+        if ref.filename in self._names:
+            self.talks.append((ref, talk))
+
+
 class _StreamedTalks:
     """The hook the stream shows each assessed talk to, and the findings they add up to."""
 
-    def __init__(self, vault_root: Path) -> None:
+    def __init__(self, vault_root: Path, review: _Review | None) -> None:
         self._vault_root = vault_root
+        self._review = review
+        self._config: Mapping[str, Any] = {}
         self._view: LightView | None = None
         self._failed = False
 
     def watch(self, members: dict[str, Any]) -> TalkHook:
         try:
+            self._config = config_of(members)
             self._view = LightView(members, self._vault_root, full=True)
         except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
             self._failed = True
@@ -101,10 +138,13 @@ class _StreamedTalks:
         if self._failed or not isinstance(talk, Mapping):
             return  # talks_of checks only the talks that are objects
         assert self._view is not None
+        ref = talk_ref(index, talk)
         try:
-            self._view.add(talk_ref(index, talk), talk)
+            self._view.add(ref, talk)
         except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
             self._failed = True
+        if self._review is not None:
+            self._review.keep(ref, talk)
 
     def checked(self, sha256: str | None) -> Checked | None:
         """Every finding, or None when a check raised (or the hook never started)."""
@@ -112,6 +152,9 @@ class _StreamedTalks:
             return None
         try:
             findings = self._view.findings()
+            if self._review is not None:
+                review = self._review
+                check_capture(review.capture, sha256, review.talks, self._config, findings)
         except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
             return None
         return Checked(findings, sha256, self._view.talk_count)
