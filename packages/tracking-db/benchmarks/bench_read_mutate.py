@@ -209,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         for size in (int(s) for s in args.sizes.split(",")):
             measurements.extend(measure(size, args.outcomes, args.repeat, Path(tmp), only))
     print(
-        "rvault-db read / status / queue / mutate (median wall, max peak RSS over "
+        "rvault-db read / status / preflight / queue / mutate (median wall, max peak RSS over "
         f"{args.repeat} runs; {args.outcomes} catalog outcomes per talk; cpus={os.cpu_count()})"
     )
     print(table(measurements))

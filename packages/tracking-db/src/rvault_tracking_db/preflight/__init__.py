@@ -8,6 +8,7 @@ an invalid root assertion) and warnings (evidence absent, a comparison that
 cannot be made, a pending talk without its artifact yet). Nothing is fetched
 and nothing is written.
 
-The command runs :func:`.run.run_preflight`; ``status`` and the site use the
-light view of :mod:`.talk_checks` alone (this package imports neither).
+The command runs :func:`.run.run_preflight`, which checks the talks as the
+read streams them where it can (:mod:`.streamed`); ``status`` and the site
+use the light view of :mod:`.talk_checks` alone (this package imports neither).
 """

@@ -4,8 +4,10 @@
 vault site show the light view (:func:`identity_by_talk`): identities,
 collisions, rejections and each deck binding's stored proof, without opening
 artifacts; :class:`LightView` makes it talk by talk, for a status that
-streams the talks and keeps none. The light view imports only what it runs, so a status does not
-load the owner read's locator, the capture review or the artifact probes.
+streams the talks and keeps none, and with ``full=True`` makes the full view
+talk by talk for a preflight that does the same (:mod:`.streamed`). The
+light view imports only what it runs, so a status does not load the owner
+read's locator, the capture review or the artifact probes.
 """
 
 from __future__ import annotations
