@@ -172,7 +172,7 @@ def test_every_talk_changing_splices_chunk_by_chunk_to_the_same_bytes(
 ) -> None:
     """A realistic vault: every talk changes (capabilities derived, the analysis, whose
     evidence is not on disk, requeued), the last one too."""
-    monkeypatch.setattr(splice, "_CHUNK", chunk)
+    monkeypatch.setattr(splice, "_STREAMED_CHUNK", chunk)
     database = realistic_database(9, outcomes=3)
     database["talks"][4]["title"] = "Sprache, Café und 🎤"
     db = tmp_path / qb.DB_NAME

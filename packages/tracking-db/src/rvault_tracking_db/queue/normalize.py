@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from rvault_contracts.issues import Issue
 
@@ -47,13 +47,41 @@ LEGACY_NO_SOURCE_STATUSES = frozenset(
 )
 
 
+class Change(NamedTuple):
+    """One value normalize sets (its report entry, a tuple until the report is made: a
+    10,000-talk normalize holds 40,000 of them while the talks stream)."""
+
+    filename: str
+    path: str
+    before_exists: bool
+    before: Any
+    after: Any
+
+
+class Review(NamedTuple):
+    """One finding left for review (its report entry, a tuple like :class:`Change`)."""
+
+    filename: str
+    path: str
+    code: str
+
+
 @dataclass
 class NormalizeOutcome:
     database: dict[str, Any] | None
-    changes: list[dict[str, Any]] = field(default_factory=list)
-    review: list[dict[str, Any]] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
+    review: list[Review] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
     changed: list[int] = field(default_factory=list)
+
+    def report_fields(self) -> dict[str, Any]:
+        """The queue report's normalize members."""
+        return {
+            "change_count": len(self.changes),
+            "changes": [change._asdict() for change in self.changes],
+            "review": [review._asdict() for review in self.review],
+            "skipped": self.skipped,
+        }
 
 
 @dataclass
@@ -69,19 +97,14 @@ class _Edit:
 
     def change(self, name: str, after: Any) -> None:
         """Report ``name`` moving to ``after`` and set it on the copy."""
-        self.outcome.changes.append(
-            {
-                "filename": self.filename,
-                "path": jp(self.path, name),
-                "before_exists": name in self.talk,
-                "before": self.talk.get(name),
-                "after": after,
-            }
+        change = Change(
+            self.filename, jp(self.path, name), name in self.talk, self.talk.get(name), after
         )
+        self.outcome.changes.append(change)
         self.updated[name] = after
 
     def review(self, path: str, code: str) -> None:
-        self.outcome.review.append({"filename": self.filename, "path": path, "code": code})
+        self.outcome.review.append(Review(self.filename, path, code))
 
 
 def plan_normalize(

@@ -134,10 +134,8 @@ def normalize(database: str | Path, apply: ApplyRequest) -> dict[str, Any]:
     report, outcome = _plan_and_install(
         database, apply, "normalize", planner, read=streamed.read, encode=encode
     )
-    report["change_count"] = len(outcome.changes)
-    report["changes"] = outcome.changes
-    report["review"] = outcome.review
-    report["skipped"] = outcome.skipped
+    streamed.plan = None  # its bytes, before the report's entries are made
+    report.update(outcome.report_fields())
     return report
 
 
