@@ -163,7 +163,7 @@ def test_a_normalized_vault_changes_nothing_either_way(
         assert '"database_written": false' in streamed_apply[1]
 
 
-@pytest.mark.parametrize("chunk", [2, 256])
+@pytest.mark.parametrize("chunk", [2, splice._STREAMED_CHUNK])
 def test_every_talk_changing_splices_chunk_by_chunk_to_the_same_bytes(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
