@@ -30,7 +30,7 @@ from rvault_testkit.tracking_db.samples import example_database, realistic_datab
 from rvault_tracking_db.apply_protocol import ApplyRequest
 from rvault_tracking_db.cli import main
 from rvault_tracking_db.queue import normalize as plans
-from rvault_tracking_db.queue import splice, streamed_normalize
+from rvault_tracking_db.queue import splice, streamed_read
 from rvault_tracking_db.queue.run import normalize
 
 Outcome = tuple[int, str]
@@ -80,19 +80,19 @@ def _run(capsys: pytest.CaptureFixture[str], db: Path, *extra: str) -> Outcome:
 def _whole(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """A context in which the stream proves nothing: normalize reads and plans whole."""
     with monkeypatch.context() as patch:
-        patch.setattr(streamed_normalize, "streamed_assessment", lambda *a, **k: None)
+        patch.setattr(streamed_read, "streamed_assessment", lambda *a, **k: None)
         yield
 
 
 def _spy_whole_reads(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     calls: list[bytes] = []
-    whole = streamed_normalize.decode_and_assess
+    whole = streamed_read.decode_and_assess
 
     def recording(data: bytes, *args: Any) -> Any:
         calls.append(data)
         return whole(data, *args)
 
-    monkeypatch.setattr(streamed_normalize, "decode_and_assess", recording)
+    monkeypatch.setattr(streamed_read, "decode_and_assess", recording)
     return calls
 
 

@@ -4,9 +4,9 @@ Normalize may change every talk (each one's capabilities are derived), yet
 what it writes is the input with the changed talks' blocks replaced, and
 what it reports is a few small values per talk. The whole read, the plan's
 candidate tree and its encoding held about 7x the file at 10,000 realistic
-talks. So the session reads with :meth:`StreamedNormalize.read`: where the
-bytes are proven to be a writer's layout
-(:func:`~rvault_tracking_db.verified_read.streamed_assessment`), each talk,
+talks. So the session reads with :meth:`StreamedNormalize.read`
+(:func:`~rvault_tracking_db.queue.streamed_read.stream_or_read`): where the
+bytes are proven to be a writer's layout, each talk,
 right after the owner's talk loop assessed it, is normalized by the very
 function :func:`~rvault_tracking_db.queue.normalize.plan_normalize` loops
 over, with the same trouble (its warnings, then its stale identities); a
@@ -19,8 +19,7 @@ The composition checks what it relies on: each talk's warnings are its own
 and add up to the read's warnings grouped by talk, no step raised, and the
 splice gives :func:`~rvault_tracking_db.queue.splice.splice`'s answer. Any
 of that failing, or a layout the stream cannot prove, sends the bytes to
-the whole read (:func:`~rvault_tracking_db.reader.decode_and_assess`, what
-``read_database`` runs) and the command plans as it did before. Refusals
+the whole read and the command plans as it did before. Refusals
 are the read's own, and the write is the session's one install.
 ``tests/test_queue_normalize_stream.py`` runs the command both ways.
 """
@@ -36,24 +35,16 @@ from typing import Any
 from rvault_contracts.issues import Collector, Issue
 
 from rvault_tracking_db.assessment import Assessment
-from rvault_tracking_db.assessment.storage_path import database_parent
 from rvault_tracking_db.assessment.trouble import by_talk
 from rvault_tracking_db.capabilities import SourceRoots
-from rvault_tracking_db.decoding import collector_paused
 from rvault_tracking_db.evidence import deck_catalog
 from rvault_tracking_db.evidence_identity import IdentityCheck
 from rvault_tracking_db.queue import normalize as plans
 from rvault_tracking_db.queue import store
 from rvault_tracking_db.queue.splice import StreamedSplice
-from rvault_tracking_db.reader import (
-    ReadResult,
-    decode_and_assess,
-    hashing,
-    missing_refusal,
-    open_snapshot,
-    refuse_fatal,
-)
-from rvault_tracking_db.verified_read import TalkHook, streamed_assessment
+from rvault_tracking_db.queue.streamed_read import stream_or_read
+from rvault_tracking_db.reader import ReadResult
+from rvault_tracking_db.verified_read import TalkHook
 
 
 @dataclass
@@ -86,22 +77,12 @@ class StreamedNormalize:
 
         ``database`` is None then (the talks are gone); otherwise the whole read's.
         """
-        target, database_path, snapshot = open_snapshot(path)
-        data = snapshot.data
-        if data is None:
-            raise missing_refusal(database_path)
-        planner = _TalkPlanner(Path(database_path).parent, data)
-        with hashing(snapshot), collector_paused():
-            assessment = streamed_assessment(data, database_parent(database_path), planner.watch)
-        if assessment is not None:
-            refuse_fatal(assessment)
-            self.plan = planner.finish(assessment)
-            if self.plan is not None:
-                return ReadResult(target, database_path, snapshot, None, assessment)
-        del planner  # a plan made for nothing
-        with hashing(snapshot):
-            document, assessment = decode_and_assess(data, database_path)
-        return ReadResult(target, database_path, snapshot, document, assessment)
+        result, self.plan = stream_or_read(path, _planner)
+        return result
+
+
+def _planner(database_path: str, data: bytes) -> _TalkPlanner:
+    return _TalkPlanner(Path(database_path).parent, data)
 
 
 class _TalkPlanner:
