@@ -46,18 +46,26 @@ def _matching(database: Mapping[str, Any], wanted: Any, *, current_only: bool) -
     """Claims satisfying ``wanted(claim)``; Member objects are built only for hits."""
     hits: list[Member] = []
     for index, talk in enumerate(talks_of(database)):
-        if not isinstance(talk, dict):
-            continue
-        current = talk.get("_queue_claim")
-        if isinstance(current, dict) and wanted(current):
-            hits.append(Member(index, str(talk.get("filename")), "current", None, current))
-        if current_only:
-            continue
-        history = talk.get("_queue_claim_history")
-        if isinstance(history, list):
-            for h_index, old in enumerate(history):
-                if isinstance(old, dict) and wanted(old):
-                    hits.append(Member(index, str(talk.get("filename")), "history", h_index, old))
+        hits.extend(talk_members(index, talk, wanted, current_only=current_only))
+    return hits
+
+
+def talk_members(index: int, talk: Any, wanted: Any, *, current_only: bool) -> list[Member]:
+    """Talk ``index``'s claims satisfying ``wanted(claim)``, current first (one talk's part
+    of :func:`_matching`, for a reader that streams the talks)."""
+    hits: list[Member] = []
+    if not isinstance(talk, dict):
+        return hits
+    current = talk.get("_queue_claim")
+    if isinstance(current, dict) and wanted(current):
+        hits.append(Member(index, str(talk.get("filename")), "current", None, current))
+    if current_only:
+        return hits
+    history = talk.get("_queue_claim_history")
+    if isinstance(history, list):
+        for h_index, old in enumerate(history):
+            if isinstance(old, dict) and wanted(old):
+                hits.append(Member(index, str(talk.get("filename")), "history", h_index, old))
     return hits
 
 

@@ -4,14 +4,24 @@ Inspection never mutates and never normalizes: a stored claim is shown
 byte-for-byte as decoded, with its version and any deep-validation issues,
 and every ``(run_id, batch_id, claimed_at)`` epoch is listed with its members
 across current and history locations.
+
+The view is made talk by talk (:class:`QueueView`), so ``rvault-db queue
+inspect`` reads as the talks stream where the bytes are proven
+(:class:`StreamedInspection`) and keeps no decoded tree.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from rvault_tracking_db.queue.batches import epoch_issues, epochs, talks_of
+from rvault_tracking_db.queue.batches import (
+    Member,
+    epoch_issues,
+    epoch_key,
+    talk_members,
+    talks_of,
+)
 from rvault_tracking_db.queue.claims import claim_issues, claim_version
 
 
@@ -29,17 +39,37 @@ def _claim_view(claim: Mapping[str, Any], filename: str) -> dict[str, Any]:
 
 
 def inspect_queue(database: Mapping[str, Any]) -> dict[str, Any]:
-    talks_view: list[dict[str, Any]] = []
-    status_counts: dict[str, int] = {}
-    for talk in talks_of(database):
+    view = QueueView()
+    for index, talk in enumerate(talks_of(database)):
+        view.add(index, talk)
+    return view.report()
+
+
+class QueueView:
+    """The inspection made talk by talk: each talk's row, and its claims for the epochs.
+
+    A row holds the talk's claims and capability list, not the talk, so a
+    reader that streams the talks (:mod:`.streamed_inspect`) drops each one
+    after :meth:`add`.
+    """
+
+    def __init__(self) -> None:
+        self._talks: list[dict[str, Any]] = []
+        self._status_counts: dict[str, int] = {}
+        self._epochs: dict[tuple[str, str, str], list[Member]] = {}
+
+    def add(self, index: int, talk: Any) -> None:
+        """Talk ``index`` (every talk in order, from the first)."""
+        for member in talk_members(index, talk, _every, current_only=False):
+            self._epochs.setdefault(epoch_key(member.claim), []).append(member)
         if not isinstance(talk, Mapping):
-            continue
+            return
         filename = str(talk.get("filename"))
         status = talk.get("status")
-        status_counts[str(status)] = status_counts.get(str(status), 0) + 1
+        self._status_counts[str(status)] = self._status_counts.get(str(status), 0) + 1
         current = talk.get("_queue_claim")
         history = talk.get("_queue_claim_history")
-        talks_view.append(
+        self._talks.append(
             {
                 "filename": filename,
                 "status": status,
@@ -55,34 +85,69 @@ def inspect_queue(database: Mapping[str, Any]) -> dict[str, Any]:
                 ],
             }
         )
-    epoch_view = []
-    for (run_id, batch_id, claimed_at), members in sorted(epochs(database).items()):
-        states: dict[str, int] = {}
-        for member in members:
-            state = str(member.claim.get("state"))
-            states[state] = states.get(state, 0) + 1
-        epoch_view.append(
-            {
-                "run_id": run_id,
-                "batch_id": batch_id,
-                "claimed_at": claimed_at,
-                "members": [
-                    {
-                        "filename": m.filename,
-                        "location": m.location,
-                        "state": m.claim.get("state"),
-                        "schema_version": claim_version(m.claim),
-                        "reprocess_generation": m.claim.get("reprocess_generation"),
-                    }
-                    for m in sorted(members, key=lambda m: (m.filename, m.location))
-                ],
-                "states": dict(sorted(states.items())),
-                "issues": [i.to_dict() for i in epoch_issues(members)],
-            }
-        )
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "talk_count": len(self._talks),
+            "status_counts": dict(sorted(self._status_counts.items())),
+            "talks": self._talks,
+            "epochs": [_epoch_view(key, members) for key, members in sorted(self._epochs.items())],
+        }
+
+
+def _every(_: Any) -> bool:
+    return True
+
+
+def _epoch_view(key: tuple[str, str, str], members: list[Member]) -> dict[str, Any]:
+    run_id, batch_id, claimed_at = key
+    states: dict[str, int] = {}
+    for member in members:
+        state = str(member.claim.get("state"))
+        states[state] = states.get(state, 0) + 1
     return {
-        "talk_count": len(talks_view),
-        "status_counts": dict(sorted(status_counts.items())),
-        "talks": talks_view,
-        "epochs": epoch_view,
+        "run_id": run_id,
+        "batch_id": batch_id,
+        "claimed_at": claimed_at,
+        "members": [
+            {
+                "filename": m.filename,
+                "location": m.location,
+                "state": m.claim.get("state"),
+                "schema_version": claim_version(m.claim),
+                "reprocess_generation": m.claim.get("reprocess_generation"),
+            }
+            for m in sorted(members, key=lambda m: (m.filename, m.location))
+        ],
+        "states": dict(sorted(states.items())),
+        "issues": [i.to_dict() for i in epoch_issues(members)],
     }
+
+
+class StreamedInspection:
+    """:func:`~.streamed_read.stream_or_read`'s planner for ``queue inspect``: the talks
+    go to a :class:`QueueView` as they stream, and are dropped.
+
+    A talk the view raised on hands the bytes to the whole read, which runs
+    :func:`inspect_queue` again and raises there.
+    """
+
+    def __init__(self) -> None:
+        self._view = QueueView()
+        self._watched = False
+        self._failed = False
+
+    def watch(self, members: dict[str, Any]) -> Callable[[int, Any, Any], None]:
+        self._watched = True
+        return self._add
+
+    def _add(self, index: int, talk: Any, found: Any) -> None:
+        if self._failed:
+            return
+        try:
+            self._view.add(index, talk)
+        except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
+            self._failed = True
+
+    def finish(self, assessment: Any) -> QueueView | None:
+        return self._view if self._watched and not self._failed else None

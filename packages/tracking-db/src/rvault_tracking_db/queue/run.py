@@ -24,11 +24,12 @@ from rvault_tracking_db.assessment.trouble import by_talk, merge
 from rvault_tracking_db.capabilities import SourceRoots
 from rvault_tracking_db.queue import store
 from rvault_tracking_db.queue.claim import ClaimRequest, plan_claim
-from rvault_tracking_db.queue.inspect import inspect_queue
+from rvault_tracking_db.queue.inspect import StreamedInspection, inspect_queue
 from rvault_tracking_db.queue.normalize import identity_trouble, plan_normalize
 from rvault_tracking_db.queue.recover import plan_recover
 from rvault_tracking_db.queue.streamed_normalize import StreamedNormalize
-from rvault_tracking_db.reader import ReadResult, read_database
+from rvault_tracking_db.queue.streamed_read import stream_or_read
+from rvault_tracking_db.reader import ReadResult
 
 REPORT_VERSION = 1
 
@@ -99,12 +100,15 @@ def _plan_and_install(
 
 
 def inspect(database: str | Path) -> dict[str, Any]:
-    """Statuses, claims v1-v5 and epochs, read only."""
-    result = read_database(database)
-    assert result.database is not None
+    """Statuses, claims v1-v5 and epochs, read only (as the talks stream where it can)."""
+    result, view = stream_or_read(database, lambda _path, _data: StreamedInspection())
     report = _base("inspect", result)
     report["input_sha256"] = result.sha256
-    report.update(inspect_queue(result.database))
+    if view is not None:
+        report.update(view.report())
+    else:
+        assert result.database is not None
+        report.update(inspect_queue(result.database))
     return report
 
 
