@@ -9,10 +9,18 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _queue_builders as qb
+import pytest
 from rvault_contracts.canonical import ORJSON_MIN_BYTES, artifact_bytes, sha256_bytes
 from rvault_testkit.tracking_db.samples import realistic_database
 from rvault_tracking_db.cli import main
-from rvault_tracking_db.queue.splice import _CHUNK, _encode_talk, encoded_talks, splice
+from rvault_tracking_db.queue import splice as splice_module
+from rvault_tracking_db.queue.splice import (
+    _CHUNK,
+    StreamedSplice,
+    _encode_talk,
+    encoded_talks,
+    splice,
+)
 
 
 def _db() -> dict:
@@ -124,3 +132,57 @@ def test_splice_of_more_talks_than_a_chunk_equals_full_encoding() -> None:
     assert splice(original, before, after, changed) == artifact_bytes(after)
     after["talks"][100] = {}  # its chunk is encoded talk by talk
     assert splice(original, before, after, changed) == artifact_bytes(after)
+
+
+def _streamed(original: bytes, before: dict, after: dict, changed: list[int]) -> bytes | None:
+    """What normalize's stream makes of the same change: each changed talk handed over in
+    order, old and new, then the talk count."""
+    stream = StreamedSplice(original)
+    for index in changed:
+        stream.replace(index, before["talks"][index], after["talks"][index])
+    return stream.finish(len(before["talks"]))
+
+
+def _changed(before: dict, changed: list[int]) -> dict:
+    talks = before["talks"]
+    return dict(
+        before,
+        talks=[dict(t, status="x", n=[i]) if i in changed else t for i, t in enumerate(talks)],
+    )
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 128])
+def test_the_streamed_splice_is_the_splice(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    """First, last, neighbouring, every and no talk; a list after the talks whose objects
+    are separated like talks (the last talk ends where the talks' list closes)."""
+    monkeypatch.setattr(splice_module, "_STREAMED_CHUNK", chunk)
+    before = qb.database(_odd_talks(9))
+    before["thumbnails"] = [{"a": 1}, {"b": "    }"}]
+    original = artifact_bytes(before)
+    assert b'\n  ],\n  "thumbnails": [\n    {' in original
+    for changed in ([0], [8], [0, 8], [2, 3, 4], [1, 5, 7], list(range(9)), []):
+        after = _changed(before, changed)
+        expected = splice(original, before, after, changed)
+        assert expected == artifact_bytes(after)
+        assert _streamed(original, before, after, changed) == expected
+
+
+def test_the_streamed_splice_gives_none_where_the_splice_does() -> None:
+    before = qb.database(_odd_talks(5))
+    after = _changed(before, [3])
+    compact = json.dumps(before, sort_keys=True).encode()
+    reordered = (
+        json.dumps(before, sort_keys=True, indent=2).replace('"status"', '"status" ').encode()
+        + b"\n"
+    )
+    unsorted = (json.dumps(before, indent=2, ensure_ascii=False) + "\n").encode()
+    for original in (compact, reordered, unsorted):
+        assert splice(original, before, after, [3]) is None
+        assert _streamed(original, before, after, [3]) is None
+    canonical = artifact_bytes(before)
+    stream = StreamedSplice(canonical)
+    stream.replace(3, before["talks"][3], after["talks"][3])
+    assert stream.finish(6) is None  # not the talk count the bytes hold
+    stream = StreamedSplice(canonical)
+    stream.replace(3, before["talks"][2], after["talks"][3])
+    assert stream.finish(5) is None  # the block is not the old talk's
