@@ -208,11 +208,7 @@ class StreamedSplice:
     def __init__(self, original: bytes) -> None:
         self._original = original
         self._view = memoryview(original)
-        # Written over a zeroed buffer the input's size (plus an eighth): ``bytes(n)``
-        # is calloc'd, so its pages cost memory only once written, and a large one is
-        # its own mapping, which grows in place. Grown from empty instead, the buffer
-        # was copied once on the way (10,000 talks: 73 MB more at the peak).
-        self._output = io.BytesIO(bytes(len(original) + len(original) // 8))
+        self._output: io.BytesIO | None = None  # made by the first write
         self._cursor = 0  # input bytes before it are written out
         self._pending: list[tuple[int, Any, Any]] = []
         self._used: list[tuple[int, int, int]] = []
@@ -242,10 +238,23 @@ class StreamedSplice:
         spans = talk_spans(self._original, count)
         if spans is None or any(spans[i] != (start, end) for i, start, end in self._used):
             return None
-        self._output.write(self._view[self._cursor :])
-        self._output.truncate()  # the zeroes not written over
-        output, self._output = self._output, io.BytesIO()
+        output = self._buffer()
+        output.write(self._view[self._cursor :])
+        output.truncate()  # the zeroes not written over
+        self._output = None
         return output.getvalue()  # the buffer itself, not a copy, once nothing else holds it
+
+    def _buffer(self) -> io.BytesIO:
+        """The output, written over a zeroed buffer the input's size plus an eighth.
+
+        ``bytes(n)`` is calloc'd, so its pages cost memory only once written,
+        and a large one is its own mapping, which grows in place. Grown from
+        empty instead, the buffer was copied once on the way (10,000 talks:
+        73 MB more at the peak).
+        """
+        if self._output is None:
+            self._output = io.BytesIO(bytes(len(self._original) + len(self._original) // 8))
+        return self._output
 
     def _flush(self) -> None:
         pending, self._pending = self._pending, []
@@ -256,8 +265,9 @@ class StreamedSplice:
             if end < 0 or self._view[start:end] != old:
                 self.ok = False
                 return
-            self._output.write(self._view[self._cursor : start])
-            self._output.write(new)
+            output = self._buffer()
+            output.write(self._view[self._cursor : start])
+            output.write(new)
             self._cursor = end
             self._used.append((index, start, end))
 
