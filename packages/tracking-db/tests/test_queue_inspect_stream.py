@@ -12,24 +12,22 @@ cannot prove.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _queue_builders as qb
+import _stream_cases as sc
 import pytest
 from rvault_contracts.canonical import sha256_bytes
 from rvault_testkit.tracking_db.layouts import LAYOUTS
 from rvault_testkit.tracking_db.samples import realistic_database
 from rvault_tracking_db.cli import main
 from rvault_tracking_db.queue import inspect as queue_inspect
-from rvault_tracking_db.queue import streamed_read
 from rvault_tracking_db.queue.inspect import QueueView
-from test_queue_normalize_stream import _talks
 
-Outcome = tuple[int, str]
+INSPECT = sc.queue_command("inspect")
 LEGACY = {
     "run_id": "old", "batch_id": "1", "claimed_at": "2025-01-01T00:00:00+00:00",
     "previous_status": "pending", "reprocess_generation": 1, "state": "completed",
@@ -42,7 +40,7 @@ def _claimed_vault(tmp_path: Path) -> dict[str, Any]:
     """Normalized talks, two of them claimed by one batch (v5), one of which then lost its
     claim (the epoch no longer matches its baseline), and legacy v1/v2 history."""
     vault = tmp_path / "vault"
-    db = qb.write_db(vault, qb.database(_talks(vault)))
+    db = qb.write_db(vault, qb.database(sc.queue_talks(vault)))
     for args in (
         ["normalize"],
         ["claim", "--run-id", "r1", "--batch-id", "b1", "--now", "2026-07-31T18:00:00Z",
@@ -59,45 +57,18 @@ def _claimed_vault(tmp_path: Path) -> dict[str, Any]:
     return document
 
 
-def _run(capsys: pytest.CaptureFixture[str], db: Path) -> Outcome:
-    capsys.readouterr()
-    code = main(["queue", str(db), "inspect"])
-    return code, capsys.readouterr().out
-
-
-def _both(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, db: Path
-) -> tuple[Outcome, Outcome, list[bytes]]:
-    """The command streamed, then whole, and the whole reads the streamed run made."""
-    calls: list[bytes] = []
-    whole_read = streamed_read.decode_and_assess
-
-    def recording(data: bytes, *args: Any) -> Any:
-        calls.append(data)
-        return whole_read(data, *args)
-
-    monkeypatch.setattr(streamed_read, "decode_and_assess", recording)
-    streamed = _run(capsys, db)
-    streamed_reads = list(calls)
-    with monkeypatch.context() as patch:
-        patch.setattr(streamed_read, "streamed_assessment", lambda *a, **k: None)
-        whole = _run(capsys, db)
-    return streamed, whole, streamed_reads
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> sc.BothWays:
+    return INSPECT.both_ways(capsys, monkeypatch)
 
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 def test_claims_and_epochs_inspect_the_same_in_every_layout(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    snapshot_file: Any,
-    layout: str,
+    tmp_path: Path, cli: sc.BothWays, snapshot_file: Any, layout: str
 ) -> None:
-    db = tmp_path / "vault" / qb.DB_NAME
-    document = _claimed_vault(tmp_path)
-    db.write_bytes(LAYOUTS[layout](document))
+    db = sc.write_layout(tmp_path / "vault", _claimed_vault(tmp_path), layout)
     before = snapshot_file(db)
-    streamed, whole, whole_reads = _both(capsys, monkeypatch, db)
+    streamed, whole, whole_reads = cli.both_spied(db)
     assert whole_reads == []
     assert streamed == whole and streamed[0] == 0
     assert '"epoch_membership_mismatch"' in streamed[1]
@@ -106,57 +77,42 @@ def test_claims_and_epochs_inspect_the_same_in_every_layout(
     assert snapshot_file(db) == before
 
 
-def test_a_realistic_vault_inspects_the_same(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    db = tmp_path / qb.DB_NAME
-    db.write_bytes(LAYOUTS["artifact"](realistic_database(12, outcomes=3)))
-    streamed, whole, whole_reads = _both(capsys, monkeypatch, db)
+def test_a_realistic_vault_inspects_the_same(tmp_path: Path, cli: sc.BothWays) -> None:
+    db = sc.write_layout(tmp_path, realistic_database(12, outcomes=3), "artifact")
+    streamed, whole, whole_reads = cli.both_spied(db)
     assert whole_reads == [] and streamed == whole and '"talk_count": 12' in streamed[1]
 
 
-REFUSED: dict[str, Callable[[dict[str, Any]], object]] = {
-    "future talk version": lambda d: d["talks"][4].update(schema_version=6),
-    "talk not an object": lambda d: d["talks"].insert(2, 7),
-    "talks not an array": lambda d: d.update(talks={"a": 1}),
-    "bad claim in a late talk": lambda d: d["talks"][-1].update(_queue_claim={"run_id": 5}),
-}
+# inspect reads any version and duplicate filenames: it refuses only what it cannot walk
+REFUSED = sc.refused(
+    "future talk version", "talk not an object", "talks not an array", "bad claim in a late talk"
+)
 
 
 @pytest.mark.parametrize("layout", ["artifact", "jq -c"])
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_a_refused_vault_is_refused_the_same(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    name: str,
-    layout: str,
+    tmp_path: Path, cli: sc.BothWays, name: str, layout: str
 ) -> None:
     vault = tmp_path / "vault"
-    document = qb.database(_talks(vault))
+    document = qb.database(sc.queue_talks(vault))
     REFUSED[name](document)
-    db = vault / qb.DB_NAME
-    db.write_bytes(LAYOUTS[layout](document))
-    streamed, whole, whole_reads = _both(capsys, monkeypatch, db)
+    streamed, whole, whole_reads = cli.both_spied(sc.write_layout(vault, document, layout))
     assert whole_reads == []
     assert streamed == whole and streamed[0] == 2 and '"ok": false' in streamed[1]
 
 
 def test_a_legacy_root_and_unproven_bytes_inspect_the_same(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, cli: sc.BothWays
 ) -> None:
     vault = tmp_path / "vault"
-    document = qb.database(_talks(vault))
-    document.pop("schema_version")  # inspect reads any root version
-    db = vault / qb.DB_NAME
-    db.write_bytes(LAYOUTS["artifact"](document))
-    streamed, whole, whole_reads = _both(capsys, monkeypatch, db)
+    document = qb.database(sc.queue_talks(vault))
+    sc.legacy_root(document)  # inspect reads any root version
+    db = sc.write_layout(vault, document, "artifact")
+    streamed, whole, whole_reads = cli.both_spied(db)
     assert whole_reads == [] and streamed == whole and streamed[0] == 0
-    data = db.read_bytes()
-    line = b'      "filename": '
-    at = data.index(line, data.index(line) + 1)
-    db.write_bytes(data[:at] + b'      "zz": 1E2,\n' + data[at:])  # not its own encoding
-    streamed, whole, whole_reads = _both(capsys, monkeypatch, db)
+    db.write_bytes(sc.second_talk_respelled(db.read_bytes(), b'"zz": 1E2'))  # not its own encoding
+    streamed, whole, whole_reads = cli.both_spied(db)
     assert whole_reads == [db.read_bytes()] and streamed == whole
 
 
@@ -174,6 +130,6 @@ def test_a_view_that_raises_is_raised_by_the_whole_read(
 
     monkeypatch.setattr(queue_inspect.QueueView, "add", failing)
     vault = tmp_path / "vault"
-    db = qb.write_db(vault, qb.database(_talks(vault)))
+    db = qb.write_db(vault, qb.database(sc.queue_talks(vault)))
     with pytest.raises(LookupError, match="talk 3"):
         inspect(db)
