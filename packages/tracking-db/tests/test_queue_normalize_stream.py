@@ -15,160 +15,89 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _queue_builders as qb
+import _stream_cases as sc
 import pytest
 from rvault_contracts.canonical import artifact_bytes, sha256_bytes
 from rvault_testkit.tracking_db.layouts import COMPACT, LAYOUTS
-from rvault_testkit.tracking_db.samples import example_database, realistic_database
+from rvault_testkit.tracking_db.samples import realistic_database
 from rvault_tracking_db.apply_protocol import ApplyRequest
-from rvault_tracking_db.cli import main
 from rvault_tracking_db.queue import normalize as plans
-from rvault_tracking_db.queue import splice, streamed_read
+from rvault_tracking_db.queue import splice
 from rvault_tracking_db.queue.run import normalize
 
-Outcome = tuple[int, str]
+NORMALIZE = sc.queue_command("normalize")
+Applied = tuple[sc.Outcome, bytes]
+"""An apply's (exit status, stdout) and the bytes it left installed."""
 
 
-def _talks(vault: Path) -> list[dict[str, Any]]:
-    """Talks normalize changes, reviews, requeues and skips, and ones it leaves alone."""
-    qb.write_transcript(vault, "transcripts/t.txt")
-    caps = [{"capability": "local_transcript", "path": "transcripts/t.txt", "root": "vault"}]
-    stale = qb.bind_evidence(vault, qb.processed_talk("2023-03-01-stale.md", 5))
-    broken = qb.processed_talk("2023-02-01-ledger.md", 6)
-    broken["pattern_observations"]["pattern_outcomes"][0]["outcome"] = "bogus"
-    return [
-        qb.bind_evidence(vault, qb.processed_talk("2023-01-01-done.md", 7)),
-        broken,
-        stale,
-        example_database(claimed=True)["talks"][0],
-        qb.pending_talk(
-            "local.md", transcript_path="transcripts/t.txt", transcript_source="manual"
-        ),
-        qb.pending_talk("legacy-empty.md", status="skipped_no_video"),
-        qb.remote_talk("legacy-remote.md", "dQw4w9WgXcQ", status="skipped_no_transcript"),
-        qb.pending_talk("escape.md", transcript_path="../outside.txt", title="Über Café 🎤"),
-        qb.pending_talk("ready.md", transcript_path="transcripts/t.txt", source_capabilities=caps),
-        qb.pending_talk("skipped.md", status="skipped_no_sources", source_capabilities=[]),
-    ]  # fmt: skip
-
-
-def _vault(tmp_path: Path, layout: str = "artifact", edit: Callable[[Any], object] = id) -> Path:
+def _vault(tmp_path: Path, layout: str = "artifact", edit: sc.Edit = id) -> Path:
     vault = tmp_path / "vault"
-    database = qb.database(_talks(vault))
+    database = qb.database(sc.queue_talks(vault))
     edit(database)
-    db = vault / qb.DB_NAME
-    db.write_bytes(LAYOUTS[layout](database))
+    db = sc.write_layout(vault, database, layout)
     # an analysed talk's evidence replaced after its analysis: stale, requeued
     (vault / "evidence/2023-03-01-stale/transcript.txt").write_bytes(b"re-fetched\n")
     return db
 
 
-def _run(capsys: pytest.CaptureFixture[str], db: Path, *extra: str) -> Outcome:
-    capsys.readouterr()
-    code = main(["queue", str(db), "normalize", *extra])
-    return code, capsys.readouterr().out
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> sc.BothWays:
+    return NORMALIZE.both_ways(capsys, monkeypatch)
 
 
-@contextmanager
-def _whole(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """A context in which the stream proves nothing: normalize reads and plans whole."""
-    with monkeypatch.context() as patch:
-        patch.setattr(streamed_read, "streamed_assessment", lambda *a, **k: None)
-        yield
-
-
-def _spy_whole_reads(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
-    calls: list[bytes] = []
-    whole = streamed_read.decode_and_assess
-
-    def recording(data: bytes, *args: Any) -> Any:
-        calls.append(data)
-        return whole(data, *args)
-
-    monkeypatch.setattr(streamed_read, "decode_and_assess", recording)
-    return calls
-
-
-def _dry_both(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, db: Path
-) -> tuple[Outcome, Outcome, list[bytes]]:
-    """The dry run streamed, then whole, and the whole reads the streamed run made."""
-    whole_reads = _spy_whole_reads(monkeypatch)
-    streamed = _run(capsys, db)
-    streamed_reads = list(whole_reads)
-    with _whole(monkeypatch):
-        whole = _run(capsys, db)
-    return streamed, whole, streamed_reads
-
-
-def _apply_both(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, db: Path
-) -> tuple[tuple[Outcome, bytes], tuple[Outcome, bytes]]:
+def _apply_both(cli: sc.BothWays, db: Path) -> tuple[Applied, Applied]:
     """The apply's (exit, stdout) and installed bytes streamed, then whole, from the same bytes."""
     original = db.read_bytes()
     digest = ("--apply", "--expected-sha256", sha256_bytes(original))
-    streamed = _run(capsys, db, *digest), db.read_bytes()
+    streamed = cli.run(db, *digest), db.read_bytes()
     if streamed[1] != original:
         db.write_bytes(original)
-    with _whole(monkeypatch):
-        whole = _run(capsys, db, *digest), db.read_bytes()
+    with cli.whole_way():
+        whole = cli.run(db, *digest), db.read_bytes()
     return streamed, whole
 
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 def test_a_varied_vault_normalizes_to_the_same_report_and_bytes_in_every_layout(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    layout: str,
+    tmp_path: Path, cli: sc.BothWays, layout: str
 ) -> None:
     db = _vault(tmp_path, layout)
-    streamed, whole, whole_reads = _dry_both(capsys, monkeypatch, db)
+    streamed, whole, whole_reads = cli.both_spied(db)
     assert streamed == whole and streamed[0] == 0
     assert '"evidence_identity_stale"' in streamed[1] and '"evidence_ledger_invalid"' in streamed[1]
     assert '"live_claim"' in streamed[1] and '"legacy_status_has_sources"' in streamed[1]
     # the artifact framing splices as it streams; another layout is rewritten whole
     assert whole_reads == ([] if layout == "artifact" else [db.read_bytes()])
-    (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = _apply_both(
-        capsys, monkeypatch, db
-    )
+    (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = _apply_both(cli, db)
     assert streamed_apply == whole_apply and streamed_apply[0] == 0
     assert streamed_bytes == whole_bytes
     assert '"database_written": true' in streamed_apply[1]
     assert sha256_bytes(streamed_bytes) in streamed[1]  # the dry run's output_sha256
 
 
-def test_a_normalized_vault_changes_nothing_either_way(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_normalized_vault_changes_nothing_either_way(tmp_path: Path, cli: sc.BothWays) -> None:
     db = _vault(tmp_path)
-    code, _ = _run(capsys, db, "--apply", "--expected-sha256", sha256_bytes(db.read_bytes()))
+    code, _ = cli.run(db, "--apply", "--expected-sha256", sha256_bytes(db.read_bytes()))
     assert code == 0
     for layout in ("artifact", "jq -c"):
         db.write_bytes(LAYOUTS[layout](qb.read_db(db)))
-        streamed, whole, whole_reads = _dry_both(capsys, monkeypatch, db)
+        streamed, whole, whole_reads = cli.both_spied(db)
         assert whole_reads == []  # nothing to splice: any proven layout streams
         assert streamed == whole and '"change_count": 0' in streamed[1]
-        (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = _apply_both(
-            capsys, monkeypatch, db
-        )
+        (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = _apply_both(cli, db)
         assert streamed_apply == whole_apply and streamed_bytes == whole_bytes
         assert '"database_written": false' in streamed_apply[1]
 
 
 @pytest.mark.parametrize("chunk", [2, splice._STREAMED_CHUNK])
 def test_every_talk_changing_splices_chunk_by_chunk_to_the_same_bytes(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    chunk: int,
+    tmp_path: Path, cli: sc.BothWays, monkeypatch: pytest.MonkeyPatch, chunk: int
 ) -> None:
     """A realistic vault: every talk changes (capabilities derived, the analysis, whose
     evidence is not on disk, requeued), the last one too."""
@@ -177,48 +106,35 @@ def test_every_talk_changing_splices_chunk_by_chunk_to_the_same_bytes(
     database["talks"][4]["title"] = "Sprache, Café und 🎤"
     db = tmp_path / qb.DB_NAME
     db.write_bytes(artifact_bytes(database))
-    streamed, whole, whole_reads = _dry_both(capsys, monkeypatch, db)
+    streamed, whole, whole_reads = cli.both_spied(db)
     assert whole_reads == []
     assert streamed == whole and streamed[0] == 0
     assert len({change["filename"] for change in json.loads(streamed[1])["changes"]}) == 9
-    (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = _apply_both(
-        capsys, monkeypatch, db
-    )
+    (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = _apply_both(cli, db)
     assert streamed_apply == whole_apply and streamed_bytes == whole_bytes
     assert all(t["source_capabilities"] for t in qb.read_db(db)["talks"])
 
 
-def _duplicate_filename(d: dict[str, Any]) -> None:
-    d["talks"][5]["filename"] = d["talks"][0]["filename"]
-
-
-REFUSED: dict[str, Callable[[dict[str, Any]], object]] = {
-    "future talk version": lambda d: d["talks"][4].update(schema_version=6),
-    "duplicate filename": _duplicate_filename,
-    "talk not an object": lambda d: d["talks"].insert(2, 7),
-    "future config": lambda d: d["config"].update(schema_version=3),
-    "talks not an array": lambda d: d.update(talks={"a": 1}),
-    "legacy root: migrate first": lambda d: d.pop("schema_version"),
-    "bad claim in a late talk": lambda d: d["talks"][-1].update(_queue_claim={"run_id": 5}),
-}
+REFUSED = {
+    **sc.refused(
+        "future talk version", "duplicate filename", "talk not an object", "future config",
+        "talks not an array", "bad claim in a late talk",
+    ),
+    "legacy root: migrate first": sc.legacy_root,
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("layout", ["artifact", "jq -c"])
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_a_refused_vault_is_refused_the_same_and_left_alone(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    snapshot_file: Any,
-    name: str,
-    layout: str,
+    tmp_path: Path, cli: sc.BothWays, snapshot_file: Any, name: str, layout: str
 ) -> None:
     db = _vault(tmp_path, layout, REFUSED[name])
     before = snapshot_file(db)
-    streamed, whole, whole_reads = _dry_both(capsys, monkeypatch, db)
+    streamed, whole, whole_reads = cli.both_spied(db)
     assert whole_reads == []  # refused on the stream's own assessment
     assert streamed == whole and streamed[0] == 2 and '"ok": false' in streamed[1]
-    (streamed_apply, _), (whole_apply, _) = _apply_both(capsys, monkeypatch, db)
+    (streamed_apply, _), (whole_apply, _) = _apply_both(cli, db)
     assert streamed_apply == whole_apply and streamed_apply[0] == 2
     assert snapshot_file(db) == before  # bytes and inode
 
@@ -228,31 +144,23 @@ def test_a_refused_vault_is_refused_the_same_and_left_alone(
     [("0" * 64, "expected_sha256_mismatch"), ("output", "expected_sha256_is_output")],
 )
 def test_a_wrong_digest_is_refused_the_same_and_leaves_the_file(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    snapshot_file: Any,
-    given: str,
-    code: str,
+    tmp_path: Path, cli: sc.BothWays, snapshot_file: Any, given: str, code: str
 ) -> None:
     db = _vault(tmp_path)
     before = snapshot_file(db)
-    dry = _run(capsys, db)[1]
+    dry = cli.run(db)[1]
     if given == "output":
         given = dry.split('"output_sha256": "')[1][:64]
     args = ("--apply", "--expected-sha256", given)
-    streamed = _run(capsys, db, *args)
-    with _whole(monkeypatch):
-        whole = _run(capsys, db, *args)
+    streamed = cli.run(db, *args)
+    with cli.whole_way():
+        whole = cli.run(db, *args)
     assert streamed == whole and streamed[0] == 2 and f'"{code}"' in streamed[1]
     assert snapshot_file(db) == before
 
 
 def test_a_candidate_the_owner_would_refuse_is_refused_the_same(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    snapshot_file: Any,
+    tmp_path: Path, cli: sc.BothWays, monkeypatch: pytest.MonkeyPatch, snapshot_file: Any
 ) -> None:
     """The per-talk plan both ways gives one talk an invalid ``transcript_source``; the
     stream assesses that changed talk as ``store.candidate_bytes`` does."""
@@ -267,18 +175,16 @@ def test_a_candidate_the_owner_would_refuse_is_refused_the_same(
     monkeypatch.setattr(plans, "normalize_talk", breaking)
     db = _vault(tmp_path)
     before = snapshot_file(db)
-    streamed, whole, _ = _dry_both(capsys, monkeypatch, db)
+    streamed, whole, _ = cli.both_spied(db)
     assert streamed == whole and streamed[0] == 2 and '"candidate_invalid"' in streamed[1]
     assert '"$[\\"talks\\"][4][\\"transcript_source\\"]"' in streamed[1]
-    (streamed_apply, _), (whole_apply, _) = _apply_both(capsys, monkeypatch, db)
+    (streamed_apply, _), (whole_apply, _) = _apply_both(cli, db)
     assert streamed_apply == whole_apply and streamed_apply[0] == 2
     assert snapshot_file(db) == before
 
 
-def test_a_missing_database_is_refused_the_same(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    streamed, whole, _ = _dry_both(capsys, monkeypatch, tmp_path / qb.DB_NAME)
+def test_a_missing_database_is_refused_the_same(tmp_path: Path, cli: sc.BothWays) -> None:
+    streamed, whole, _ = cli.both_spied(tmp_path / qb.DB_NAME)
     assert streamed == whole and streamed[0] == 2 and '"database_missing"' in streamed[1]
 
 
@@ -288,18 +194,11 @@ def test_a_missing_database_is_refused_the_same(
     ids=["duplicate key: the strict decoder's refusal", "not its own encoding: a report"],
 )
 def test_a_vault_the_stream_cannot_prove_goes_the_whole_way(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    member: bytes,
-    outcome: int,
+    tmp_path: Path, cli: sc.BothWays, member: bytes, outcome: int
 ) -> None:
     db = _vault(tmp_path)
-    data = db.read_bytes()
-    line = b'      "filename": '
-    at = data.index(line, data.index(line) + 1)  # the second talk's
-    db.write_bytes(data[:at] + b"      " + member + b",\n" + data[at:])
-    streamed, whole, whole_reads = _dry_both(capsys, monkeypatch, db)
+    db.write_bytes(sc.second_talk_respelled(db.read_bytes(), member))
+    streamed, whole, whole_reads = cli.both_spied(db)
     assert whole_reads == [db.read_bytes()]  # read once, whole, after the stream stopped
     assert streamed == whole and streamed[0] == outcome
 
@@ -316,7 +215,7 @@ def test_a_plan_that_raises_is_raised_by_the_whole_read(
 
     monkeypatch.setattr(plans, "normalize_talk", failing)
     db = _vault(tmp_path)
-    whole_reads = _spy_whole_reads(monkeypatch)
+    whole_reads = NORMALIZE.spy_whole_reads(monkeypatch)
     with pytest.raises(LookupError, match="talk 3"):
         normalize(db, ApplyRequest())
     assert whole_reads == [db.read_bytes()]
@@ -324,13 +223,10 @@ def test_a_plan_that_raises_is_raised_by_the_whole_read(
 
 @pytest.mark.parametrize("layout", COMPACT[:1])
 def test_a_one_line_vault_with_changes_is_planned_whole(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    layout: str,
+    tmp_path: Path, cli: sc.BothWays, layout: str
 ) -> None:
     """The splice needs the artifact framing; one line is rewritten whole, as before."""
     db = _vault(tmp_path, layout)
-    streamed, whole, whole_reads = _dry_both(capsys, monkeypatch, db)
+    streamed, whole, whole_reads = cli.both_spied(db)
     assert whole_reads == [db.read_bytes()]
     assert streamed == whole and streamed[0] == 0
