@@ -13,6 +13,7 @@ puts on ``sys.path``, like ``_queue_builders``.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,6 +25,8 @@ import pytest
 from rvault_testkit.tracking_db.layouts import LAYOUTS
 from rvault_testkit.tracking_db.samples import example_database, example_talk
 from rvault_tracking_db.cli import main
+from rvault_tracking_db.preflight.findings import Findings
+from rvault_tracking_db.preflight.talk_checks import LightView, check_talks, talks_of
 from rvault_tracking_db.queue import streamed_read
 
 Outcome = tuple[int, str]
@@ -278,3 +281,14 @@ def queue_command(verb: str) -> Command:
         whole=_proves_nothing,
         reads=streamed_read,
     )
+
+
+def views_of(database: dict[str, Any], vault: Path, *, full: bool) -> tuple[LightView, Findings]:
+    """``database``'s talks through a :class:`LightView` one at a time (each a copy: only what
+    the view keeps of a talk may survive it), and ``check_talks`` over them at once."""
+    whole = Findings()
+    check_talks(database, talks_of(database), vault, whole, full=full)
+    view = LightView({k: v for k, v in database.items() if k != "talks"}, vault, full=full)
+    for ref, talk in talks_of(database):
+        view.add(ref, copy.deepcopy(talk))
+    return view, whole

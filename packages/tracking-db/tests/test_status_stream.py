@@ -12,15 +12,14 @@ hands to the whole read.
 
 from __future__ import annotations
 
-import copy
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _queue_builders as qb
+import _stream_cases as sc
 import pytest
 from rvault_contracts.canonical import artifact_bytes
 from rvault_testkit.tracking_db.layouts import LAYOUTS
@@ -30,63 +29,28 @@ from rvault_testkit.tracking_db.samples import (
     realistic_database,
 )
 from rvault_tracking_db import streamed_status
-from rvault_tracking_db.cli import main
 from rvault_tracking_db.commands import status as status_command
-from rvault_tracking_db.preflight.findings import Findings
-from rvault_tracking_db.preflight.talk_checks import LightView, check_talks, talks_of
 from rvault_tracking_db.reader import DatabaseRefusal, read_database
 from rvault_tracking_db.status import build_status
 
-YT = "dQw4w9WgXcQ"
-OTHER = "AbCdEfGhI_1"
-CONTRADICTED = {
-    "schema_version": 1, "pptx_path": "Deck.pptx", "extraction_sha256": None,
-    "decision": "contradicted", "reasons": ["title_conflicts"],
-    "signals": {"title": "conflict", "venue": "unknown", "delivery_year": "unknown",
-                "filename_similarity": "unknown"},
-}  # fmt: skip
-
-
-def _bad_ledger(talk: dict[str, Any]) -> dict[str, Any]:
-    """A processed talk whose ledger breaks its contract: a warning, and a requeue."""
-    talk["pattern_observations"]["pattern_outcomes"][0]["outcome"] = "bogus"
-    return talk
-
 
 def _talks(vault: Path) -> list[dict[str, Any]]:
-    """Talks with every kind of row: evidence on disk, warnings, identity findings, a claim."""
-    qb.write_transcript(vault, "transcripts/t.txt")
-    qb.write_pptx(vault / "Deck.pptx")
-    caps = [{"capability": "local_transcript", "path": "transcripts/t.txt", "root": "vault"}]
+    """Talks with every kind of row: evidence on disk, warnings, identity findings, a claim
+    (the transcript and deck they name written by ``identity_and_deck_talks``)."""
     claimed = example_database(claimed=True)["talks"][0]
-    mismatched = example_talk("2024-07-01-identity.md", youtube_id=OTHER)
-    mismatched["source_identity"] = {**mismatched["source_identity"], "title": "Cooking Pasta"}
     return [
         qb.bind_evidence(vault, qb.processed_talk("2023-01-01-done.md", 7)),
-        _bad_ledger(example_talk("2023-02-01-ledger.md", youtube_id="yt000000002")),
+        sc.bad_ledger(example_talk("2023-02-01-ledger.md", youtube_id="yt000000002")),
         claimed,
-        mismatched,
+        sc.mismatched_talk(),
         qb.pending_talk("2024-01-01-vimeo.md", video_url="https://vimeo.com/1"),
-        qb.remote_talk("2024-02-01-yt.md", YT, source_capabilities=[]),
-        qb.remote_talk("2024-02-02-dup.md", YT, title="Über Café-Sprache 🎤"),
-        qb.remote_talk(
-            "2024-02-03-rel.md", YT,
-            source_relation={"type": "duplicate", "target_filename": "2024-02-01-yt.md"},
-        ),
-        qb.pending_talk(
-            "2024-02-04-nowhere.md",
-            source_relation={"type": "duplicate", "target_filename": "nope.md"},
-        ),
-        qb.pending_talk(
-            "2024-03-01-deck.md", transcript_path="transcripts/t.txt", pptx_path="Deck.pptx",
-            deck_binding=CONTRADICTED,
-        ),
-        qb.pending_talk("2024-03-02-deck.md", pptx_path="Deck.pptx"),
+        *sc.identity_and_deck_talks(vault),
         qb.pending_talk(
             "2024-03-03-slides.md", slides_local_identity={"schema_version": 1, "sha256": "x"},
         ),
         qb.pending_talk(
-            "2024-04-01-ready.md", transcript_path="transcripts/t.txt", source_capabilities=caps
+            "2024-04-01-ready.md", transcript_path="transcripts/t.txt",
+            source_capabilities=sc.local_transcript_caps(),
         ),
         qb.pending_talk("2024-05-01-skip.md", status="skipped_duplicate"),
     ]  # fmt: skip
@@ -103,47 +67,27 @@ def _whole(path: str) -> dict[str, Any]:
     return build_status(read_database(path))
 
 
-def _run(capsys: pytest.CaptureFixture[str], db: Path, *extra: str) -> tuple[int, str]:
-    capsys.readouterr()
-    code = main(["status", str(db), *extra])
-    return code, capsys.readouterr().out
+STATUS = sc.Command(
+    argv=("status", sc.DB),
+    owner=status_command,
+    attribute="status_report",
+    whole=_whole,
+    reads=streamed_status,
+)
 
 
-def _both(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, db: Path, *extra: str
-) -> tuple[tuple[int, str], tuple[int, str]]:
-    """The command's (exit status, stdout) streamed, then with today's whole read."""
-    streamed = _run(capsys, db, *extra)
-    with monkeypatch.context() as patch:
-        patch.setattr(status_command, "status_report", _whole)
-        whole = _run(capsys, db, *extra)
-    return streamed, whole
-
-
-def _spy_whole_reads(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
-    calls: list[bytes] = []
-    whole = streamed_status.decode_and_assess
-
-    def recording(data: bytes, *args: Any) -> Any:
-        calls.append(data)
-        return whole(data, *args)
-
-    monkeypatch.setattr(streamed_status, "decode_and_assess", recording)
-    return calls
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> sc.BothWays:
+    return STATUS.both_ways(capsys, monkeypatch)
 
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 def test_a_varied_vault_streams_to_the_same_report_in_every_layout(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    layout: str,
+    tmp_path: Path, cli: sc.BothWays, layout: str
 ) -> None:
     vault = tmp_path / "vault"
-    db = vault / qb.DB_NAME
-    db.write_bytes(LAYOUTS[layout](_database(vault)))
-    whole_reads = _spy_whole_reads(monkeypatch)
-    streamed, whole = _both(capsys, monkeypatch, db, "--format", "json")
+    db = sc.write_layout(vault, _database(vault), layout)
+    streamed, whole, whole_reads = cli.both_spied(db, "--format", "json")
     assert whole_reads == []  # the stream proved the layout and built every row
     assert streamed == whole
     assert streamed[0] == 0
@@ -158,9 +102,8 @@ def test_a_realistic_vault_streams_to_the_same_report(
 ) -> None:
     database = realistic_database(40, outcomes=6)
     database["talks"][7]["title"] = "Sprache, Café und 🎤"
-    db = tmp_path / qb.DB_NAME
-    db.write_bytes(LAYOUTS[layout](database))
-    whole_reads = _spy_whole_reads(monkeypatch)
+    db = sc.write_layout(tmp_path, database, layout)
+    whole_reads = STATUS.spy_whole_reads(monkeypatch)
     report = streamed_status.status_report(db)
     assert whole_reads == []
     assert artifact_bytes(report) == artifact_bytes(_whole(str(db)))
@@ -168,7 +111,7 @@ def test_a_realistic_vault_streams_to_the_same_report(
 
 
 def test_identity_findings_and_the_table_are_the_same_streamed(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, cli: sc.BothWays
 ) -> None:
     vault = tmp_path / "vault"
     db = qb.write_db(vault, _database(vault))
@@ -188,7 +131,7 @@ def test_identity_findings_and_the_table_are_the_same_streamed(
         "slides_identity_invalid"
     ]
     assert rows[example_talk()["filename"]]["next_action"]["code"] == "persist_batch"
-    streamed, whole = _both(capsys, monkeypatch, db, "--format", "table")
+    streamed, whole = cli.both(db, "--format", "table")
     assert streamed == whole
     assert "[duplicate_recording]" in streamed[1]
 
@@ -197,11 +140,7 @@ def test_the_light_view_talk_by_talk_makes_check_talks_findings_in_order(tmp_pat
     vault = tmp_path / "vault"
     database = _database(vault)
     database["talks"].insert(3, 7)  # not an object: no reference, no checks
-    whole = Findings()
-    check_talks(database, talks_of(database), vault, whole, full=False)
-    view = LightView({k: v for k, v in database.items() if k != "talks"}, vault)
-    for ref, talk in talks_of(database):
-        view.add(ref, copy.deepcopy(talk))  # only what the view keeps of a talk may survive it
+    view, whole = sc.views_of(database, vault, full=False)
     assert view.findings().items == whole.items
     assert len({f.code for f in whole.items}) >= 6
 
@@ -210,83 +149,43 @@ def _malformed_receipt(d: dict[str, Any]) -> None:
     d["pptx_catalog"][0]["visual_evidence"]["outcome"] = "bogus"
 
 
-VALID: dict[str, Callable[[dict[str, Any]], object]] = {
-    "no talks": lambda d: d.update(talks=[]),
-    "legacy root": lambda d: d.pop("schema_version"),
-    "a catalog receipt warning (not a talk's)": _malformed_receipt,
-}
+VALID = {**sc.VALID, "a catalog receipt warning (not a talk's)": _malformed_receipt}
 
 
 @pytest.mark.parametrize("layout", ["artifact", "jq -c"])
 @pytest.mark.parametrize("name", sorted(VALID))
 def test_other_valid_vaults_stream_to_the_same_report(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    name: str,
-    layout: str,
+    tmp_path: Path, cli: sc.BothWays, name: str, layout: str
 ) -> None:
     vault = tmp_path / "vault"
     database = _database(vault)
     VALID[name](database)
-    db = vault / qb.DB_NAME
-    db.write_bytes(LAYOUTS[layout](database))
-    whole_reads = _spy_whole_reads(monkeypatch)
-    streamed, whole = _both(capsys, monkeypatch, db)
+    streamed, whole, whole_reads = cli.both_spied(sc.write_layout(vault, database, layout))
     assert whole_reads == []
     assert streamed == whole and streamed[0] == 0
 
 
-def _duplicate_filename(d: dict[str, Any]) -> None:
-    d["talks"][5]["filename"] = d["talks"][0]["filename"]
-
-
-REFUSED: dict[str, Callable[[dict[str, Any]], object]] = {
-    "future talk version": lambda d: d["talks"][4].update(schema_version=6),
-    "duplicate filename": _duplicate_filename,
-    "talk not an object": lambda d: d["talks"].insert(2, 7),
-    "future config": lambda d: d["config"].update(schema_version=3),
-    "records not an array": lambda d: d.update(resources={"a": 1}),
-    "talks not an array": lambda d: d.update(talks={"a": 1}),
-    "future root": lambda d: d.update(schema_version=2),
-    "bad claim in a late talk": lambda d: d["talks"][-1].update(_queue_claim={"run_id": 5}),
-}
+REFUSED = sc.REFUSED
 
 
 @pytest.mark.parametrize("layout", ["artifact", "jq -c"])
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_a_refused_vault_is_refused_the_same_streamed(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    name: str,
-    layout: str,
+    tmp_path: Path, cli: sc.BothWays, name: str, layout: str
 ) -> None:
     vault = tmp_path / "vault"
     database = _database(vault)
     REFUSED[name](database)
-    db = vault / qb.DB_NAME
-    db.write_bytes(LAYOUTS[layout](database))
-    whole_reads = _spy_whole_reads(monkeypatch)
-    streamed, whole = _both(capsys, monkeypatch, db)
+    streamed, whole, whole_reads = cli.both_spied(sc.write_layout(vault, database, layout))
     assert whole_reads == []  # refused by the stream's own assessment
     assert streamed == whole
     assert streamed[0] == 2 and '"ok": false' in streamed[1]
 
 
-def test_a_missing_database_is_refused_the_same(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    streamed, whole = _both(capsys, monkeypatch, tmp_path / qb.DB_NAME)
+def test_a_missing_database_is_refused_the_same(tmp_path: Path, cli: sc.BothWays) -> None:
+    streamed, whole = cli.both(tmp_path / qb.DB_NAME)
     assert streamed == whole and streamed[0] == 2
     assert '"database_missing"' in streamed[1]
-
-
-def _second_talk_respelled(data: bytes, member: bytes) -> bytes:
-    """``member`` put before the second talk's ``filename`` (artifact layout)."""
-    line = b'      "filename": '
-    at = data.index(line, data.index(line) + 1)
-    return data[:at] + b"      " + member + b",\n" + data[at:]
 
 
 @pytest.mark.parametrize(
@@ -295,18 +194,13 @@ def _second_talk_respelled(data: bytes, member: bytes) -> bytes:
     ids=["duplicate key: the strict decoder's refusal", "not its own encoding: a report"],
 )
 def test_a_vault_the_stream_cannot_prove_goes_the_whole_way(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    member: bytes,
-    outcome: int,
+    tmp_path: Path, cli: sc.BothWays, member: bytes, outcome: int
 ) -> None:
     vault = tmp_path / "vault"
-    data = _second_talk_respelled(artifact_bytes(_database(vault)), member)
+    data = sc.second_talk_respelled(artifact_bytes(_database(vault)), member)
     db = vault / qb.DB_NAME
     db.write_bytes(data)
-    whole_reads = _spy_whole_reads(monkeypatch)
-    streamed, whole = _both(capsys, monkeypatch, db)
+    streamed, whole, whole_reads = cli.both_spied(db)
     assert whole_reads == [data]  # read once, whole, after the stream stopped
     assert streamed == whole and streamed[0] == outcome
 
@@ -326,7 +220,7 @@ def test_a_row_that_raises_is_raised_by_the_whole_read(
         real(self, position, talk, trouble)
 
     monkeypatch.setattr(streamed_status.StatusRows, "add", failing)
-    whole_reads = _spy_whole_reads(monkeypatch)
+    whole_reads = STATUS.spy_whole_reads(monkeypatch)
     with pytest.raises(LookupError, match="row 4"):
         streamed_status.status_report(db)
     assert len(whole_reads) == 1
@@ -358,7 +252,7 @@ def test_rows_that_cannot_start_are_raised_by_the_whole_read(
     assert raised.value.to_dict()["error"]["path"] == '$["talks"][9]["schema_version"]'
     database["talks"][9]["schema_version"] = 5
     qb.write_db(vault, database)
-    whole_reads = _spy_whole_reads(monkeypatch)
+    whole_reads = STATUS.spy_whole_reads(monkeypatch)
     with pytest.raises(LookupError, match="config"):
         streamed_status.status_report(db)
     assert len(whole_reads) == 1
