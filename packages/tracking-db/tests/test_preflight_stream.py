@@ -13,16 +13,15 @@ bindings), refused ones, and the ones the stream hands to the whole read.
 
 from __future__ import annotations
 
-import copy
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _queue_builders as qb
+import _stream_cases as sc
 import pytest
 from rvault_contracts.canonical import artifact_bytes
 from rvault_testkit.plugin import run_cli
@@ -34,22 +33,12 @@ from rvault_testkit.tracking_db.samples import (
     example_talk,
     realistic_database,
 )
-from rvault_tracking_db.cli import main
 from rvault_tracking_db.preflight import artifacts, run
-from rvault_tracking_db.preflight.findings import Findings
 from rvault_tracking_db.preflight.run import PreflightRequest, run_preflight
-from rvault_tracking_db.preflight.talk_checks import LightView, check_talks, talks_of
+from rvault_tracking_db.preflight.talk_checks import talks_of
 
-YT = "dQw4w9WgXcQ"
-OTHER = "AbCdEfGhI_1"
 DECK = "Devoxx/2023/Cost Myths.pptx"
 EXTRACTION = "pptx/cost-myths.json"
-CONTRADICTED = {
-    "schema_version": 1, "pptx_path": "Deck.pptx", "extraction_sha256": None,
-    "decision": "contradicted", "reasons": ["title_conflicts"],
-    "signals": {"title": "conflict", "venue": "unknown", "delivery_year": "unknown",
-                "filename_similarity": "unknown"},
-}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -85,15 +74,11 @@ def _deck_talks() -> list[dict[str, Any]]:
 
 def _talks(vault: Path) -> list[dict[str, Any]]:
     """Talks with every kind of finding: artifacts present, missing, unreadable, changed,
-    identities that disagree or collide, rejected sources, deck bindings."""
-    qb.write_transcript(vault, "transcripts/t.txt")
-    qb.write_pptx(vault / "Deck.pptx")
+    identities that disagree or collide, rejected sources, deck bindings (the transcript and
+    deck they name written by ``identity_and_deck_talks``)."""
     (vault / "slides").mkdir(parents=True, exist_ok=True)
     (vault / "slides" / "bad.pdf").write_bytes(b"not a pdf at all")
     qb.write_pdf(vault / "slides" / "changed.pdf")
-    caps = [{"capability": "local_transcript", "path": "transcripts/t.txt", "root": "vault"}]
-    mismatched = example_talk("2024-07-01-identity.md", youtube_id=OTHER)
-    mismatched["source_identity"] = {**mismatched["source_identity"], "title": "Cooking Pasta"}
     rejected = qb.remote_talk("2024-08-01-rejected.md", "Zz9Yy8Xx7Ww")
     rejected["source_rejections"] = [
         {**example_source_rejections()[0], "url": rejected["video_url"]}
@@ -102,24 +87,10 @@ def _talks(vault: Path) -> list[dict[str, Any]]:
         qb.bind_evidence(vault, qb.processed_talk("2023-01-01-done.md", 7)),
         qb.processed_talk("2023-01-02-gone.md", 5, transcript_path="transcripts/gone.txt"),
         example_talk(),
-        mismatched,
+        sc.mismatched_talk(),
         rejected,
         qb.pending_talk("2024-01-01-later.md", transcript_path="transcripts/later.txt"),
-        qb.remote_talk("2024-02-01-yt.md", YT, source_capabilities=[]),
-        qb.remote_talk("2024-02-02-dup.md", YT, title="Über Café-Sprache 🎤"),
-        qb.remote_talk(
-            "2024-02-03-rel.md", YT,
-            source_relation={"type": "duplicate", "target_filename": "2024-02-01-yt.md"},
-        ),
-        qb.pending_talk(
-            "2024-02-04-nowhere.md",
-            source_relation={"type": "duplicate", "target_filename": "nope.md"},
-        ),
-        qb.pending_talk(
-            "2024-03-01-deck.md", transcript_path="transcripts/t.txt", pptx_path="Deck.pptx",
-            deck_binding=CONTRADICTED,
-        ),
-        qb.pending_talk("2024-03-02-deck.md", pptx_path="Deck.pptx"),
+        *sc.identity_and_deck_talks(vault),
         qb.pending_talk(
             "2024-03-03-pdf.md", status="processed", slides_local_path="slides/bad.pdf",
             slide_source="pdf",
@@ -129,9 +100,11 @@ def _talks(vault: Path) -> list[dict[str, Any]]:
             slides_local_identity={"sha256": qb.sha(b"other bytes"), "size_bytes": 46},
         ),
         qb.pending_talk("2024-03-05-video.md", status="processed", slide_source="video_extracted",
-                        youtube_id=OTHER, video_url=f"https://www.youtube.com/watch?v={OTHER}"),
+                        youtube_id=sc.OTHER,
+                        video_url=f"https://www.youtube.com/watch?v={sc.OTHER}"),
         qb.pending_talk("2024-04-01-skip.md", status="skipped_no_sources",
-                        transcript_path="transcripts/t.txt", source_capabilities=caps),
+                        transcript_path="transcripts/t.txt",
+                        source_capabilities=sc.local_transcript_caps()),
         *_deck_talks(),
     ]  # fmt: skip
 
@@ -144,37 +117,26 @@ def _database(vault: Path, extraction: bytes) -> dict[str, Any]:
     return database
 
 
-def _run(capsys: pytest.CaptureFixture[str], target: Path, *extra: str) -> tuple[int, str]:
-    capsys.readouterr()
-    code = main(["preflight", str(target), *extra])
-    return code, capsys.readouterr().out
+def _whole_read(located: Any, _capture: str | None) -> str:
+    return located.database
 
 
-def _both(
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    target: Path,
-    *extra: str,
-) -> tuple[tuple[int, str], tuple[int, str]]:
-    """The command's (exit status, stdout) streamed, then with today's whole read."""
-    streamed = _run(capsys, target, *extra)
-    with monkeypatch.context() as patch:
-        patch.setattr(run, "streamed_checks", lambda *_args: None)
-        whole = _run(capsys, target, *extra)
-    return streamed, whole
+PREFLIGHT = sc.Command(
+    argv=("preflight", sc.DB),
+    owner=run,
+    attribute="streamed_checks",
+    whole=lambda *_args: None,
+    reads=run,
+    read="_whole_checks",
+    recorded=_whole_read,
+)
+"""The whole way: no streamed checks. The whole reads: the databases ``run._whole_checks``
+read whole."""
 
 
-def _spy_whole_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The databases preflight read whole (``run._whole_checks``), while the spy is on."""
-    calls: list[str] = []
-    whole = run._whole_checks
-
-    def recording(located: Any, capture: str | None) -> Any:
-        calls.append(located.database)
-        return whole(located, capture)
-
-    monkeypatch.setattr(run, "_whole_checks", recording)
-    return calls
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> sc.BothWays:
+    return PREFLIGHT.both_ways(capsys, monkeypatch)
 
 
 def _codes(out: str) -> set[str]:
@@ -184,19 +146,15 @@ def _codes(out: str) -> set[str]:
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 def test_a_varied_vault_streams_to_the_same_report_in_every_layout(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    extraction: bytes,
-    layout: str,
+    tmp_path: Path, cli: sc.BothWays, extraction: bytes, layout: str
 ) -> None:
     vault = tmp_path / "vault"
-    db = vault / qb.DB_NAME
-    db.write_bytes(LAYOUTS[layout](_database(vault, extraction)))
-    whole_reads = _spy_whole_reads(monkeypatch)
-    streamed = _run(capsys, vault)
+    db = sc.write_layout(vault, _database(vault, extraction), layout)
+    whole_reads = cli.spy_whole_reads()
+    streamed = cli.run(vault)
     assert whole_reads == []  # the stream proved the layout and checked every talk
-    _, whole = _both(capsys, monkeypatch, vault)
+    with cli.whole_way():
+        whole = cli.run(vault)
     assert whole_reads == [str(db)]
     assert streamed == whole
     assert streamed[0] == 3
@@ -216,7 +174,7 @@ def test_a_binding_re_proven_against_a_later_talk_waits_for_it(
     vault = tmp_path / "vault"
     database = _database(vault, extraction)
     (vault / qb.DB_NAME).write_bytes(artifact_bytes(database))
-    whole_reads = _spy_whole_reads(monkeypatch)
+    whole_reads = PREFLIGHT.spy_whole_reads(monkeypatch)
     report = run_preflight(PreflightRequest(str(vault)))
     assert whole_reads == []
     java = len(database["talks"]) - 2
@@ -233,20 +191,14 @@ def test_a_binding_re_proven_against_a_later_talk_waits_for_it(
 
 @pytest.mark.parametrize("layout", ["artifact", "json.dumps"])
 def test_a_realistic_vault_streams_to_the_same_report(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    layout: str,
+    tmp_path: Path, cli: sc.BothWays, layout: str
 ) -> None:
     database = realistic_database(40, outcomes=6)
     database["talks"][7]["title"] = "Sprache, Café und 🎤"
     database["talks"][9]["youtube_id"] = database["talks"][3]["youtube_id"]
-    db = tmp_path / qb.DB_NAME
-    db.write_bytes(LAYOUTS[layout](database))
-    whole_reads = _spy_whole_reads(monkeypatch)
-    streamed = _run(capsys, tmp_path)
+    sc.write_layout(tmp_path, database, layout)
+    streamed, whole, whole_reads = cli.both_spied(tmp_path)
     assert whole_reads == []
-    _, whole = _both(capsys, monkeypatch, tmp_path)
     assert streamed == whole and streamed[0] == 3
     assert '"talk_count": 40' in streamed[1]
 
@@ -257,60 +209,31 @@ def test_the_full_view_talk_by_talk_makes_check_talks_findings_in_order(
     vault = tmp_path / "vault"
     database = _database(vault, extraction)
     database["talks"].insert(3, 7)  # not an object: no reference, no checks
-    whole = Findings()
-    check_talks(database, talks_of(database), vault, whole)
-    view = LightView({k: v for k, v in database.items() if k != "talks"}, vault, full=True)
-    for ref, talk in talks_of(database):
-        view.add(ref, copy.deepcopy(talk))  # only what the view keeps of a talk may survive it
+    view, whole = sc.views_of(database, vault, full=True)
     assert view.findings().items == whole.items
     assert view.talk_count == len(talks_of(database))
     assert len({f.code for f in whole.items}) >= 12
 
 
-def _no_talks(d: dict[str, Any]) -> None:
-    d["talks"] = []
-
-
-VALID: dict[str, Callable[[dict[str, Any]], object]] = {
-    "no talks": _no_talks,
-    "legacy root": lambda d: d.pop("schema_version"),
-    "only the spec example": lambda d: d.update(talks=[example_talk()]),
-}
+VALID = {**sc.VALID, "only the spec example": lambda d: d.update(talks=[example_talk()])}
 
 
 @pytest.mark.parametrize("layout", ["artifact", "jq -c"])
 @pytest.mark.parametrize("name", sorted(VALID))
 def test_other_valid_vaults_stream_to_the_same_report(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    extraction: bytes,
-    name: str,
-    layout: str,
+    tmp_path: Path, cli: sc.BothWays, extraction: bytes, name: str, layout: str
 ) -> None:
     vault = tmp_path / "vault"
     database = _database(vault, extraction)
     VALID[name](database)
-    (vault / qb.DB_NAME).write_bytes(LAYOUTS[layout](database))
-    whole_reads = _spy_whole_reads(monkeypatch)
-    streamed = _run(capsys, vault)
+    sc.write_layout(vault, database, layout)
+    streamed, whole, whole_reads = cli.both_spied(vault)
     assert whole_reads == []
-    assert streamed == _both(capsys, monkeypatch, vault)[1]
+    assert streamed == whole
 
 
-def _duplicate_filename(d: dict[str, Any]) -> None:
-    d["talks"][5]["filename"] = d["talks"][0]["filename"]
-
-
-REFUSED: dict[str, Callable[[dict[str, Any]], object]] = {
-    "future talk version": lambda d: d["talks"][4].update(schema_version=6),
-    "duplicate filename": _duplicate_filename,
-    "talk not an object": lambda d: d["talks"].insert(2, 7),
-    "future config": lambda d: d["config"].update(schema_version=3),
-    "records not an array": lambda d: d.update(resources={"a": 1}),
-    "talks not an array": lambda d: d.update(talks={"a": 1}),
-    "future root": lambda d: d.update(schema_version=2),
-    "bad claim in a late talk": lambda d: d["talks"][-1].update(_queue_claim={"run_id": 5}),
+REFUSED = {
+    **sc.REFUSED,
     "a root assertion and a bad talk": lambda d: (
         d["config"].update(vault_storage_path="C:vault"),
         d["talks"][3].update(schema_version=6),
@@ -321,50 +244,33 @@ REFUSED: dict[str, Callable[[dict[str, Any]], object]] = {
 @pytest.mark.parametrize("layout", ["artifact", "jq -c"])
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_a_refused_vault_is_the_same_blocking_finding_streamed(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    extraction: bytes,
-    name: str,
-    layout: str,
+    tmp_path: Path, cli: sc.BothWays, extraction: bytes, name: str, layout: str
 ) -> None:
     vault = tmp_path / "vault"
     database = _database(vault, extraction)
     REFUSED[name](database)
-    (vault / qb.DB_NAME).write_bytes(LAYOUTS[layout](database))
-    whole_reads = _spy_whole_reads(monkeypatch)
-    streamed = _run(capsys, vault)
+    sc.write_layout(vault, database, layout)
+    streamed, whole, whole_reads = cli.both_spied(vault)
     assert whole_reads == []  # refused by the stream's own assessment
-    assert streamed == _both(capsys, monkeypatch, vault)[1]
+    assert streamed == whole
     assert streamed[0] == 3 and _codes(streamed[1]) == {"database_unusable"}
     assert '"talk_count": 0' in streamed[1] and '"input_sha256": null' in streamed[1]
 
 
 @pytest.mark.parametrize("value", ["C:vault", "/elsewhere"])
 def test_a_root_assertion_goes_the_whole_way_and_still_checks_the_talks(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    extraction: bytes,
-    value: str,
+    tmp_path: Path, cli: sc.BothWays, extraction: bytes, value: str
 ) -> None:
     vault = tmp_path / "vault"
     database = _database(vault, extraction)
     database["config"]["vault_storage_path"] = value
     db = qb.write_db(vault, database)
-    whole_reads = _spy_whole_reads(monkeypatch)
-    streamed, whole = _both(capsys, monkeypatch, db)
+    whole_reads = cli.spy_whole_reads()
+    streamed, whole = cli.both(db)
     assert whole_reads == [str(db), str(db)]  # the stream tolerates nothing: read whole
     assert streamed == whole and streamed[0] == 3
     assert {"vault_root_config_invalid", "vault_root_authority_mismatch"} & _codes(streamed[1])
     assert "duplicate_recording" in _codes(streamed[1])
-
-
-def _second_talk_respelled(data: bytes, member: bytes) -> bytes:
-    """``member`` put before the second talk's ``filename`` (artifact layout)."""
-    line = b'      "filename": '
-    at = data.index(line, data.index(line) + 1)
-    return data[:at] + b"      " + member + b",\n" + data[at:]
 
 
 @pytest.mark.parametrize(
@@ -373,32 +279,25 @@ def _second_talk_respelled(data: bytes, member: bytes) -> bytes:
     ids=["duplicate key: the strict decoder's refusal", "not its own encoding: a report"],
 )
 def test_a_vault_the_stream_cannot_prove_goes_the_whole_way(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    extraction: bytes,
-    member: bytes,
+    tmp_path: Path, cli: sc.BothWays, extraction: bytes, member: bytes
 ) -> None:
     vault = tmp_path / "vault"
-    data = _second_talk_respelled(artifact_bytes(_database(vault, extraction)), member)
+    data = sc.second_talk_respelled(artifact_bytes(_database(vault, extraction)), member)
     db = vault / qb.DB_NAME
     db.write_bytes(data)
-    whole_reads = _spy_whole_reads(monkeypatch)
-    streamed, whole = _both(capsys, monkeypatch, db)
+    whole_reads = cli.spy_whole_reads()
+    streamed, whole = cli.both(db)
     assert whole_reads == [str(db), str(db)]
     assert streamed == whole and streamed[0] == 3
 
 
 @pytest.mark.parametrize("target", ["missing", "a directory"])
 def test_an_unreadable_database_is_the_same_finding(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    target: str,
+    tmp_path: Path, cli: sc.BothWays, target: str
 ) -> None:
     if target == "a directory":
         (tmp_path / qb.DB_NAME).mkdir()
-    streamed, whole = _both(capsys, monkeypatch, tmp_path)
+    streamed, whole = cli.both(tmp_path)
     assert streamed == whole and streamed[0] == 3
     assert _codes(streamed[1]) == {"database_unusable"}
 
@@ -420,7 +319,7 @@ def test_a_check_that_raises_is_raised_by_the_whole_read(
         real(ref, *args)
 
     monkeypatch.setattr(artifacts, "check_artifacts", failing)
-    whole_reads = _spy_whole_reads(monkeypatch)
+    whole_reads = PREFLIGHT.spy_whole_reads(monkeypatch)
     with pytest.raises(LookupError, match="talk 4"):
         run_preflight(PreflightRequest(str(db)))
     assert whole_reads == [str(db)]
@@ -439,8 +338,8 @@ def _capture(path: Path, talks: list[str]) -> Path:
     proposal = {
         "captured_at": "2026-07-31T12:00:00Z", "duration_seconds": 2712, "provider": "youtube",
         "schema_version": 1, "title": "Kubernetes Cost Myths", "upload_date": "2023-10-12",
-        "uploader": "Jane Doe", "video_id": YT,
-        "webpage_url": f"https://www.youtube.com/watch?v={YT}", "webpage_video_id": YT,
+        "uploader": "Jane Doe", "video_id": sc.YT,
+        "webpage_url": f"https://www.youtube.com/watch?v={sc.YT}", "webpage_video_id": sc.YT,
     }  # fmt: skip
     failed = {"code": "metadata_unavailable", "message": "no recorded metadata"}
     document = {
@@ -448,8 +347,8 @@ def _capture(path: Path, talks: list[str]) -> Path:
         "database_sha256": "a" * 64,
         "entries": [
             {"error": failed, "proposal": None, "talks": ["2024-02-04-nowhere.md"],
-             "video_id": OTHER},
-            {"error": None, "proposal": proposal, "talks": talks, "video_id": YT},
+             "video_id": sc.OTHER},
+            {"error": None, "proposal": proposal, "talks": talks, "video_id": sc.YT},
         ],
         "schema_version": 1,
     }  # fmt: skip
@@ -458,19 +357,15 @@ def _capture(path: Path, talks: list[str]) -> Path:
 
 
 def test_a_capture_is_reviewed_against_the_talks_it_names_streamed(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    extraction: bytes,
+    tmp_path: Path, cli: sc.BothWays, extraction: bytes
 ) -> None:
     vault = tmp_path / "vault"
     (vault / qb.DB_NAME).write_bytes(artifact_bytes(_database(vault, extraction)))
     names = ["2024-02-02-dup.md", "gone.md", example_talk()["filename"], "2024-02-01-yt.md"]
     capture = str(_capture(tmp_path / "capture.json", names))
-    whole_reads = _spy_whole_reads(monkeypatch)
-    streamed = _run(capsys, vault, "--capture", capture)
+    streamed, whole, whole_reads = cli.both_spied(vault, "--capture", capture)
     assert whole_reads == []
-    assert streamed == _both(capsys, monkeypatch, vault, "--capture", capture)[1]
+    assert streamed == whole
     findings = json.loads(streamed[1])["findings"]
     reviewed = {(f["talk_index"], f["code"]) for f in findings if f["path"].startswith('$["e')}
     assert {(2, "source_identity_title_mismatch"), (7, "source_identity_title_mismatch")} <= (
@@ -481,11 +376,7 @@ def test_a_capture_is_reviewed_against_the_talks_it_names_streamed(
 
 @pytest.mark.parametrize("vault_state", ["usable", "unusable"])
 def test_a_capture_the_reader_refuses_is_refused_the_same(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    extraction: bytes,
-    vault_state: str,
+    tmp_path: Path, cli: sc.BothWays, extraction: bytes, vault_state: str
 ) -> None:
     """Refused after the talks were checked; an unusable database is the report (exit 3)."""
     vault = tmp_path / "vault"
@@ -495,6 +386,6 @@ def test_a_capture_the_reader_refuses_is_refused_the_same(
     (vault / qb.DB_NAME).write_bytes(artifact_bytes(database))
     capture = tmp_path / "capture.json"
     capture.write_bytes(b'{"schema_version": 1, "schema_version": 1}')
-    streamed, whole = _both(capsys, monkeypatch, vault, "--capture", str(capture))
+    streamed, whole = cli.both(vault, "--capture", str(capture))
     assert streamed == whole
     assert streamed[0] == (2 if vault_state == "usable" else 3)
