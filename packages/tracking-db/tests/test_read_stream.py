@@ -22,6 +22,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _db_helpers as h
+import _stream_cases as sc
 from rvault_contracts.canonical import artifact_bytes
 from rvault_testkit.tracking_db.layouts import COMPACT, LAYOUTS
 from rvault_testkit.tracking_db.samples import example_database, example_talk, realistic_database
@@ -82,15 +83,8 @@ def _outcome(read: Callable[[Path], Any], db: Path) -> tuple[str, Any]:
 
 
 def _spy_whole_reads(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
-    calls: list[bytes] = []
-    whole = verified_read.decode_and_assess
-
-    def recording(data: bytes, *args: Any) -> Any:
-        calls.append(data)
-        return whole(data, *args)
-
-    monkeypatch.setattr(verified_read, "decode_and_assess", recording)
-    return calls
+    """The bytes the read decoded whole from now on."""
+    return sc.spy_calls(monkeypatch, verified_read, "decode_and_assess")
 
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
