@@ -23,7 +23,7 @@ from typing import Any
 import _queue_builders as qb
 import pytest
 from rvault_testkit.tracking_db.layouts import LAYOUTS
-from rvault_testkit.tracking_db.samples import example_database, example_talk
+from rvault_testkit.tracking_db.samples import example_database, example_talk, realistic_database
 from rvault_tracking_db.cli import main
 from rvault_tracking_db.preflight.findings import Findings
 from rvault_tracking_db.preflight.talk_checks import LightView, check_talks, talks_of
@@ -119,12 +119,25 @@ def queue_talks(vault: Path) -> list[dict[str, Any]]:
 # --- vaults --------------------------------------------------------------------------------
 
 
-def write_layout(vault: Path, database: dict[str, Any], layout: str) -> Path:
-    """``database`` written into ``vault`` as the ``layout`` writer spells it; its path."""
+def write_layout(
+    vault: Path, database: dict[str, Any], layout: str, edit: Edit | None = None
+) -> Path:
+    """``database`` (changed by ``edit`` first, if given) written into ``vault`` as the
+    ``layout`` writer spells it; its path."""
+    if edit is not None:
+        edit(database)
     vault.mkdir(parents=True, exist_ok=True)
     db = vault / qb.DB_NAME
     db.write_bytes(LAYOUTS[layout](database))
     return db
+
+
+def realistic_vault_database() -> dict[str, Any]:
+    """Forty realistic talks with six outcomes each, one titled in more than ASCII (so UTF-8
+    and ASCII-escaping writers differ)."""
+    database = realistic_database(40, outcomes=6)
+    database["talks"][7]["title"] = "Sprache, Café und 🎤"
+    return database
 
 
 def second_talk_respelled(data: bytes, member: bytes) -> bytes:

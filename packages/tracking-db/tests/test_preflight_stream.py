@@ -31,7 +31,6 @@ from rvault_testkit.tracking_db.samples import (
     example_pptx,
     example_source_rejections,
     example_talk,
-    realistic_database,
 )
 from rvault_tracking_db.preflight import artifacts, run
 from rvault_tracking_db.preflight.run import PreflightRequest, run_preflight
@@ -193,8 +192,7 @@ def test_a_binding_re_proven_against_a_later_talk_waits_for_it(
 def test_a_realistic_vault_streams_to_the_same_report(
     tmp_path: Path, cli: sc.BothWays, layout: str
 ) -> None:
-    database = realistic_database(40, outcomes=6)
-    database["talks"][7]["title"] = "Sprache, Café und 🎤"
+    database = sc.realistic_vault_database()
     database["talks"][9]["youtube_id"] = database["talks"][3]["youtube_id"]
     sc.write_layout(tmp_path, database, layout)
     streamed, whole, whole_reads = cli.both_spied(tmp_path)
@@ -224,9 +222,7 @@ def test_other_valid_vaults_stream_to_the_same_report(
     tmp_path: Path, cli: sc.BothWays, extraction: bytes, name: str, layout: str
 ) -> None:
     vault = tmp_path / "vault"
-    database = _database(vault, extraction)
-    VALID[name](database)
-    sc.write_layout(vault, database, layout)
+    sc.write_layout(vault, _database(vault, extraction), layout, VALID[name])
     streamed, whole, whole_reads = cli.both_spied(vault)
     assert whole_reads == []
     assert streamed == whole
@@ -247,9 +243,7 @@ def test_a_refused_vault_is_the_same_blocking_finding_streamed(
     tmp_path: Path, cli: sc.BothWays, extraction: bytes, name: str, layout: str
 ) -> None:
     vault = tmp_path / "vault"
-    database = _database(vault, extraction)
-    REFUSED[name](database)
-    sc.write_layout(vault, database, layout)
+    sc.write_layout(vault, _database(vault, extraction), layout, REFUSED[name])
     streamed, whole, whole_reads = cli.both_spied(vault)
     assert whole_reads == []  # refused by the stream's own assessment
     assert streamed == whole

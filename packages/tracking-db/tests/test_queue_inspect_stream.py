@@ -95,9 +95,8 @@ def test_a_refused_vault_is_refused_the_same(
     tmp_path: Path, cli: sc.BothWays, name: str, layout: str
 ) -> None:
     vault = tmp_path / "vault"
-    document = qb.database(sc.queue_talks(vault))
-    REFUSED[name](document)
-    streamed, whole, whole_reads = cli.both_spied(sc.write_layout(vault, document, layout))
+    db = sc.write_layout(vault, qb.database(sc.queue_talks(vault)), layout, REFUSED[name])
+    streamed, whole, whole_reads = cli.both_spied(db)
     assert whole_reads == []
     assert streamed == whole and streamed[0] == 2 and '"ok": false' in streamed[1]
 

@@ -36,11 +36,9 @@ Applied = tuple[sc.Outcome, bytes]
 """An apply's (exit status, stdout) and the bytes it left installed."""
 
 
-def _vault(tmp_path: Path, layout: str = "artifact", edit: sc.Edit = id) -> Path:
+def _vault(tmp_path: Path, layout: str = "artifact", edit: sc.Edit | None = None) -> Path:
     vault = tmp_path / "vault"
-    database = qb.database(sc.queue_talks(vault))
-    edit(database)
-    db = sc.write_layout(vault, database, layout)
+    db = sc.write_layout(vault, qb.database(sc.queue_talks(vault)), layout, edit)
     # an analysed talk's evidence replaced after its analysis: stale, requeued
     (vault / "evidence/2023-03-01-stale/transcript.txt").write_bytes(b"re-fetched\n")
     return db

@@ -232,8 +232,7 @@ def test_a_compact_vault_the_stream_cannot_prove_is_read_the_whole_way(
 def test_a_realistic_compact_vault_reads_talk_by_talk_with_the_same_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str
 ) -> None:
-    database = realistic_database(40, outcomes=6)
-    database["talks"][7]["title"] = "Sprache, Café und 🎤"
+    database = sc.realistic_vault_database()
     db = tmp_path / h.DB_NAME
     db.write_bytes(LAYOUTS[layout](database))
     whole_reads = _spy_whole_reads(monkeypatch)

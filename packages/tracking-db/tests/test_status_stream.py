@@ -26,7 +26,6 @@ from rvault_testkit.tracking_db.layouts import LAYOUTS
 from rvault_testkit.tracking_db.samples import (
     example_database,
     example_talk,
-    realistic_database,
 )
 from rvault_tracking_db import streamed_status
 from rvault_tracking_db.commands import status as status_command
@@ -100,9 +99,7 @@ def test_a_varied_vault_streams_to_the_same_report_in_every_layout(
 def test_a_realistic_vault_streams_to_the_same_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str
 ) -> None:
-    database = realistic_database(40, outcomes=6)
-    database["talks"][7]["title"] = "Sprache, Café und 🎤"
-    db = sc.write_layout(tmp_path, database, layout)
+    db = sc.write_layout(tmp_path, sc.realistic_vault_database(), layout)
     whole_reads = STATUS.spy_whole_reads(monkeypatch)
     report = streamed_status.status_report(db)
     assert whole_reads == []
@@ -158,9 +155,8 @@ def test_other_valid_vaults_stream_to_the_same_report(
     tmp_path: Path, cli: sc.BothWays, name: str, layout: str
 ) -> None:
     vault = tmp_path / "vault"
-    database = _database(vault)
-    VALID[name](database)
-    streamed, whole, whole_reads = cli.both_spied(sc.write_layout(vault, database, layout))
+    db = sc.write_layout(vault, _database(vault), layout, VALID[name])
+    streamed, whole, whole_reads = cli.both_spied(db)
     assert whole_reads == []
     assert streamed == whole and streamed[0] == 0
 
@@ -174,9 +170,8 @@ def test_a_refused_vault_is_refused_the_same_streamed(
     tmp_path: Path, cli: sc.BothWays, name: str, layout: str
 ) -> None:
     vault = tmp_path / "vault"
-    database = _database(vault)
-    REFUSED[name](database)
-    streamed, whole, whole_reads = cli.both_spied(sc.write_layout(vault, database, layout))
+    db = sc.write_layout(vault, _database(vault), layout, REFUSED[name])
+    streamed, whole, whole_reads = cli.both_spied(db)
     assert whole_reads == []  # refused by the stream's own assessment
     assert streamed == whole
     assert streamed[0] == 2 and '"ok": false' in streamed[1]
