@@ -110,7 +110,7 @@ def test_a_legacy_root_and_unproven_bytes_inspect_the_same(
     db = sc.write_layout(vault, document, "artifact")
     streamed, whole, whole_reads = cli.both_spied(db)
     assert whole_reads == [] and streamed == whole and streamed[0] == 0
-    db.write_bytes(sc.second_talk_respelled(db.read_bytes(), b'"zz": 1E2'))  # not its own encoding
+    db.write_bytes(sc.second_talk_respelled(db.read_bytes(), sc.NOT_ITS_OWN_ENCODING))
     streamed, whole, whole_reads = cli.both_spied(db)
     assert whole_reads == [db.read_bytes()] and streamed == whole
 
