@@ -90,15 +90,30 @@ def _eligibility(
     """``(None, observations)`` when the talk counts, else ``(reason, None)`` when it
     looked current but cannot be trusted (reported), or ``("", None)`` when it is
     simply not part of the current generation (silently skipped)."""
-    if talk.get("status") not in ELIGIBLE_STATUSES:
-        return "", None
-    if talk.get("pattern_scoring_generation_status") != "current":
-        return "", None
-    reasons = talk.get("pattern_scoring_generation_reasons")
-    if not isinstance(reasons, list) or reasons:
-        return "current_with_reasons", None
+    early = _before_fingerprint(talk)
+    if early is not None:
+        return early, None
     if talk.get("pattern_catalog_fingerprint") != fingerprint:
         return "", None
+    return _after_fingerprint(talk, scoring_schema)
+
+
+def _before_fingerprint(talk: Mapping[str, Any]) -> str | None:
+    """The checks before the catalog fingerprint's: their reason, or None to go on."""
+    if talk.get("status") not in ELIGIBLE_STATUSES:
+        return ""
+    if talk.get("pattern_scoring_generation_status") != "current":
+        return ""
+    reasons = talk.get("pattern_scoring_generation_reasons")
+    if not isinstance(reasons, list) or reasons:
+        return "current_with_reasons"
+    return None
+
+
+def _after_fingerprint(
+    talk: Mapping[str, Any], scoring_schema: int
+) -> tuple[str | None, Mapping[str, Any] | None]:
+    """The checks after the catalog fingerprint matched (see :func:`_eligibility`)."""
     version = talk.get("pattern_scoring_schema_version")
     if not is_int(version) or version != scoring_schema:
         return "", None
@@ -114,6 +129,54 @@ def _eligibility(
     if not ledger_conforms(observations, observations.get("evidence_schema_version")):
         return "pattern_observations_invalid", None  # one talk's trouble: left out, reported
     return None, observations
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """One talk's part of a baseline, whatever catalog fingerprint the baseline names.
+
+    What :func:`build_baseline` reads of a talk, kept without the talk, so a
+    reader that streams the talks (``queue claim``) decides the fingerprint
+    and the batch after the last one. ``reason`` is :func:`_eligibility`'s
+    for a matching fingerprint; ``early`` when it was decided before the
+    fingerprint is compared (then it holds for any fingerprint).
+    """
+
+    filename: str
+    fingerprint: Any
+    reason: str | None
+    early: bool = False
+    score: int = 0
+    identity: str = ""
+    evaluable: bool = False
+
+    def reason_for(self, fingerprint: str) -> str | None:
+        """:func:`_eligibility`'s reason for a baseline naming ``fingerprint``."""
+        if self.early:
+            return self.reason
+        if self.fingerprint != fingerprint:
+            return ""
+        return self.reason
+
+
+def standing(talk: Mapping[str, Any], scoring_schema: int = CURRENT_SCORING_SCHEMA) -> Standing:
+    """``talk``'s :class:`Standing` (the same checks, split where the fingerprint comes)."""
+    filename = str(talk.get("filename"))
+    fingerprint = talk.get("pattern_catalog_fingerprint")
+    early = _before_fingerprint(talk)
+    if early is not None:
+        return Standing(filename, fingerprint, early, early=True)
+    reason, observations = _after_fingerprint(talk, scoring_schema)
+    if reason is not None or observations is None:
+        return Standing(filename, fingerprint, reason)
+    evaluable = any(
+        isinstance(row, dict) and row.get("outcome") in EVALUABLE_OUTCOMES
+        for row in (observations.get("pattern_outcomes") or [])
+    )
+    identity = observations["opportunity_coverage_identity"]
+    return Standing(
+        filename, fingerprint, None, False, int(talk["pattern_score"]), identity, evaluable
+    )
 
 
 def current_cohort(
@@ -141,20 +204,40 @@ def build_baseline(
     scoring_schema_version: int = CURRENT_SCORING_SCHEMA,
 ) -> BaselineResult:
     """The schema-v2 pre-claim baseline for one batch (pure; reads only ``talks``)."""
+    excluded_set = frozenset(batch_filenames)
+    return baseline_of(
+        (
+            standing(talk, scoring_schema_version)
+            for talk in talks
+            # exclusion happens before anything else is inspected
+            if talk.get("filename") not in excluded_set
+        ),
+        batch_filenames=batch_filenames,
+        as_of=as_of,
+        catalog_fingerprint=catalog_fingerprint,
+        scoring_schema_version=scoring_schema_version,
+    )
+
+
+def baseline_of(
+    standings: Iterable[Standing],
+    *,
+    batch_filenames: Sequence[str],
+    as_of: str,
+    catalog_fingerprint: str,
+    scoring_schema_version: int = CURRENT_SCORING_SCHEMA,
+) -> BaselineResult:
+    """:func:`build_baseline` on the talks' standings, the batch already left out."""
     excluded = sorted(set(batch_filenames))
-    excluded_set = frozenset(excluded)
-    cohort: list[tuple[str, Mapping[str, Any], int]] = []
+    cohort: list[Standing] = []
     exclusions: list[Exclusion] = []
-    for talk in talks:
-        filename = talk.get("filename")
-        if filename in excluded_set:
-            continue  # exclusion happens before anything else is inspected
-        reason, observations = _eligibility(talk, catalog_fingerprint, scoring_schema_version)
-        if reason is None and observations is not None:
-            cohort.append((str(filename), observations, int(talk["pattern_score"])))
+    for talk in standings:
+        reason = talk.reason_for(catalog_fingerprint)
+        if reason is None:
+            cohort.append(talk)
         elif reason:
-            exclusions.append(Exclusion(str(filename), reason))
-    identities = {obs["opportunity_coverage_identity"] for _, obs, _ in cohort}
+            exclusions.append(Exclusion(talk.filename, reason))
+    identities = {talk.identity for talk in cohort}
     identity: str | None = None
     status = "unavailable"
     reason_code: str | None
@@ -166,15 +249,10 @@ def build_baseline(
         reason_code = REASON_MIXED
     else:
         identity = next(iter(identities))
-        evaluable = any(
-            isinstance(row, dict) and row.get("outcome") in EVALUABLE_OUTCOMES
-            for _, obs, _ in cohort
-            for row in (obs.get("pattern_outcomes") or [])
-        )
-        if evaluable:
+        if any(talk.evaluable for talk in cohort):
             status, reason_code = "available", None
             scored = len(cohort)
-            total = sum(score for _, _, score in cohort)
+            total = sum(talk.score for talk in cohort)
         else:
             reason_code = REASON_NO_EVALUABLE
     baseline = {
