@@ -508,10 +508,10 @@ def test_talk_accepts_several_filenames_and_archives_a_closed_claim(tmp_path: Pa
 def test_a_non_cooperating_edit_between_read_and_install_is_refused(
     tmp_path: Path, snapshot_file, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rvault_tracking_db.queue import run as queue_command
+    from rvault_tracking_db.queue.claim import ClaimView
 
     db = _vault(tmp_path)
-    real_plan = queue_command.plan_claim
+    real_plan = ClaimView.plan  # what decides the claim, streamed or on the whole read
 
     def racing_plan(*args: Any, **kwargs: Any) -> Any:
         outcome = real_plan(*args, **kwargs)
@@ -520,7 +520,7 @@ def test_a_non_cooperating_edit_between_read_and_install_is_refused(
         qb.write_db(db.parent, document)
         return outcome
 
-    monkeypatch.setattr(queue_command, "plan_claim", racing_plan)
+    monkeypatch.setattr(ClaimView, "plan", racing_plan)
     result = _claim(db, "--limit", "1")
     edited = snapshot_file(db)
     _refused(result, "input_changed")
