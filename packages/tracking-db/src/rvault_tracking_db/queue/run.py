@@ -27,6 +27,7 @@ from rvault_tracking_db.queue.claim import ClaimRequest, plan_claim
 from rvault_tracking_db.queue.inspect import StreamedInspection, inspect_queue
 from rvault_tracking_db.queue.normalize import identity_trouble, plan_normalize
 from rvault_tracking_db.queue.recover import plan_recover
+from rvault_tracking_db.queue.streamed_claim import StreamedClaim
 from rvault_tracking_db.queue.streamed_normalize import StreamedNormalize
 from rvault_tracking_db.queue.streamed_read import stream_or_read
 from rvault_tracking_db.reader import ReadResult
@@ -167,19 +168,35 @@ def _nothing_claimable(skipped: list[dict[str, str]]) -> Refusal:
 
 
 def claim(database: str | Path, apply: ApplyRequest, request: ClaimRequest) -> dict[str, Any]:
-    """Claim a batch under schema v5 with one adherence baseline."""
+    """Claim a batch under schema v5 with one adherence baseline.
+
+    Decided as the read streams the talks where it can (:mod:`.streamed_claim`),
+    else on the whole read; the same report, bytes and refusals either way.
+    """
+    streamed = StreamedClaim(request)
 
     def planner(result: ReadResult, current: Session) -> Any:
-        assert result.database is not None
-        roots = SourceRoots.from_config(current.vault_root, result.database.get("config"))
-        outcome = plan_claim(result.database, request, roots)
+        if streamed.plan is not None:
+            outcome = streamed.plan.decided()
+        else:
+            assert result.database is not None
+            roots = SourceRoots.from_config(current.vault_root, result.database.get("config"))
+            outcome = plan_claim(result.database, request, roots)
         if not outcome.members:
             raise _nothing_claimable(outcome.skipped)
         return outcome
 
+    def encode(result: ReadResult, outcome: Any) -> bytes | None:
+        if streamed.plan is not None:
+            return streamed.plan.candidate()
+        return _candidate(result, outcome)
+
     # bind_late: an exact replay writes nothing, so a retry after a lost response
     # (still quoting the pre-claim digest) gets the stored claims back.
-    report, outcome = _plan_and_install(database, apply, "claim", planner, bind_late=True)
+    report, outcome = _plan_and_install(
+        database, apply, "claim", planner, bind_late=True, read=streamed.read, encode=encode
+    )
+    streamed.plan = None
     report.update(
         {
             "run_id": request.run_id,

@@ -1,0 +1,138 @@
+"""``rvault-db queue claim`` planned while the read streams the talks.
+
+A claim changes a handful of talks, but its decision reads every one: the
+batch's claims (replay, epochs), the filenames (selection, the closest-name
+hint), the catalog fingerprint the current talks name and each talk's part
+of the baseline. :class:`~.claim.ClaimView` keeps just that per talk, and
+:func:`~.claim.plan_claim` decides on the same view, so the two ways cannot
+differ. The session reads with :meth:`StreamedClaim.read`
+(:func:`~.streamed_read.stream_or_read`): where the bytes are proven to be a
+writer's layout, each talk goes to the view right after the owner's talk
+loop assessed it and is dropped, unless the claim may change it.
+
+After the last talk the claim is decided; a refusal it raises is kept, and
+raised by the command's planner, after the session's own checks (a legacy
+root is refused first, as on the whole read). The claimed talks are assessed
+as :func:`~.store.candidate_bytes` assesses changed talks and spliced into
+the input by :class:`~.splice.StreamedSplice`. A repeated filename (the
+``--limit`` selection took the index as it stood), a step that raised or a
+splice that gives None sends the bytes to the whole read, and the command
+plans on the tree as before. ``tests/test_queue_claim_stream.py`` runs the
+command both ways.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rvault_contracts.cli import Refusal
+from rvault_contracts.issues import Collector, Issue
+
+from rvault_tracking_db.assessment import Assessment
+from rvault_tracking_db.capabilities import SourceRoots
+from rvault_tracking_db.queue import store
+from rvault_tracking_db.queue.claim import ClaimOutcome, ClaimRequest, ClaimView
+from rvault_tracking_db.queue.splice import StreamedSplice
+from rvault_tracking_db.queue.streamed_read import stream_or_read
+from rvault_tracking_db.reader import ReadResult
+
+
+@dataclass
+class StreamedClaimPlan:
+    """What the streamed read decided: the outcome or the refusal, and the bytes.
+
+    ``planned``: the candidate's bytes (None: nothing changes); ``invalid``:
+    the owner's fatal findings on the claimed talks (``candidate_invalid``).
+    """
+
+    outcome: ClaimOutcome | None
+    refusal: Refusal | None
+    planned: bytes | None = None
+    invalid: tuple[Issue, ...] = ()
+
+    def decided(self) -> ClaimOutcome:
+        """The outcome, or the claim's refusal raised (as :meth:`ClaimView.plan` raised it)."""
+        if self.refusal is not None:
+            raise self.refusal
+        assert self.outcome is not None
+        return self.outcome
+
+    def candidate(self) -> bytes | None:
+        if self.invalid:
+            raise store.invalid_candidate(self.invalid)
+        return self.planned
+
+
+class StreamedClaim:
+    """The session's read for a claim; :attr:`plan` is set when the stream decided it."""
+
+    def __init__(self, request: ClaimRequest) -> None:
+        self.request = request
+        self.plan: StreamedClaimPlan | None = None
+
+    def read(self, path: str | os.PathLike[str]) -> ReadResult:
+        """``read_database(path)``'s refusals; a result without the tree when it planned."""
+        result, self.plan = stream_or_read(path, self._planner)
+        return result
+
+    def _planner(self, database_path: str, data: bytes) -> _TalkPlanner:
+        return _TalkPlanner(self.request, Path(database_path).parent, data)
+
+
+class _TalkPlanner:
+    """The hook the stream shows each assessed talk to, and the claim it adds up to."""
+
+    def __init__(self, request: ClaimRequest, vault_root: Path, data: bytes) -> None:
+        self._request = request
+        self._vault_root = vault_root
+        self._data = data
+        self._view: ClaimView | None = None
+        self._failed = False
+
+    def watch(self, members: dict[str, Any]) -> Callable[[int, Any, Any], None]:
+        try:
+            roots = SourceRoots.from_config(self._vault_root, members.get("config"))
+            self._view = ClaimView(self._request, roots)
+        except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
+            self._failed = True
+        return self._add
+
+    def _add(self, index: int, talk: Any, found: Any) -> None:
+        if self._failed or self._view is None:
+            return
+        try:
+            self._view.add(index, talk)
+        except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
+            self._failed = True
+
+    def finish(self, assessment: Assessment) -> StreamedClaimPlan | None:
+        """The claim decided, or None when the whole read must decide it (see the module)."""
+        view = self._view
+        if self._failed or view is None:
+            return None
+        if any(len(positions) > 1 for positions in view.index.values()):
+            return None
+        try:
+            outcome = view.plan()
+        except Refusal as refusal:
+            return StreamedClaimPlan(None, refusal)
+        except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
+            return None
+        if not outcome.updated:
+            return StreamedClaimPlan(outcome, None)
+        findings = Collector()
+        for index in outcome.changed:
+            store.assess_changed_talk(
+                outcome.updated[index], index, findings, assessment.root_version
+            )
+        if findings.errors:
+            return StreamedClaimPlan(outcome, None, None, tuple(findings.errors))
+        splice = StreamedSplice(self._data)
+        for index in outcome.changed:
+            splice.replace(index, view.kept[index], outcome.updated[index])
+        planned = splice.finish(view.count)
+        return None if planned is None else StreamedClaimPlan(outcome, None, planned)
