@@ -1,5 +1,6 @@
 """Benchmark: ``rvault-db read``, ``status``, ``preflight``, a ``queue normalize`` dry run
-and its apply, a ``set_config`` dry run and its apply.
+and its apply, a ``set_config`` dry run and its apply, a ``queue claim --limit 5`` dry run
+and its apply.
 
 Builds valid current databases of 100, 1,000 and 10,000 realistic v5 talks
 (the spec example talk: source identity, a source rejection, a full
@@ -12,10 +13,13 @@ around the process; peak RSS is that process's own ``ru_maxrss`` from
 <= 1.0 s, apply <= 1.5 s, peak RSS <= 8x the file size; issue 32: the peak
 RSS of read, of ``status --format json`` and of ``preflight`` (the vault is the
 database's directory, its artifacts absent: exit 3) and of ``queue normalize`` (every
-talk changes: capabilities derived, analyses requeued) <= 3x the file size.
+talk changes: capabilities derived, analyses requeued) and of ``queue claim --limit 5`` (five
+talks spread over the vault need reprocessing; the baseline is built over the others)
+<= 3x the file size.
 
 Usage: ``.venv/bin/python packages/tracking-db/benchmarks/bench_read_mutate.py
 [--sizes 100,1000,10000] [--outcomes 12] [--repeat 3] [--only read,status,preflight]``
+(``--only "claim dry-run,claim apply"`` for the claim)
 """
 
 from __future__ import annotations
@@ -38,10 +42,18 @@ READ_TARGET_S = 1.0
 APPLY_TARGET_S = 1.5
 RSS_FACTOR_TARGET = 8.0
 READ_RSS_FACTOR_TARGET = 3.0  # the STREAMED commands (issue 32)
-STREAMED = ("read", "status", "preflight", "normalize dry-run", "normalize apply")
+STREAMED = (
+    "read", "status", "preflight", "normalize dry-run", "normalize apply", "claim dry-run",
+    "claim apply",
+)  # fmt: skip
 # preflight exits 3 on this vault: its talks are processed, their local artifacts absent
 EXPECTED_EXIT = {"preflight": 3}
 TARGET_TALKS = 10_000
+# ``queue claim --limit 5`` of batch ("bench", "1"): five talks spread over the vault
+# (every ``CLAIMABLE_EVERY``-th, from the last) need reprocessing, the rest stay processed.
+CLAIM = ["claim", "--run-id", "bench", "--batch-id", "1", "--now", "2026-12-01T00:00:00+00:00",
+         "--limit", "5"]  # fmt: skip
+CLAIMABLE_EVERY = 2_000
 
 
 @dataclass(frozen=True)
@@ -97,13 +109,16 @@ def measure(
     talks: int, outcomes: int, repeat: int, workdir: Path, only: set[str] | None = None
 ) -> list[Measurement]:
     rvault_db = console_script("rvault-db")
-    base = artifact_bytes(realistic_database(talks, outcomes=outcomes))
+    database = realistic_database(talks, outcomes=outcomes)
+    base = artifact_bytes(database)
+    claimable = artifact_bytes(claimable_database(database))
+    del database
     db = workdir / "tracking-database.json"
     plan = workdir / "plan.json"
     out = workdir / "stdout.json"
     labels = (
         "read", "status", "preflight", "normalize dry-run", "normalize apply",
-        "set_config dry-run", "set_config apply",
+        "set_config dry-run", "set_config apply", "claim dry-run", "claim apply",
     )  # fmt: skip
     results: dict[str, list[tuple[float, int, float]]] = {
         label: [] for label in labels if only is None or label in only
@@ -148,9 +163,24 @@ def measure(
                     sha256_bytes(base),
                 ],
             ),
+            ("claim dry-run", [rvault_db, "queue", str(db), *CLAIM]),
+            (
+                "claim apply",
+                [
+                    rvault_db,
+                    "queue",
+                    str(db),
+                    *CLAIM,
+                    "--apply",
+                    "--expected-sha256",
+                    sha256_bytes(claimable),
+                ],
+            ),
         ):
             if label not in results:
                 continue
+            if label.startswith("claim"):
+                db.write_bytes(claimable)
             # Flush the setup's own writes (the database just written, the
             # previous command's 80 MB of stdout) so their writeback is not
             # charged to the measured command.
@@ -159,7 +189,7 @@ def measure(
             if code != EXPECTED_EXIT.get(label, 0):
                 raise SystemExit(f"{label} failed ({code}): {out.read_text()[:500]}")
             results[label].append((wall, rss, cpu))
-            if label == "normalize apply":
+            if label in ("normalize apply", "claim dry-run", "claim apply"):
                 db.write_bytes(base)  # the commands after it read the original
         if "set_config apply" in results:
             assert json.loads(out.read_bytes())["durability_state"] == "durable"
@@ -174,6 +204,16 @@ def measure(
         )
         for label, runs in results.items()
     ]
+
+
+def claimable_database(database: dict) -> dict:
+    """``database`` with five talks (or one per ``CLAIMABLE_EVERY``) needing reprocessing:
+    what ``claim --limit 5`` selects; the baseline is built over the others."""
+    talks = database["talks"]
+    step = min(CLAIMABLE_EVERY, max(1, len(talks) // 5))
+    for position in range(len(talks) - 1, -1, -step):
+        talks[position]["status"] = "needs-reprocessing"
+    return database
 
 
 def verdict(m: Measurement) -> str:
