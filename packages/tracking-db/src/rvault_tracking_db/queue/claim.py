@@ -241,10 +241,11 @@ FINGERPRINT_HINT = (
 )
 
 
-def _current_generation(talk: Mapping[str, Any]) -> bool:
+def _current_generation(talk: Any) -> bool:
     """Whether ``talk``'s catalog fingerprint names the current generation."""
     return (
-        talk.get("status") in ELIGIBLE_STATUSES
+        isinstance(talk, Mapping)
+        and talk.get("status") in ELIGIBLE_STATUSES
         and talk.get("pattern_scoring_generation_status") == "current"
         and talk.get("pattern_scoring_schema_version") == CURRENT_SCORING_SCHEMA
         and is_int(talk.get("pattern_scoring_schema_version"))
