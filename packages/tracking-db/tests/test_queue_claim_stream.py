@@ -16,6 +16,7 @@ stream hands to the whole read.
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 from pathlib import Path
@@ -29,6 +30,7 @@ import pytest
 from rvault_contracts.canonical import artifact_bytes, sha256_bytes
 from rvault_testkit.tracking_db.layouts import LAYOUTS
 from rvault_testkit.tracking_db.samples import example_database, realistic_database
+from rvault_tracking_db.capabilities import SourceRoots
 from rvault_tracking_db.queue import claim as claims
 
 CLAIM = sc.queue_command("claim")
@@ -338,6 +340,26 @@ def test_a_realistic_vault_claims_the_same(tmp_path: Path, cli: sc.BothWays) -> 
         cli, db, *BATCH, "--limit", "3"
     )
     assert streamed_apply == whole_apply and streamed_bytes == whole_bytes
+
+
+def test_the_view_keeps_only_the_talks_the_claim_changes(tmp_path: Path) -> None:
+    """Given copies one at a time, the view holds whole only the talks it claims, and decides
+    what ``plan_claim`` decides on the tree."""
+    database = realistic_database(12, outcomes=3)
+    for position in (1, 6, 11):
+        database["talks"][position]["status"] = "needs-reprocessing"
+    request = claims.ClaimRequest("r1", "b1", NOW, limit=2)
+    roots = SourceRoots.from_config(tmp_path, database["config"])
+    view = claims.ClaimView(request, roots)
+    for position, talk in enumerate(database["talks"]):
+        view.add(position, copy.deepcopy(talk))
+    assert sorted(view.kept) == [1, 6]
+    streamed, whole = view.plan(), claims.plan_claim(database, request, roots)
+    assert whole.database is not None and streamed.database is None
+    assert streamed.updated == {p: whole.database["talks"][p] for p in (1, 6)}
+    assert (streamed.members, streamed.baseline, streamed.changed) == (
+        whole.members, whole.baseline, whole.changed,
+    )  # fmt: skip
 
 
 @sc.unprovable(b'"title": "again"')
