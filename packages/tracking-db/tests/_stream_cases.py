@@ -24,10 +24,10 @@ import _queue_builders as qb
 import pytest
 from rvault_testkit.tracking_db.layouts import LAYOUTS
 from rvault_testkit.tracking_db.samples import example_database, example_talk, realistic_database
+from rvault_tracking_db import streamed_read
 from rvault_tracking_db.cli import main
 from rvault_tracking_db.preflight.findings import Findings
 from rvault_tracking_db.preflight.talk_checks import LightView, check_talks, talks_of
-from rvault_tracking_db.queue import streamed_read
 
 Outcome = tuple[int, str]
 """A command's exit status and stdout."""
@@ -301,7 +301,7 @@ def _proves_nothing(*_args: Any, **_kwargs: Any) -> None:
 
 
 def queue_command(verb: str) -> Command:
-    """``rvault-db queue <db> <verb>``: the whole way, ``queue.streamed_read``'s stream proves
+    """``rvault-db queue <db> <verb>``: the whole way, ``streamed_read``'s stream proves
     nothing, so the command decodes the tree and runs on it as before the stream."""
     return Command(
         argv=("queue", DB, verb),

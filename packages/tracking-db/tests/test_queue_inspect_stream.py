@@ -1,7 +1,7 @@
 """``rvault-db queue inspect`` reads as the talks stream, with today's answer.
 
 ``queue.inspect.QueueView`` makes each talk's row and collects its claims
-for the epochs; streamed (``queue.streamed_read``), every talk is dropped
+for the epochs; streamed (``streamed_read``), every talk is dropped
 after its row. Run through the console command both ways (the whole way by
 a stream that proves nothing), every vault here must give the same exit
 status and stdout byte for byte: claims of every version, live, closed and

@@ -27,7 +27,7 @@ from rvault_testkit.tracking_db.samples import (
     example_database,
     example_talk,
 )
-from rvault_tracking_db import streamed_status
+from rvault_tracking_db import streamed_read, streamed_status
 from rvault_tracking_db.commands import status as status_command
 from rvault_tracking_db.reader import DatabaseRefusal, read_database
 from rvault_tracking_db.status import build_status
@@ -71,7 +71,7 @@ STATUS = sc.Command(
     owner=status_command,
     attribute="status_report",
     whole=_whole,
-    reads=streamed_status,
+    reads=streamed_read,
 )
 
 

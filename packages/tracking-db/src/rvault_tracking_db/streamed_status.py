@@ -24,26 +24,19 @@ compares both reports byte for byte.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from rvault_contracts.issues import Issue
 
 from rvault_tracking_db.assessment import Assessment
-from rvault_tracking_db.assessment.storage_path import database_parent
 from rvault_tracking_db.assessment.trouble import by_talk
-from rvault_tracking_db.decoding import collector_paused
 from rvault_tracking_db.preflight.talk_checks import LightView, talk_ref
-from rvault_tracking_db.reader import (
-    ReadResult,
-    decode_and_assess,
-    hashing,
-    missing_refusal,
-    open_snapshot,
-    refuse_fatal,
-)
 from rvault_tracking_db.status import StatusRows, build_status
-from rvault_tracking_db.verified_read import TalkHook, streamed_assessment
+from rvault_tracking_db.streamed_read import stream_or_read
+from rvault_tracking_db.verified_read import TalkHook
+
+Report = Callable[[str | None], dict[str, Any]]
 
 
 def status_report(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -52,28 +45,14 @@ def status_report(path: str | os.PathLike[str]) -> dict[str, Any]:
     The same document :func:`build_status` makes of ``read_database(path)``,
     and the same refusals.
     """
-    target, database_path, snapshot = open_snapshot(path)
-    data = snapshot.data
-    if data is None:
-        raise missing_refusal(database_path)
-    streamed = _StreamedRows(database_path)
-    with hashing(snapshot), collector_paused():
-        assessment = streamed_assessment(data, database_parent(database_path), streamed.watch)
-    if assessment is not None:
-        refuse_fatal(assessment)
-        report = streamed.report(assessment, snapshot.sha256)
-        if report is not None:
-            return report
-    del streamed  # rows made for nothing
-    with hashing(snapshot):
-        document, assessment = decode_and_assess(data, database_path)
-    return build_status(ReadResult(target, database_path, snapshot, document, assessment))
+    result, report = stream_or_read(path, _StreamedRows)
+    return build_status(result) if report is None else report(result.sha256)
 
 
 class _StreamedRows:
     """The hook the stream shows each assessed talk to, and the report it adds up to."""
 
-    def __init__(self, database_path: str) -> None:
+    def __init__(self, database_path: str, _data: bytes) -> None:
         self._database_path = database_path
         self._rows: StatusRows | None = None
         self._identity: LightView | None = None
@@ -101,10 +80,12 @@ class _StreamedRows:
         except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
             self._failed = True
 
-    def report(self, assessment: Assessment, sha256: str | None) -> dict[str, Any] | None:
-        """The document, or None when the rows may differ from the whole read's."""
-        if self._rows is None or self._identity is None or self._failed:
+    def finish(self, assessment: Assessment) -> Report | None:
+        """The report given the bytes' digest, or None when it may differ from the whole read's."""
+        rows, identity = self._rows, self._identity
+        if rows is None or identity is None or self._failed:
             return None
         if by_talk(assessment.warnings) != self._trouble:
             return None
-        return self._rows.report(self._identity.by_talk(), sha256, assessment.root_version)
+        findings, version = identity.by_talk(), assessment.root_version
+        return lambda sha256: rows.report(findings, sha256, version)

@@ -125,8 +125,8 @@ def _epoch_view(key: tuple[str, str, str], members: list[Member]) -> dict[str, A
 
 
 class StreamedInspection:
-    """:func:`~.streamed_read.stream_or_read`'s planner for ``queue inspect``: the talks
-    go to a :class:`QueueView` as they stream, and are dropped.
+    """:func:`~rvault_tracking_db.streamed_read.stream_or_read`'s planner for ``queue
+    inspect``: the talks go to a :class:`QueueView` as they stream, and are dropped.
 
     A talk the view raised on hands the bytes to the whole read, which runs
     :func:`inspect_queue` again and raises there.

@@ -29,8 +29,8 @@ from rvault_tracking_db.queue.normalize import identity_trouble, plan_normalize
 from rvault_tracking_db.queue.recover import plan_recover
 from rvault_tracking_db.queue.streamed_claim import StreamedClaim
 from rvault_tracking_db.queue.streamed_normalize import StreamedNormalize
-from rvault_tracking_db.queue.streamed_read import stream_or_read
 from rvault_tracking_db.reader import ReadResult
+from rvault_tracking_db.streamed_read import stream_or_read
 
 REPORT_VERSION = 1
 

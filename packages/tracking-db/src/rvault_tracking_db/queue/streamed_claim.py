@@ -6,7 +6,7 @@ hint), the catalog fingerprint the current talks name and each talk's part
 of the baseline. :class:`~.claim.ClaimView` keeps just that per talk, and
 :func:`~.claim.plan_claim` decides on the same view, so the two ways cannot
 differ. The session reads with :meth:`StreamedClaim.read`
-(:func:`~.streamed_read.stream_or_read`): where the bytes are proven to be a
+(:func:`~rvault_tracking_db.streamed_read.stream_or_read`): where the bytes are proven to be a
 writer's layout, each talk goes to the view right after the owner's talk
 loop assessed it and is dropped, unless the claim may change it.
 
@@ -37,8 +37,8 @@ from rvault_tracking_db.capabilities import SourceRoots
 from rvault_tracking_db.queue import store
 from rvault_tracking_db.queue.claim import ClaimOutcome, ClaimRequest, ClaimView
 from rvault_tracking_db.queue.splice import StreamedSplice
-from rvault_tracking_db.queue.streamed_read import stream_or_read
 from rvault_tracking_db.reader import ReadResult
+from rvault_tracking_db.streamed_read import stream_or_read
 
 
 @dataclass

@@ -5,7 +5,7 @@ what it writes is the input with the changed talks' blocks replaced, and
 what it reports is a few small values per talk. The whole read, the plan's
 candidate tree and its encoding held about 7x the file at 10,000 realistic
 talks. So the session reads with :meth:`StreamedNormalize.read`
-(:func:`~rvault_tracking_db.queue.streamed_read.stream_or_read`): where the
+(:func:`~rvault_tracking_db.streamed_read.stream_or_read`): where the
 bytes are proven to be a writer's layout, each talk,
 right after the owner's talk loop assessed it, is normalized by the very
 function :func:`~rvault_tracking_db.queue.normalize.plan_normalize` loops
@@ -42,8 +42,8 @@ from rvault_tracking_db.evidence_identity import IdentityCheck
 from rvault_tracking_db.queue import normalize as plans
 from rvault_tracking_db.queue import store
 from rvault_tracking_db.queue.splice import StreamedSplice
-from rvault_tracking_db.queue.streamed_read import stream_or_read
 from rvault_tracking_db.reader import ReadResult
+from rvault_tracking_db.streamed_read import stream_or_read
 from rvault_tracking_db.verified_read import TalkHook
 
 

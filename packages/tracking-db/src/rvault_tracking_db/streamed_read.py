@@ -1,7 +1,8 @@
-"""The owner read of a queue command that plans while the talks stream.
+"""The owner read of a command that plans while the talks stream.
 
-``queue normalize`` and ``queue inspect`` need each talk once, not the
-decoded tree (more than twice the file at archive size). Where the bytes
+``status``, ``queue normalize``, ``queue inspect`` and ``queue claim`` need
+each talk once, not the decoded tree (more than twice the file at archive
+size). Where the bytes
 are proven to be a writer's layout,
 :func:`~rvault_tracking_db.verified_read.streamed_assessment` shows each
 talk to the command's planner right after the owner's talk loop assessed it;
