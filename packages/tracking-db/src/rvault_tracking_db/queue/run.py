@@ -29,6 +29,7 @@ from rvault_tracking_db.queue.normalize import identity_trouble, plan_normalize
 from rvault_tracking_db.queue.recover import plan_recover
 from rvault_tracking_db.queue.streamed_claim import StreamedClaim
 from rvault_tracking_db.queue.streamed_normalize import StreamedNormalize
+from rvault_tracking_db.queue.streamed_recover import StreamedRecover
 from rvault_tracking_db.reader import ReadResult
 from rvault_tracking_db.streamed_read import stream_or_read
 
@@ -214,9 +215,16 @@ def claim(database: str | Path, apply: ApplyRequest, request: ClaimRequest) -> d
 
 
 def recover(database: str | Path, apply: ApplyRequest, request: RecoverRequest) -> dict[str, Any]:
-    """Close a stranded batch and restore its members' statuses (any root version)."""
+    """Close a stranded batch and restore its members' statuses (any root version).
+
+    Decided as the read streams the talks where it can (:mod:`.streamed_recover`),
+    else on the whole read; the same report, bytes and refusals either way.
+    """
+    streamed = StreamedRecover(request.run_id, request.batch_id, request.released_at)
 
     def planner(result: ReadResult, current: Session) -> Any:
+        if streamed.plan is not None:
+            return streamed.plan.decided()
         assert result.database is not None
         return plan_recover(
             result.database,
@@ -225,7 +233,15 @@ def recover(database: str | Path, apply: ApplyRequest, request: RecoverRequest) 
             released_at=request.released_at,
         )
 
-    report, outcome = _plan_and_install(database, apply, "recover", planner, current_root=False)
+    def encode(result: ReadResult, outcome: Any) -> bytes | None:
+        if streamed.plan is not None:
+            return streamed.plan.candidate()
+        return _candidate(result, outcome)
+
+    report, outcome = _plan_and_install(
+        database, apply, "recover", planner, current_root=False, read=streamed.read, encode=encode
+    )
+    streamed.plan = None
     report.update(
         {
             "run_id": request.run_id,
