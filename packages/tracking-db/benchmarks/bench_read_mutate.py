@@ -1,6 +1,6 @@
 """Benchmark: ``rvault-db read``, ``status``, ``preflight``, a ``queue normalize`` dry run
 and its apply, a ``set_config`` dry run and its apply, a ``queue claim --limit 5`` dry run
-and its apply.
+and its apply, a ``queue recover`` dry run and its apply.
 
 Builds valid current databases of 100, 1,000 and 10,000 realistic v5 talks
 (the spec example talk: source identity, a source rejection, a full
@@ -14,12 +14,12 @@ around the process; peak RSS is that process's own ``ru_maxrss`` from
 RSS of read, of ``status --format json`` and of ``preflight`` (the vault is the
 database's directory, its artifacts absent: exit 3) and of ``queue normalize`` (every
 talk changes: capabilities derived, analyses requeued) and of ``queue claim --limit 5`` (five
-talks spread over the vault need reprocessing; the baseline is built over the others)
-<= 3x the file size.
+talks spread over the vault need reprocessing; the baseline is built over the others) and of
+``queue recover`` (those five talks stranded in flight as one live batch) <= 3x the file size.
 
 Usage: ``.venv/bin/python packages/tracking-db/benchmarks/bench_read_mutate.py
 [--sizes 100,1000,10000] [--outcomes 12] [--repeat 3] [--only read,status,preflight]``
-(``--only "claim dry-run,claim apply"`` for the claim)
+(``--only "claim dry-run,claim apply"`` for the claim, ``"recover dry-run,recover apply"``)
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rvault_contracts.canonical import artifact_bytes, sha256_bytes
-from rvault_testkit.tracking_db.samples import realistic_database
+from rvault_testkit.tracking_db.samples import example_claim, realistic_database
 
 READ_TARGET_S = 1.0
 APPLY_TARGET_S = 1.5
@@ -44,16 +44,22 @@ RSS_FACTOR_TARGET = 8.0
 READ_RSS_FACTOR_TARGET = 3.0  # the STREAMED commands (issue 32)
 STREAMED = (
     "read", "status", "preflight", "normalize dry-run", "normalize apply", "claim dry-run",
-    "claim apply",
+    "claim apply", "recover dry-run", "recover apply",
 )  # fmt: skip
 # preflight exits 3 on this vault: its talks are processed, their local artifacts absent
 EXPECTED_EXIT = {"preflight": 3}
 TARGET_TALKS = 10_000
+# the commands after these read the original again
+RESTORE_AFTER = ("normalize apply", "claim dry-run", "claim apply", "recover dry-run",
+                 "recover apply")  # fmt: skip
 # ``queue claim --limit 5`` of batch ("bench", "1"): five talks spread over the vault
 # (every ``CLAIMABLE_EVERY``-th, from the last) need reprocessing, the rest stay processed.
 CLAIM = ["claim", "--run-id", "bench", "--batch-id", "1", "--now", "2026-12-01T00:00:00+00:00",
          "--limit", "5"]  # fmt: skip
 CLAIMABLE_EVERY = 2_000
+# ``queue recover`` of the spec's batch ("reparse-2026-07", "25"): those five talks claimed.
+RECOVER = ["recover", "--run-id", "reparse-2026-07", "--batch-id", "25",
+           "--now", "2026-12-01T00:00:00+00:00"]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -112,6 +118,7 @@ def measure(
     database = realistic_database(talks, outcomes=outcomes)
     base = artifact_bytes(database)
     claimable = artifact_bytes(claimable_database(database))
+    stranded = artifact_bytes(stranded_database(database))
     del database
     db = workdir / "tracking-database.json"
     plan = workdir / "plan.json"
@@ -119,6 +126,7 @@ def measure(
     labels = (
         "read", "status", "preflight", "normalize dry-run", "normalize apply",
         "set_config dry-run", "set_config apply", "claim dry-run", "claim apply",
+        "recover dry-run", "recover apply",
     )  # fmt: skip
     results: dict[str, list[tuple[float, int, float]]] = {
         label: [] for label in labels if only is None or label in only
@@ -176,11 +184,26 @@ def measure(
                     sha256_bytes(claimable),
                 ],
             ),
+            ("recover dry-run", [rvault_db, "queue", str(db), *RECOVER]),
+            (
+                "recover apply",
+                [
+                    rvault_db,
+                    "queue",
+                    str(db),
+                    *RECOVER,
+                    "--apply",
+                    "--expected-sha256",
+                    sha256_bytes(stranded),
+                ],
+            ),
         ):
             if label not in results:
                 continue
             if label.startswith("claim"):
                 db.write_bytes(claimable)
+            if label.startswith("recover"):
+                db.write_bytes(stranded)
             # Flush the setup's own writes (the database just written, the
             # previous command's 80 MB of stdout) so their writeback is not
             # charged to the measured command.
@@ -189,7 +212,7 @@ def measure(
             if code != EXPECTED_EXIT.get(label, 0):
                 raise SystemExit(f"{label} failed ({code}): {out.read_text()[:500]}")
             results[label].append((wall, rss, cpu))
-            if label in ("normalize apply", "claim dry-run", "claim apply"):
+            if label in RESTORE_AFTER:
                 db.write_bytes(base)  # the commands after it read the original
         if "set_config apply" in results:
             assert json.loads(out.read_bytes())["durability_state"] == "durable"
@@ -213,6 +236,20 @@ def claimable_database(database: dict) -> dict:
     step = min(CLAIMABLE_EVERY, max(1, len(talks) // 5))
     for position in range(len(talks) - 1, -1, -step):
         talks[position]["status"] = "needs-reprocessing"
+    return database
+
+
+def stranded_database(database: dict) -> dict:
+    """:func:`claimable_database`'s talks (``database`` as it left them) stranded in flight:
+    each holds the spec's live claim of one batch, the five excluded from its baseline."""
+    talks = database["talks"]
+    members = [t for t in talks if t["status"] == "needs-reprocessing"]
+    excluded = sorted(t["filename"] for t in members)
+    for talk in members:
+        claim = example_claim(talk["filename"])
+        claim["adherence_baseline"]["excluded_filenames"] = excluded
+        talk["_queue_claim"] = claim
+        talk["status"] = "reprocessing-inflight"
     return database
 
 
