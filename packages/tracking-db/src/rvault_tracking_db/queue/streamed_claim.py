@@ -25,46 +25,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rvault_contracts.cli import Refusal
-from rvault_contracts.issues import Collector, Issue
 
 from rvault_tracking_db.assessment import Assessment
 from rvault_tracking_db.capabilities import SourceRoots
-from rvault_tracking_db.queue import store
 from rvault_tracking_db.queue.claim import ClaimOutcome, ClaimRequest, ClaimView
-from rvault_tracking_db.queue.splice import StreamedSplice
+from rvault_tracking_db.queue.streamed_plan import StreamedPlan, spliced
 from rvault_tracking_db.reader import ReadResult
 from rvault_tracking_db.streamed_read import stream_or_read
 
-
-@dataclass
-class StreamedClaimPlan:
-    """What the streamed read decided: the outcome or the refusal, and the bytes.
-
-    ``planned``: the candidate's bytes (None: nothing changes); ``invalid``:
-    the owner's fatal findings on the claimed talks (``candidate_invalid``).
-    """
-
-    outcome: ClaimOutcome | None
-    refusal: Refusal | None
-    planned: bytes | None = None
-    invalid: tuple[Issue, ...] = ()
-
-    def decided(self) -> ClaimOutcome:
-        """The outcome, or the claim's refusal raised (as :meth:`ClaimView.plan` raised it)."""
-        if self.refusal is not None:
-            raise self.refusal
-        assert self.outcome is not None
-        return self.outcome
-
-    def candidate(self) -> bytes | None:
-        if self.invalid:
-            raise store.invalid_candidate(self.invalid)
-        return self.planned
+StreamedClaimPlan = StreamedPlan[ClaimOutcome]
+"""What the streamed read decided: the claim or its refusal, and the bytes."""
 
 
 class StreamedClaim:
@@ -124,15 +98,4 @@ class _TalkPlanner:
             return None
         if not outcome.updated:
             return StreamedClaimPlan(outcome, None)
-        findings = Collector()
-        for index in outcome.changed:
-            store.assess_changed_talk(
-                outcome.updated[index], index, findings, assessment.root_version
-            )
-        if findings.errors:
-            return StreamedClaimPlan(outcome, None, None, tuple(findings.errors))
-        splice = StreamedSplice(self._data)
-        for index in outcome.changed:
-            splice.replace(index, view.kept[index], outcome.updated[index])
-        planned = splice.finish(view.count)
-        return None if planned is None else StreamedClaimPlan(outcome, None, planned)
+        return spliced(outcome, self._data, view.kept, view.count, assessment.root_version)

@@ -24,44 +24,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from rvault_contracts.cli import Refusal
-from rvault_contracts.issues import Collector, Issue
 
 from rvault_tracking_db.assessment import Assessment
-from rvault_tracking_db.queue import store
 from rvault_tracking_db.queue.recover import RecoverOutcome, RecoverView
-from rvault_tracking_db.queue.splice import StreamedSplice
+from rvault_tracking_db.queue.streamed_plan import StreamedPlan, spliced
 from rvault_tracking_db.reader import ReadResult
 from rvault_tracking_db.streamed_read import stream_or_read
 
-
-@dataclass
-class StreamedRecoverPlan:
-    """What the streamed read decided: the outcome or the refusal, and the bytes.
-
-    ``planned``: the candidate's bytes; ``invalid``: the owner's fatal
-    findings on the recovered talks (``candidate_invalid``).
-    """
-
-    outcome: RecoverOutcome | None
-    refusal: Refusal | None
-    planned: bytes | None = None
-    invalid: tuple[Issue, ...] = ()
-
-    def decided(self) -> RecoverOutcome:
-        """The outcome, or the recovery's refusal raised (as :meth:`RecoverView.plan` raised it)."""
-        if self.refusal is not None:
-            raise self.refusal
-        assert self.outcome is not None
-        return self.outcome
-
-    def candidate(self) -> bytes | None:
-        if self.invalid:
-            raise store.invalid_candidate(self.invalid)
-        return self.planned
+StreamedRecoverPlan = StreamedPlan[RecoverOutcome]
+"""What the streamed read decided: the recovery or its refusal, and the bytes."""
 
 
 class StreamedRecover:
@@ -112,15 +86,4 @@ class _TalkPlanner:
             return StreamedRecoverPlan(None, refusal)
         except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
             return None
-        findings = Collector()
-        for index in outcome.changed:
-            store.assess_changed_talk(
-                outcome.updated[index], index, findings, assessment.root_version
-            )
-        if findings.errors:
-            return StreamedRecoverPlan(outcome, None, None, tuple(findings.errors))
-        splice = StreamedSplice(self._data)
-        for index in outcome.changed:
-            splice.replace(index, view.kept[index], outcome.updated[index])
-        planned = splice.finish(view.count)
-        return None if planned is None else StreamedRecoverPlan(outcome, None, planned)
+        return spliced(outcome, self._data, view.kept, view.count, assessment.root_version)
