@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from rvault_contracts.cli import Refusal
 from rvault_contracts.writer import WriteReport
@@ -29,6 +29,7 @@ from rvault_tracking_db.queue.normalize import identity_trouble, plan_normalize
 from rvault_tracking_db.queue.recover import plan_recover
 from rvault_tracking_db.queue.streamed_claim import StreamedClaim
 from rvault_tracking_db.queue.streamed_normalize import StreamedNormalize
+from rvault_tracking_db.queue.streamed_plan import StreamedPlan
 from rvault_tracking_db.queue.streamed_recover import StreamedRecover
 from rvault_tracking_db.reader import ReadResult
 from rvault_tracking_db.streamed_read import stream_or_read
@@ -101,6 +102,22 @@ def _plan_and_install(
     return report, outcome
 
 
+class _Streamed(Protocol):
+    """A command's streamed read: its plan, when the stream planned it."""
+
+    plan: StreamedPlan[Any] | None
+
+
+def _encoder(streamed: _Streamed) -> Callable[[ReadResult, Any], bytes | None]:
+    """The bytes to install: the streamed plan's candidate, else the whole read's."""
+
+    def encode(result: ReadResult, outcome: Any) -> bytes | None:
+        plan = streamed.plan
+        return plan.candidate() if plan is not None else _candidate(result, outcome)
+
+    return encode
+
+
 def inspect(database: str | Path) -> dict[str, Any]:
     """Statuses, claims v1-v5 and epochs, read only (as the talks stream where it can)."""
     result, view = stream_or_read(database, lambda _path, _data: StreamedInspection())
@@ -124,7 +141,7 @@ def normalize(database: str | Path, apply: ApplyRequest) -> dict[str, Any]:
 
     def planner(result: ReadResult, current: Session) -> Any:
         if streamed.plan is not None:
-            return streamed.plan.outcome
+            return streamed.plan.decided()
         assert result.database is not None and result.assessment is not None
         roots = SourceRoots.from_config(current.vault_root, result.database.get("config"))
         trouble = merge(
@@ -132,13 +149,8 @@ def normalize(database: str | Path, apply: ApplyRequest) -> dict[str, Any]:
         )
         return plan_normalize(result.database, roots, trouble)
 
-    def encode(result: ReadResult, outcome: Any) -> bytes | None:
-        if streamed.plan is not None:
-            return streamed.plan.candidate()
-        return _candidate(result, outcome)
-
     report, outcome = _plan_and_install(
-        database, apply, "normalize", planner, read=streamed.read, encode=encode
+        database, apply, "normalize", planner, read=streamed.read, encode=_encoder(streamed)
     )
     streamed.plan = None  # its bytes, before the report's entries are made
     report.update(outcome.report_fields())
@@ -187,15 +199,16 @@ def claim(database: str | Path, apply: ApplyRequest, request: ClaimRequest) -> d
             raise _nothing_claimable(outcome.skipped)
         return outcome
 
-    def encode(result: ReadResult, outcome: Any) -> bytes | None:
-        if streamed.plan is not None:
-            return streamed.plan.candidate()
-        return _candidate(result, outcome)
-
     # bind_late: an exact replay writes nothing, so a retry after a lost response
     # (still quoting the pre-claim digest) gets the stored claims back.
     report, outcome = _plan_and_install(
-        database, apply, "claim", planner, bind_late=True, read=streamed.read, encode=encode
+        database,
+        apply,
+        "claim",
+        planner,
+        bind_late=True,
+        read=streamed.read,
+        encode=_encoder(streamed),
     )
     streamed.plan = None
     report.update(
@@ -233,13 +246,14 @@ def recover(database: str | Path, apply: ApplyRequest, request: RecoverRequest) 
             released_at=request.released_at,
         )
 
-    def encode(result: ReadResult, outcome: Any) -> bytes | None:
-        if streamed.plan is not None:
-            return streamed.plan.candidate()
-        return _candidate(result, outcome)
-
     report, outcome = _plan_and_install(
-        database, apply, "recover", planner, current_root=False, read=streamed.read, encode=encode
+        database,
+        apply,
+        "recover",
+        planner,
+        current_root=False,
+        read=streamed.read,
+        encode=_encoder(streamed),
     )
     streamed.plan = None
     report.update(

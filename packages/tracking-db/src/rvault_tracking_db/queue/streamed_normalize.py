@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,35 +41,20 @@ from rvault_tracking_db.evidence_identity import IdentityCheck
 from rvault_tracking_db.queue import normalize as plans
 from rvault_tracking_db.queue import store
 from rvault_tracking_db.queue.splice import StreamedSplice
+from rvault_tracking_db.queue.streamed_plan import StreamedPlan
 from rvault_tracking_db.reader import ReadResult
 from rvault_tracking_db.streamed_read import stream_or_read
 from rvault_tracking_db.verified_read import TalkHook
 
-
-@dataclass
-class StreamedPlan:
-    """What the streamed read planned: the outcome (no candidate tree) and its bytes.
-
-    ``planned`` is the candidate's bytes (None: nothing changes); ``invalid``
-    the owner's fatal findings on the changed talks, refused as
-    ``candidate_invalid`` when the candidate is asked for.
-    """
-
-    outcome: plans.NormalizeOutcome
-    planned: bytes | None
-    invalid: tuple[Issue, ...]
-
-    def candidate(self) -> bytes | None:
-        if self.invalid:
-            raise store.invalid_candidate(self.invalid)
-        return self.planned
+NormalizePlan = StreamedPlan[plans.NormalizeOutcome]
+"""What the streamed read planned: the outcome (no candidate tree) and its bytes."""
 
 
 class StreamedNormalize:
     """The session's read for normalize; :attr:`plan` is set when the stream planned it."""
 
     def __init__(self) -> None:
-        self.plan: StreamedPlan | None = None
+        self.plan: NormalizePlan | None = None
 
     def read(self, path: str | os.PathLike[str]) -> ReadResult:
         """``read_database(path)``'s refusals; a result without the tree when it planned.
@@ -135,7 +119,7 @@ class _TalkPlanner:
         if not self._invalid:
             self._splice.replace(index, talk, updated)
 
-    def finish(self, assessment: Assessment) -> StreamedPlan | None:
+    def finish(self, assessment: Assessment) -> NormalizePlan | None:
         """The plan, or None when it may differ from the whole read's (see the module)."""
         if self._failed or not self._watched:
             return None
@@ -143,11 +127,11 @@ class _TalkPlanner:
             return None
         if assessment.root_version != 1:
             # refused before any plan is used (the session's require_current_root)
-            return StreamedPlan(plans.NormalizeOutcome(None), None, ())
+            return NormalizePlan(plans.NormalizeOutcome(None), None)
         outcome = self._outcome
         if not outcome.changes:
-            return StreamedPlan(outcome, None, ())
+            return NormalizePlan(outcome, None)
         if self._invalid:
-            return StreamedPlan(outcome, None, tuple(self._invalid))
+            return NormalizePlan(outcome, None, None, tuple(self._invalid))
         planned = self._splice.finish(self._count)
-        return None if planned is None else StreamedPlan(outcome, planned, ())
+        return None if planned is None else NormalizePlan(outcome, None, planned)

@@ -27,7 +27,8 @@ class Changes(Protocol):
     updated: dict[int, dict[str, Any]]
 
 
-Outcome = TypeVar("Outcome", bound=Changes)
+Outcome = TypeVar("Outcome")
+Changed = TypeVar("Changed", bound=Changes)
 
 
 @dataclass
@@ -57,8 +58,8 @@ class StreamedPlan(Generic[Outcome]):
 
 
 def spliced(
-    outcome: Outcome, data: bytes, kept: Mapping[int, Any], count: int, root_version: int | None
-) -> StreamedPlan[Outcome] | None:
+    outcome: Changed, data: bytes, kept: Mapping[int, Any], count: int, root_version: int | None
+) -> StreamedPlan[Changed] | None:
     """``outcome``'s changed talks assessed (at ``root_version``) and spliced into ``data``
     (``count`` talks; ``kept``: their old values); None where the splice gives None."""
     findings = Collector()
