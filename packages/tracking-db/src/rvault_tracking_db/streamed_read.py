@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from rvault_tracking_db.assessment import Assessment
 from rvault_tracking_db.assessment.storage_path import database_parent
@@ -32,6 +32,29 @@ from rvault_tracking_db.reader import (
     refuse_fatal,
 )
 from rvault_tracking_db.verified_read import TalkHook, streamed_assessment
+
+T = TypeVar("T")
+
+
+class Guard:
+    """A planner's steps until one raises; after that the planner has failed for good.
+
+    The stream never words an error: a planner whose step raised answers None
+    from ``finish``, and the whole read runs the same code again and raises there.
+    """
+
+    def __init__(self) -> None:
+        self.failed = False
+
+    def run(self, step: Callable[..., T], *args: Any) -> T | None:
+        """``step(*args)``; None, and nothing run, once a step has raised."""
+        if self.failed:
+            return None
+        try:
+            return step(*args)
+        except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
+            self.failed = True
+            return None
 
 
 class TalkPlanner(Protocol):

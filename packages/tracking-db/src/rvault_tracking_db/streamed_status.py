@@ -33,7 +33,7 @@ from rvault_tracking_db.assessment import Assessment
 from rvault_tracking_db.assessment.trouble import by_talk
 from rvault_tracking_db.preflight.talk_checks import LightView, talk_ref
 from rvault_tracking_db.status import StatusRows, build_status
-from rvault_tracking_db.streamed_read import stream_or_read
+from rvault_tracking_db.streamed_read import Guard, stream_or_read
 from rvault_tracking_db.verified_read import TalkHook
 
 Report = Callable[[str | None], dict[str, Any]]
@@ -57,33 +57,33 @@ class _StreamedRows:
         self._rows: StatusRows | None = None
         self._identity: LightView | None = None
         self._trouble: dict[int, list[Issue]] = {}
-        self._failed = False
+        self._guard = Guard()
 
     def watch(self, members: dict[str, Any]) -> TalkHook:
-        try:
-            self._rows = StatusRows(self._database_path, members)
-            self._identity = LightView(members, self._rows.vault_root)
-        except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
-            self._failed = True
+        self._guard.run(self._start, members)
         return self._add
 
+    def _start(self, members: dict[str, Any]) -> None:
+        self._rows = StatusRows(self._database_path, members)
+        self._identity = LightView(members, self._rows.vault_root)
+
     def _add(self, index: int, talk: Any, found: Sequence[Issue]) -> None:
-        if self._failed:
+        if self._guard.failed:
             return
-        assert self._rows is not None and self._identity is not None
         grouped = by_talk(found)
         self._trouble.update(grouped)
-        try:
-            if isinstance(talk, Mapping):
-                self._identity.add(talk_ref(index, talk), talk)
-            self._rows.add(index, talk, grouped.get(index, []))
-        except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
-            self._failed = True
+        self._guard.run(self._row, index, talk, grouped.get(index, []))
+
+    def _row(self, index: int, talk: Any, trouble: list[Issue]) -> None:
+        assert self._rows is not None and self._identity is not None
+        if isinstance(talk, Mapping):
+            self._identity.add(talk_ref(index, talk), talk)
+        self._rows.add(index, talk, trouble)
 
     def finish(self, assessment: Assessment) -> Report | None:
         """The report given the bytes' digest, or None when it may differ from the whole read's."""
         rows, identity = self._rows, self._identity
-        if rows is None or identity is None or self._failed:
+        if rows is None or identity is None or self._guard.failed:
             return None
         if by_talk(assessment.warnings) != self._trouble:
             return None

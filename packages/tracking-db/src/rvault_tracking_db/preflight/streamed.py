@@ -42,6 +42,7 @@ from rvault_tracking_db.preflight.capture_review import check_capture, named_tal
 from rvault_tracking_db.preflight.findings import Findings, TalkRef
 from rvault_tracking_db.preflight.talk_checks import LightView, config_of, talk_ref
 from rvault_tracking_db.reader import DatabaseRefusal, hashing, open_snapshot, refuse_fatal
+from rvault_tracking_db.streamed_read import Guard
 from rvault_tracking_db.verified_read import TalkHook, streamed_assessment
 
 
@@ -124,37 +125,34 @@ class _StreamedTalks:
         self._review = review
         self._config: Mapping[str, Any] = {}
         self._view: LightView | None = None
-        self._failed = False
+        self._guard = Guard()
 
     def watch(self, members: dict[str, Any]) -> TalkHook:
-        try:
-            self._config = config_of(members)
-            self._view = LightView(members, self._vault_root, full=True)
-        except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
-            self._failed = True
+        self._guard.run(self._start, members)
         return self._add
 
+    def _start(self, members: dict[str, Any]) -> None:
+        self._config = config_of(members)
+        self._view = LightView(members, self._vault_root, full=True)
+
     def _add(self, index: int, talk: Any, _found: Sequence[Issue]) -> None:
-        if self._failed or not isinstance(talk, Mapping):
+        if self._guard.failed or not isinstance(talk, Mapping):
             return  # talks_of checks only the talks that are objects
         assert self._view is not None
         ref = talk_ref(index, talk)
-        try:
-            self._view.add(ref, talk)
-        except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
-            self._failed = True
+        self._guard.run(self._view.add, ref, talk)
         if self._review is not None:
             self._review.keep(ref, talk)
 
     def checked(self, sha256: str | None) -> Checked | None:
         """Every finding, or None when a check raised (or the hook never started)."""
-        if self._view is None or self._failed:
+        if self._view is None or self._guard.failed:
             return None
-        try:
-            findings = self._view.findings()
-            if self._review is not None:
-                review = self._review
-                check_capture(review.capture, sha256, review.talks, self._config, findings)
-        except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
-            return None
-        return Checked(findings, sha256, self._view.talk_count)
+        return self._guard.run(self._checked, self._view, sha256)
+
+    def _checked(self, view: LightView, sha256: str | None) -> Checked:
+        findings = view.findings()
+        if self._review is not None:
+            review = self._review
+            check_capture(review.capture, sha256, review.talks, self._config, findings)
+        return Checked(findings, sha256, view.talk_count)

@@ -23,6 +23,7 @@ from rvault_tracking_db.queue.batches import (
     talks_of,
 )
 from rvault_tracking_db.queue.claims import claim_issues, claim_version
+from rvault_tracking_db.streamed_read import Guard
 
 
 def _claim_view(claim: Mapping[str, Any], filename: str) -> dict[str, Any]:
@@ -135,19 +136,14 @@ class StreamedInspection:
     def __init__(self) -> None:
         self._view = QueueView()
         self._watched = False
-        self._failed = False
+        self._guard = Guard()
 
     def watch(self, members: dict[str, Any]) -> Callable[[int, Any, Any], None]:
         self._watched = True
         return self._add
 
     def _add(self, index: int, talk: Any, found: Any) -> None:
-        if self._failed:
-            return
-        try:
-            self._view.add(index, talk)
-        except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
-            self._failed = True
+        self._guard.run(self._view.add, index, talk)
 
     def finish(self, assessment: Any) -> QueueView | None:
-        return self._view if self._watched and not self._failed else None
+        return self._view if self._watched and not self._guard.failed else None

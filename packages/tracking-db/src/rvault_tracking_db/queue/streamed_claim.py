@@ -35,7 +35,7 @@ from rvault_tracking_db.capabilities import SourceRoots
 from rvault_tracking_db.queue.claim import ClaimOutcome, ClaimRequest, ClaimView
 from rvault_tracking_db.queue.streamed_plan import StreamedPlan, spliced
 from rvault_tracking_db.reader import ReadResult
-from rvault_tracking_db.streamed_read import stream_or_read
+from rvault_tracking_db.streamed_read import Guard, stream_or_read
 
 StreamedClaimPlan = StreamedPlan[ClaimOutcome]
 """What the streamed read decided: the claim or its refusal, and the bytes."""
@@ -65,28 +65,25 @@ class _TalkPlanner:
         self._vault_root = vault_root
         self._data = data
         self._view: ClaimView | None = None
-        self._failed = False
+        self._guard = Guard()
 
     def watch(self, members: dict[str, Any]) -> Callable[[int, Any, Any], None]:
-        try:
-            roots = SourceRoots.from_config(self._vault_root, members.get("config"))
-            self._view = ClaimView(self._request, roots)
-        except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
-            self._failed = True
+        self._view = self._guard.run(self._new_view, members)
         return self._add
 
+    def _new_view(self, members: dict[str, Any]) -> ClaimView:
+        return ClaimView(
+            self._request, SourceRoots.from_config(self._vault_root, members.get("config"))
+        )
+
     def _add(self, index: int, talk: Any, found: Any) -> None:
-        if self._failed or self._view is None:
-            return
-        try:
-            self._view.add(index, talk)
-        except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
-            self._failed = True
+        if self._view is not None:
+            self._guard.run(self._view.add, index, talk)
 
     def finish(self, assessment: Assessment) -> StreamedClaimPlan | None:
         """The claim decided, or None when the whole read must decide it (see the module)."""
         view = self._view
-        if self._failed or view is None:
+        if self._guard.failed or view is None:
             return None
         if any(len(positions) > 1 for positions in view.index.values()):
             return None

@@ -43,7 +43,7 @@ from rvault_tracking_db.queue import store
 from rvault_tracking_db.queue.splice import StreamedSplice
 from rvault_tracking_db.queue.streamed_plan import StreamedPlan
 from rvault_tracking_db.reader import ReadResult
-from rvault_tracking_db.streamed_read import stream_or_read
+from rvault_tracking_db.streamed_read import Guard, stream_or_read
 from rvault_tracking_db.verified_read import TalkHook
 
 NormalizePlan = StreamedPlan[plans.NormalizeOutcome]
@@ -80,31 +80,28 @@ class _TalkPlanner:
         self._trouble: dict[int, list[Issue]] = {}
         self._count = 0
         self._watched = False
-        self._failed = False
+        self._guard = Guard()
 
     def watch(self, members: dict[str, Any]) -> TalkHook:
-        try:
-            self._roots = SourceRoots.from_config(self._vault_root, members.get("config"))
-            self._check = IdentityCheck(self._roots)
-            self._catalog = deck_catalog(members)
-            self._watched = True
-        except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
-            self._failed = True
+        self._guard.run(self._start, members)
         return self._add
+
+    def _start(self, members: dict[str, Any]) -> None:
+        self._roots = SourceRoots.from_config(self._vault_root, members.get("config"))
+        self._check = IdentityCheck(self._roots)
+        self._catalog = deck_catalog(members)
+        self._watched = True
 
     def _add(self, index: int, talk: Any, found: Sequence[Issue]) -> None:
         self._count += 1
-        if self._failed:
+        if self._guard.failed:
             return
         grouped = by_talk(found)
         if set(grouped) - {index}:
-            self._failed = True  # a warning about another talk: the plan would miss it
+            self._guard.failed = True  # a warning about another talk: the plan would miss it
             return
         self._trouble.update(grouped)
-        try:
-            self._plan(index, talk, grouped.get(index, []))
-        except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
-            self._failed = True
+        self._guard.run(self._plan, index, talk, grouped.get(index, []))
 
     def _plan(self, index: int, talk: Any, warnings: list[Issue]) -> None:
         """The talk normalized with ``plan_normalize``'s trouble; a change assessed and spliced."""
@@ -121,7 +118,7 @@ class _TalkPlanner:
 
     def finish(self, assessment: Assessment) -> NormalizePlan | None:
         """The plan, or None when it may differ from the whole read's (see the module)."""
-        if self._failed or not self._watched:
+        if self._guard.failed or not self._watched:
             return None
         if by_talk(assessment.warnings) != self._trouble:
             return None

@@ -32,7 +32,7 @@ from rvault_tracking_db.assessment import Assessment
 from rvault_tracking_db.queue.recover import RecoverOutcome, RecoverView
 from rvault_tracking_db.queue.streamed_plan import StreamedPlan, spliced
 from rvault_tracking_db.reader import ReadResult
-from rvault_tracking_db.streamed_read import stream_or_read
+from rvault_tracking_db.streamed_read import Guard, stream_or_read
 
 StreamedRecoverPlan = StreamedPlan[RecoverOutcome]
 """What the streamed read decided: the recovery or its refusal, and the bytes."""
@@ -62,22 +62,17 @@ class _TalkPlanner:
         self._view = view
         self._released_at = released_at
         self._data = data
-        self._failed = False
+        self._guard = Guard()
 
     def watch(self, members: dict[str, Any]) -> Callable[[int, Any, Any], None]:
         return self._add
 
     def _add(self, index: int, talk: Any, found: Any) -> None:
-        if self._failed:
-            return
-        try:
-            self._view.add(index, talk)
-        except Exception:  # noqa: BLE001 - the whole read runs it again and raises it there
-            self._failed = True
+        self._guard.run(self._view.add, index, talk)
 
     def finish(self, assessment: Assessment) -> StreamedRecoverPlan | None:
         """The recovery decided, or None when the whole read must decide it (see the module)."""
-        if self._failed:
+        if self._guard.failed:
             return None
         view = self._view
         try:
