@@ -22,6 +22,7 @@ from typing import Any
 
 import _queue_builders as qb
 import pytest
+from rvault_contracts.canonical import sha256_bytes
 from rvault_testkit.tracking_db.layouts import LAYOUTS
 from rvault_testkit.tracking_db.samples import example_database, example_talk, realistic_database
 from rvault_tracking_db import streamed_read
@@ -30,6 +31,7 @@ from rvault_tracking_db.preflight.findings import Findings
 from rvault_tracking_db.preflight.talk_checks import LightView, check_talks, talks_of
 
 Outcome = tuple[int, str]
+Applied = tuple[Outcome, bytes]
 """A command's exit status and stdout."""
 Edit = Callable[[dict[str, Any]], object]
 """A change made to a database document before it is written."""
@@ -280,6 +282,18 @@ class BothWays:
         streamed = self.run(target, *extra)
         with self.whole_way():
             whole = self.run(target, *extra)
+        return streamed, whole
+
+    def apply_both(self, target: Path, *extra: str) -> tuple[Applied, Applied]:
+        """The apply's (exit, stdout) and installed bytes streamed, then whole, from the same
+        bytes (the file is put back between the two)."""
+        original = target.read_bytes()
+        digest = ("--apply", "--expected-sha256", sha256_bytes(original))
+        streamed = self.run(target, *extra, *digest), target.read_bytes()
+        if streamed[1] != original:
+            target.write_bytes(original)
+        with self.whole_way():
+            whole = self.run(target, *extra, *digest), target.read_bytes()
         return streamed, whole
 
     def spy_whole_reads(self) -> list[Any]:

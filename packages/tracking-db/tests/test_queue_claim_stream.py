@@ -36,7 +36,6 @@ from rvault_tracking_db.queue import claim as claims
 CLAIM = sc.queue_command("claim")
 NOW = "2026-07-31T18:00:00+00:00"
 BATCH = ("--run-id", "r1", "--batch-id", "b1", "--now", NOW)
-Applied = tuple[sc.Outcome, bytes]
 """An apply's (exit status, stdout) and the bytes it left installed."""
 
 
@@ -78,18 +77,6 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> 
     return CLAIM.both_ways(capsys, monkeypatch)
 
 
-def _apply_both(cli: sc.BothWays, db: Path, *args: str) -> tuple[Applied, Applied]:
-    """The apply's (exit, stdout) and installed bytes streamed, then whole, from the same bytes."""
-    original = db.read_bytes()
-    digest = ("--apply", "--expected-sha256", sha256_bytes(original))
-    streamed = cli.run(db, *args, *digest), db.read_bytes()
-    if streamed[1] != original:
-        db.write_bytes(original)
-    with cli.whole_way():
-        whole = cli.run(db, *args, *digest), db.read_bytes()
-    return streamed, whole
-
-
 SELECTIONS = {
     "limit 2": ("--limit", "2"),
     "limit 9": ("--limit", "9"),
@@ -115,7 +102,7 @@ def test_a_claim_is_the_same_report_and_bytes_in_every_layout(
     assert report["adherence_baseline"]["eligible_talk_count"] == 3
     # the artifact framing splices the claimed talks; another layout is rewritten whole
     assert whole_reads == ([] if layout == "artifact" else [db.read_bytes()])
-    (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = _apply_both(cli, db, *args)
+    (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = cli.apply_both(db, *args)
     assert streamed_apply == whole_apply and streamed_apply[0] == 0
     assert streamed_bytes == whole_bytes
     assert sha256_bytes(streamed_bytes) == report["output_sha256"]
@@ -135,7 +122,7 @@ def test_the_limit_skips_and_the_history_are_the_same(tmp_path: Path, cli: sc.Bo
     assert [m["filename"] for m in report["members"]] == [
         "2024-01-01-a.md", "2024-02-01-b.md", "2024-04-01-c.md",
     ]  # fmt: skip
-    _apply_both(cli, db, *BATCH, "--limit", "9")
+    cli.apply_both(db, *BATCH, "--limit", "9")
     reprocessed = next(t for t in qb.read_db(db)["talks"] if t["filename"] == "2024-04-01-c.md")
     assert reprocessed["reprocess_generation"] == 4
     assert reprocessed["_queue_claim_history"][0]["state"] == "released"
@@ -205,7 +192,7 @@ def test_a_refused_claim_is_refused_the_same_and_left_alone(
     streamed, whole, whole_reads = cli.both_spied(db, *BATCH, *args)
     assert streamed == whole and streamed[0] == 2 and f'"code": "{code}"' in streamed[1]
     assert whole_reads == []
-    (streamed_apply, _), (whole_apply, _) = _apply_both(cli, db, *BATCH, *args)
+    (streamed_apply, _), (whole_apply, _) = cli.apply_both(db, *BATCH, *args)
     assert streamed_apply == whole_apply and streamed_apply[0] == 2
     assert snapshot_file(db) == before  # bytes and inode
 
@@ -278,7 +265,7 @@ def test_a_candidate_the_owner_would_refuse_is_refused_the_same(
     assert streamed == whole and streamed[0] == 2 and '"candidate_invalid"' in streamed[1]
     assert '"$[\\"talks\\"][6][\\"transcript_source\\"]"' in streamed[1]
     assert whole_reads == []
-    (streamed_apply, _), (whole_apply, _) = _apply_both(cli, db, *BATCH, "--limit", "1")
+    (streamed_apply, _), (whole_apply, _) = cli.apply_both(db, *BATCH, "--limit", "1")
     assert streamed_apply == whole_apply and streamed_apply[0] == 2
     assert snapshot_file(db) == before
 
@@ -301,7 +288,7 @@ def test_a_refused_vault_is_refused_the_same_and_left_alone(
     streamed, whole, whole_reads = cli.both_spied(db, *BATCH, "--limit", "2")
     assert whole_reads == []  # refused on the stream's own assessment or the session's
     assert streamed == whole and streamed[0] == 2 and '"ok": false' in streamed[1]
-    (streamed_apply, _), (whole_apply, _) = _apply_both(cli, db, *BATCH, "--limit", "2")
+    (streamed_apply, _), (whole_apply, _) = cli.apply_both(db, *BATCH, "--limit", "2")
     assert streamed_apply == whole_apply and streamed_apply[0] == 2
     assert snapshot_file(db) == before
 
@@ -336,8 +323,8 @@ def test_a_realistic_vault_claims_the_same(tmp_path: Path, cli: sc.BothWays) -> 
     streamed, whole, whole_reads = cli.both_spied(db, *BATCH, "--limit", "3")
     assert streamed == whole and streamed[0] == 0 and whole_reads == []
     assert json.loads(streamed[1])["adherence_baseline"]["eligible_talk_count"] == 9
-    (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = _apply_both(
-        cli, db, *BATCH, "--limit", "3"
+    (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = cli.apply_both(
+        db, *BATCH, "--limit", "3"
     )
     assert streamed_apply == whole_apply and streamed_bytes == whole_bytes
 

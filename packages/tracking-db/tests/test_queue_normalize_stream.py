@@ -32,7 +32,6 @@ from rvault_tracking_db.queue import splice
 from rvault_tracking_db.queue.run import normalize
 
 NORMALIZE = sc.queue_command("normalize")
-Applied = tuple[sc.Outcome, bytes]
 """An apply's (exit status, stdout) and the bytes it left installed."""
 
 
@@ -49,18 +48,6 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> 
     return NORMALIZE.both_ways(capsys, monkeypatch)
 
 
-def _apply_both(cli: sc.BothWays, db: Path) -> tuple[Applied, Applied]:
-    """The apply's (exit, stdout) and installed bytes streamed, then whole, from the same bytes."""
-    original = db.read_bytes()
-    digest = ("--apply", "--expected-sha256", sha256_bytes(original))
-    streamed = cli.run(db, *digest), db.read_bytes()
-    if streamed[1] != original:
-        db.write_bytes(original)
-    with cli.whole_way():
-        whole = cli.run(db, *digest), db.read_bytes()
-    return streamed, whole
-
-
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 def test_a_varied_vault_normalizes_to_the_same_report_and_bytes_in_every_layout(
     tmp_path: Path, cli: sc.BothWays, layout: str
@@ -72,7 +59,7 @@ def test_a_varied_vault_normalizes_to_the_same_report_and_bytes_in_every_layout(
     assert '"live_claim"' in streamed[1] and '"legacy_status_has_sources"' in streamed[1]
     # the artifact framing splices as it streams; another layout is rewritten whole
     assert whole_reads == ([] if layout == "artifact" else [db.read_bytes()])
-    (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = _apply_both(cli, db)
+    (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = cli.apply_both(db)
     assert streamed_apply == whole_apply and streamed_apply[0] == 0
     assert streamed_bytes == whole_bytes
     assert '"database_written": true' in streamed_apply[1]
@@ -88,7 +75,7 @@ def test_a_normalized_vault_changes_nothing_either_way(tmp_path: Path, cli: sc.B
         streamed, whole, whole_reads = cli.both_spied(db)
         assert whole_reads == []  # nothing to splice: any proven layout streams
         assert streamed == whole and '"change_count": 0' in streamed[1]
-        (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = _apply_both(cli, db)
+        (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = cli.apply_both(db)
         assert streamed_apply == whole_apply and streamed_bytes == whole_bytes
         assert '"database_written": false' in streamed_apply[1]
 
@@ -108,7 +95,7 @@ def test_every_talk_changing_splices_chunk_by_chunk_to_the_same_bytes(
     assert whole_reads == []
     assert streamed == whole and streamed[0] == 0
     assert len({change["filename"] for change in json.loads(streamed[1])["changes"]}) == 9
-    (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = _apply_both(cli, db)
+    (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = cli.apply_both(db)
     assert streamed_apply == whole_apply and streamed_bytes == whole_bytes
     assert all(t["source_capabilities"] for t in qb.read_db(db)["talks"])
 
@@ -132,7 +119,7 @@ def test_a_refused_vault_is_refused_the_same_and_left_alone(
     streamed, whole, whole_reads = cli.both_spied(db)
     assert whole_reads == []  # refused on the stream's own assessment
     assert streamed == whole and streamed[0] == 2 and '"ok": false' in streamed[1]
-    (streamed_apply, _), (whole_apply, _) = _apply_both(cli, db)
+    (streamed_apply, _), (whole_apply, _) = cli.apply_both(db)
     assert streamed_apply == whole_apply and streamed_apply[0] == 2
     assert snapshot_file(db) == before  # bytes and inode
 
@@ -176,7 +163,7 @@ def test_a_candidate_the_owner_would_refuse_is_refused_the_same(
     streamed, whole, _ = cli.both_spied(db)
     assert streamed == whole and streamed[0] == 2 and '"candidate_invalid"' in streamed[1]
     assert '"$[\\"talks\\"][4][\\"transcript_source\\"]"' in streamed[1]
-    (streamed_apply, _), (whole_apply, _) = _apply_both(cli, db)
+    (streamed_apply, _), (whole_apply, _) = cli.apply_both(db)
     assert streamed_apply == whole_apply and streamed_apply[0] == 2
     assert snapshot_file(db) == before
 

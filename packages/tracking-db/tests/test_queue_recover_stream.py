@@ -37,7 +37,6 @@ CLAIMED_AT = "2026-07-31T18:00:00+00:00"
 LATER = "2026-08-02T09:30:00+00:00"
 BATCH = ("--run-id", "r1", "--batch-id", "b1", "--now", LATER)
 SPEC_BATCH = ("--run-id", "reparse-2026-07", "--batch-id", "25", "--now", LATER)
-Applied = tuple[sc.Outcome, bytes]
 """An apply's (exit status, stdout) and the bytes it left installed."""
 
 
@@ -77,18 +76,6 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> 
     return RECOVER.both_ways(capsys, monkeypatch)
 
 
-def _apply_both(cli: sc.BothWays, db: Path, *args: str) -> tuple[Applied, Applied]:
-    """The apply's (exit, stdout) and installed bytes streamed, then whole, from the same bytes."""
-    original = db.read_bytes()
-    digest = ("--apply", "--expected-sha256", sha256_bytes(original))
-    streamed = cli.run(db, *args, *digest), db.read_bytes()
-    if streamed[1] != original:
-        db.write_bytes(original)
-    with cli.whole_way():
-        whole = cli.run(db, *args, *digest), db.read_bytes()
-    return streamed, whole
-
-
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 def test_a_stranded_batch_is_recovered_the_same_in_every_layout(
     tmp_path: Path, cli: sc.BothWays, layout: str
@@ -105,7 +92,7 @@ def test_a_stranded_batch_is_recovered_the_same_in_every_layout(
     data = db.read_bytes()
     assert whole_reads == ([] if data == artifact_bytes(qb.read_db(db)) else [data])
     assert (whole_reads == []) == (layout in ("artifact", "peer indent"))
-    (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = _apply_both(cli, db, *BATCH)
+    (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = cli.apply_both(db, *BATCH)
     assert streamed_apply == whole_apply and streamed_apply[0] == 0
     assert streamed_bytes == whole_bytes
     assert sha256_bytes(streamed_bytes) == report["output_sha256"]
@@ -122,7 +109,7 @@ def test_the_spec_batch_of_one_is_recovered_the_same(tmp_path: Path, cli: sc.Bot
     streamed, whole, whole_reads = cli.both_spied(db, *SPEC_BATCH)
     assert streamed == whole and streamed[0] == 0 and whole_reads == []
     assert json.loads(streamed[1])["released"][0]["restored_status"] == "needs-reprocessing"
-    (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = _apply_both(cli, db, *SPEC_BATCH)
+    (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = cli.apply_both(db, *SPEC_BATCH)
     assert streamed_apply == whole_apply and streamed_bytes == whole_bytes
 
 
@@ -132,7 +119,7 @@ def test_a_schema_0_root_is_recovered_the_same(tmp_path: Path, cli: sc.BothWays)
     streamed, whole, whole_reads = cli.both_spied(db, *BATCH)
     assert streamed == whole and streamed[0] == 0 and whole_reads == []
     assert json.loads(streamed[1])["root_schema_version"] == 0
-    (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = _apply_both(cli, db, *BATCH)
+    (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = cli.apply_both(db, *BATCH)
     assert streamed_apply == whole_apply and streamed_bytes == whole_bytes
     assert "schema_version" not in qb.read_db(db)
 
@@ -178,7 +165,7 @@ def test_a_refused_recovery_is_refused_the_same_and_left_alone(
     streamed, whole, whole_reads = cli.both_spied(db, *args)
     assert streamed == whole and streamed[0] == 2 and f'"code": "{code}"' in streamed[1]
     assert whole_reads == []
-    (streamed_apply, _), (whole_apply, _) = _apply_both(cli, db, *args)
+    (streamed_apply, _), (whole_apply, _) = cli.apply_both(db, *args)
     assert streamed_apply == whole_apply and streamed_apply[0] == 2
     assert snapshot_file(db) == before  # bytes and inode
 
@@ -207,7 +194,7 @@ def test_a_candidate_the_owner_would_refuse_is_refused_the_same(
     streamed, whole, whole_reads = cli.both_spied(db, *BATCH)
     assert streamed == whole and streamed[0] == 2 and '"candidate_invalid"' in streamed[1]
     assert whole_reads == []
-    (streamed_apply, _), (whole_apply, _) = _apply_both(cli, db, *BATCH)
+    (streamed_apply, _), (whole_apply, _) = cli.apply_both(db, *BATCH)
     assert streamed_apply == whole_apply and streamed_apply[0] == 2
     assert snapshot_file(db) == before
 
@@ -227,7 +214,7 @@ def test_a_refused_vault_is_refused_the_same_and_left_alone(
     streamed, whole, whole_reads = cli.both_spied(db, *BATCH)
     assert whole_reads == []  # refused on the stream's own assessment
     assert streamed == whole and streamed[0] == 2 and '"ok": false' in streamed[1]
-    (streamed_apply, _), (whole_apply, _) = _apply_both(cli, db, *BATCH)
+    (streamed_apply, _), (whole_apply, _) = cli.apply_both(db, *BATCH)
     assert streamed_apply == whole_apply and streamed_apply[0] == 2
     assert snapshot_file(db) == before
 
@@ -247,7 +234,7 @@ def test_a_realistic_vault_recovers_the_same(tmp_path: Path, cli: sc.BothWays) -
     streamed, whole, whole_reads = cli.both_spied(db, *SPEC_BATCH)
     assert streamed == whole and streamed[0] == 0 and whole_reads == []
     assert len(json.loads(streamed[1])["released"]) == 3
-    (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = _apply_both(cli, db, *SPEC_BATCH)
+    (streamed_apply, streamed_bytes), (whole_apply, whole_bytes) = cli.apply_both(db, *SPEC_BATCH)
     assert streamed_apply == whole_apply and streamed_bytes == whole_bytes
 
 
