@@ -114,6 +114,16 @@ def pending_talk(filename: str, *, status: str = "pending", **extra: Any) -> dic
     return talk
 
 
+def contradicted_binding() -> dict[str, Any]:
+    """A stored deck binding v1 whose title conflicts with the talk (a blocking finding)."""
+    return {
+        "schema_version": 1, "pptx_path": "Deck.pptx", "extraction_sha256": None,
+        "decision": "contradicted", "reasons": ["title_conflicts"],
+        "signals": {"title": "conflict", "venue": "unknown", "delivery_year": "unknown",
+                    "filename_similarity": "unknown"},
+    }  # fmt: skip
+
+
 def remote_talk(filename: str, video_id: str, **extra: Any) -> dict[str, Any]:
     return pending_talk(
         filename,

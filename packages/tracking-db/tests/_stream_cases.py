@@ -40,12 +40,6 @@ YT = "dQw4w9WgXcQ"
 OTHER = "AbCdEfGhI_1"
 DB = "{db}"
 """Stands for the database (or vault) path in a :class:`Command`'s ``argv``."""
-CONTRADICTED = {
-    "schema_version": 1, "pptx_path": "Deck.pptx", "extraction_sha256": None,
-    "decision": "contradicted", "reasons": ["title_conflicts"],
-    "signals": {"title": "conflict", "venue": "unknown", "delivery_year": "unknown",
-                "filename_similarity": "unknown"},
-}  # fmt: skip
 
 
 # --- talks ---------------------------------------------------------------------------------
@@ -90,7 +84,7 @@ def identity_and_deck_talks(vault: Path) -> list[dict[str, Any]]:
         ),
         qb.pending_talk(
             "2024-03-01-deck.md", transcript_path="transcripts/t.txt", pptx_path="Deck.pptx",
-            deck_binding=CONTRADICTED,
+            deck_binding=qb.contradicted_binding(),
         ),
         qb.pending_talk("2024-03-02-deck.md", pptx_path="Deck.pptx"),
     ]  # fmt: skip

@@ -19,12 +19,7 @@ YT = "dQw4w9WgXcQ"
 def test_status_rows_show_identity_findings(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     qb.write_pptx(vault / "Deck.pptx")
-    binding = {
-        "schema_version": 1, "pptx_path": "Deck.pptx", "extraction_sha256": None,
-        "decision": "contradicted", "reasons": ["title_conflicts"],
-        "signals": {"title": "conflict", "venue": "unknown", "delivery_year": "unknown",
-                    "filename_similarity": "unknown"},
-    }  # fmt: skip
+    binding = qb.contradicted_binding()
     talks = [
         qb.remote_talk("a.md", YT, title="Talk A", date="2024-04-10"),
         qb.remote_talk("b.md", YT, title="Talk A again"),
